@@ -1,0 +1,303 @@
+//! A line to key and value (spec section 2): comments, trimming, the separator, key kinds,
+//! and the escaping of values.
+
+use std::borrow::Cow;
+
+/// What a key means, decided by ASCII case-insensitive prefix match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum KeyKind {
+    /// `user-agent` (typos `useragent`, `user agent`).
+    UserAgent,
+    /// `allow`.
+    Allow,
+    /// `disallow` (typos `dissallow`, `dissalow`, `disalow`, `diasllow`, `disallaw`).
+    Disallow,
+    /// `sitemap` (typo `site-map`).
+    Sitemap,
+    /// Anything else: Crawl-delay, Host, unknown keys.
+    Other,
+}
+
+/// One directive found on a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Directive<'a> {
+    /// The key's meaning.
+    pub kind: KeyKind,
+    /// The key as written, trimmed.
+    pub key: &'a [u8],
+    /// The value as written, trimmed; may be empty. Not escaped.
+    pub value: &'a [u8],
+    /// The key and value were separated by whitespace instead of a colon.
+    pub missing_colon: bool,
+    /// The key was one of the accepted typos.
+    pub typo: bool,
+}
+
+/// What a line holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineContent<'a> {
+    /// Nothing but whitespace.
+    Empty,
+    /// Only a comment.
+    Comment,
+    /// A key and a value.
+    Directive(Directive<'a>),
+    /// Text that is not a directive (no separator, more than two words without a colon, or an
+    /// empty key). Google ignores such lines.
+    Invalid,
+}
+
+/// Whitespace as Google's parser trims it (space, TAB, VT, FF; CR and LF never reach here).
+fn is_trim_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | 0x0B | 0x0C)
+}
+
+/// Whitespace that may stand in for a missing colon.
+fn is_separator_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t')
+}
+
+pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = s
+        && is_trim_space(*first)
+    {
+        s = rest;
+    }
+    while let [rest @ .., last] = s
+        && is_trim_space(*last)
+    {
+        s = rest;
+    }
+    s
+}
+
+/// Splits a line's content (see [`crate::lines::Line::content`]) into key and value.
+///
+/// ```
+/// use robots_core::directive::{parse_line, KeyKind, LineContent};
+/// let LineContent::Directive(d) = parse_line(b"Disallow /foo:bar") else { panic!() };
+/// // The first colon is the separator, even inside what looks like a path.
+/// assert_eq!((d.kind, d.key, d.value), (KeyKind::Disallow, &b"Disallow /foo"[..], &b"bar"[..]));
+/// ```
+pub fn parse_line(content: &[u8]) -> LineContent<'_> {
+    let (text, has_comment) = match memchr::memchr(b'#', content) {
+        Some(at) => (&content[..at], true),
+        None => (content, false),
+    };
+    let text = trim(text);
+    if text.is_empty() {
+        return if has_comment {
+            LineContent::Comment
+        } else {
+            LineContent::Empty
+        };
+    }
+    let (key, value, missing_colon) = match memchr::memchr(b':', text) {
+        Some(at) => (trim(&text[..at]), trim(&text[at + 1..]), false),
+        None => {
+            // Google accepts whitespace for a forgotten colon, but only between exactly two words.
+            let Some(at) = text.iter().position(|&b| is_separator_space(b)) else {
+                return LineContent::Invalid;
+            };
+            let value_start = text[at..]
+                .iter()
+                .position(|&b| !is_separator_space(b))
+                .map_or(text.len(), |n| at + n);
+            let value = &text[value_start..];
+            if value.iter().any(|&b| is_separator_space(b)) {
+                return LineContent::Invalid;
+            }
+            (trim(&text[..at]), trim(value), true)
+        }
+    };
+    if key.is_empty() {
+        return LineContent::Invalid;
+    }
+    let (kind, typo) = classify_key(key);
+    LineContent::Directive(Directive {
+        kind,
+        key,
+        value,
+        missing_colon,
+        typo,
+    })
+}
+
+fn starts_with_ignore_case(s: &[u8], prefix: &str) -> bool {
+    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+/// Decides a key's kind by prefix, first hit wins; the flag says it was an accepted typo.
+pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
+    const KINDS: [(KeyKind, &str, &[&str]); 4] = [
+        (
+            KeyKind::UserAgent,
+            "user-agent",
+            &["useragent", "user agent"],
+        ),
+        (KeyKind::Allow, "allow", &[]),
+        (
+            KeyKind::Disallow,
+            "disallow",
+            &["dissallow", "dissalow", "disalow", "diasllow", "disallaw"],
+        ),
+        (KeyKind::Sitemap, "sitemap", &["site-map"]),
+    ];
+    for (kind, name, typos) in KINDS {
+        if starts_with_ignore_case(key, name) {
+            return (kind, false);
+        }
+        if typos.iter().any(|t| starts_with_ignore_case(key, t)) {
+            return (kind, true);
+        }
+    }
+    (KeyKind::Other, false)
+}
+
+/// Whether values of this kind are escaped before use (all but user-agent and sitemap).
+pub fn is_escaped_kind(kind: KeyKind) -> bool {
+    !matches!(kind, KeyKind::UserAgent | KeyKind::Sitemap)
+}
+
+/// Escapes a value as Google does: `%` + two hex digits gets its digits uppercased, every byte
+/// ≥ 0x80 becomes `%XX`, everything else is kept. Borrows when nothing changes.
+///
+/// ```
+/// use robots_core::directive::escape_pattern;
+/// assert_eq!(&*escape_pattern(b"/a%2fb/\xC3\xA9"), b"/a%2Fb/%C3%A9");
+/// assert!(matches!(escape_pattern(b"/plain"), std::borrow::Cow::Borrowed(_)));
+/// ```
+pub fn escape_pattern(value: &[u8]) -> Cow<'_, [u8]> {
+    let needs_work = value.iter().enumerate().any(|(i, &b)| {
+        b >= 0x80
+            || (b == b'%' && hex_pair(value, i).is_some_and(|(h, l)| is_lower(h) || is_lower(l)))
+    });
+    if !needs_work {
+        return Cow::Borrowed(value);
+    }
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = Vec::with_capacity(value.len() + 8);
+    let mut i = 0;
+    while i < value.len() {
+        let b = value[i];
+        if let (b'%', Some((h, l))) = (b, hex_pair(value, i)) {
+            out.extend_from_slice(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
+            i += 3;
+            continue;
+        }
+        if b >= 0x80 {
+            out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
+        } else {
+            out.push(b);
+        }
+        i += 1;
+    }
+    Cow::Owned(out)
+}
+
+fn hex_pair(value: &[u8], percent_at: usize) -> Option<(u8, u8)> {
+    match value.get(percent_at + 1..percent_at + 3) {
+        Some(&[h, l]) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => Some((h, l)),
+        _ => None,
+    }
+}
+
+fn is_lower(b: u8) -> bool {
+    b.is_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn directive(line: &[u8]) -> Directive<'_> {
+        match parse_line(line) {
+            LineContent::Directive(d) => d,
+            other => panic!(
+                "{:?} is not a directive: {other:?}",
+                String::from_utf8_lossy(line)
+            ),
+        }
+    }
+
+    #[test]
+    fn comments_and_whitespace() {
+        assert_eq!(parse_line(b""), LineContent::Empty);
+        assert_eq!(parse_line(b" \t\x0B\x0C "), LineContent::Empty);
+        assert_eq!(parse_line(b"  # hello"), LineContent::Comment);
+        let d = directive(b"\x0B Disallow :\t/a b \x0C# comment");
+        assert_eq!((d.key, d.value), (&b"Disallow"[..], &b"/a b"[..]));
+        // No value can contain '#'.
+        assert_eq!(directive(b"Disallow: /a#b").value, b"/a");
+    }
+
+    #[test]
+    fn first_colon_separates() {
+        let d = directive(b"Disallow /foo:bar");
+        assert_eq!(
+            (d.kind, d.key, d.value),
+            (KeyKind::Disallow, &b"Disallow /foo"[..], &b"bar"[..])
+        );
+        let d = directive(b"Sitemap: https://x/s.xml");
+        assert_eq!(d.value, b"https://x/s.xml");
+        assert_eq!(directive(b"Disallow:").value, b"");
+        assert_eq!(parse_line(b": /x"), LineContent::Invalid);
+        assert_eq!(parse_line(b"  :"), LineContent::Invalid);
+    }
+
+    #[test]
+    fn missing_colon_only_between_two_words() {
+        let d = directive(b"Disallow /x");
+        assert!(d.missing_colon);
+        assert_eq!((d.kind, d.value), (KeyKind::Disallow, &b"/x"[..]));
+        let d = directive(b"User-agent \t Foo");
+        assert_eq!(d.value, b"Foo");
+        assert_eq!(parse_line(b"Disallow /x /y"), LineContent::Invalid);
+        assert_eq!(parse_line(b"Disallow"), LineContent::Invalid);
+        // VT and FF are trimmed but never separate.
+        assert_eq!(parse_line(b"Disallow\x0B/x"), LineContent::Invalid);
+    }
+
+    #[test]
+    fn key_kinds_are_prefixes_with_typos() {
+        let kind = |k: &[u8]| classify_key(k);
+        assert_eq!(kind(b"user-agent"), (KeyKind::UserAgent, false));
+        assert_eq!(kind(b"USER-AGENTS"), (KeyKind::UserAgent, false));
+        assert_eq!(kind(b"useragent"), (KeyKind::UserAgent, true));
+        assert_eq!(kind(b"User Agent"), (KeyKind::UserAgent, true));
+        assert_eq!(kind(b"Allow"), (KeyKind::Allow, false));
+        assert_eq!(kind(b"allowed"), (KeyKind::Allow, false));
+        assert_eq!(kind(b"Disallowed"), (KeyKind::Disallow, false));
+        for typo in [
+            "dissallow",
+            "dissalow",
+            "disalow",
+            "diasllow",
+            "disallaw",
+            "DISALOW",
+        ] {
+            assert_eq!(kind(typo.as_bytes()), (KeyKind::Disallow, true), "{typo}");
+        }
+        assert_eq!(kind(b"Sitemaps"), (KeyKind::Sitemap, false));
+        assert_eq!(kind(b"site-map"), (KeyKind::Sitemap, true));
+        assert_eq!(kind(b"crawl-delay"), (KeyKind::Other, false));
+        assert_eq!(kind(b"dis-allow"), (KeyKind::Other, false));
+        assert_eq!(kind(b"user_agent"), (KeyKind::Other, false));
+    }
+
+    #[test]
+    fn escaping() {
+        assert_eq!(&*escape_pattern(b"/a%aa%Bc"), b"/a%AA%BC");
+        assert_eq!(&*escape_pattern(b"/%zz%a"), b"/%zz%a");
+        assert_eq!(&*escape_pattern(b"/\xFF\x80"), b"/%FF%80");
+        assert_eq!(
+            &*escape_pattern(b"/%e2%82%ac\xE2\x82\xAC"),
+            b"/%E2%82%AC%E2%82%AC"
+        );
+        assert_eq!(&*escape_pattern(b"/*$ ~"), b"/*$ ~");
+        assert!(is_escaped_kind(KeyKind::Allow) && is_escaped_kind(KeyKind::Other));
+        assert!(!is_escaped_kind(KeyKind::UserAgent) && !is_escaped_kind(KeyKind::Sitemap));
+    }
+}

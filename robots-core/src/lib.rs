@@ -1,0 +1,48 @@
+//! # robots-core
+//!
+//! A robots.txt parser and matcher that gives the same verdicts as Google's open-source
+//! robots.txt library on every input, and checks fast: parse a file once, compile a
+//! [`Matcher`] per crawler, then check as many URLs as you like without allocating.
+//!
+//! ```
+//! use robots_core::RobotsTxt;
+//!
+//! let body = b"User-agent: *\nDisallow: /search\nAllow: /search/about\nCrawl-delay: 2\n";
+//! let robots = RobotsTxt::parse(body);
+//! let bot = robots.matcher("FooBot/2.1 (+https://foo.example/bot)");
+//!
+//! assert!(bot.is_allowed("https://example.com/"));
+//! assert!(!bot.is_allowed("https://example.com/search?q=rust"));
+//! let verdict = bot.check_url("https://example.com/search/about");
+//! assert!(verdict.allowed);
+//! assert_eq!(verdict.rule.map(|r| r.line), Some(3));
+//! assert_eq!(bot.crawl_delay().map(|c| c.delay.as_secs()), Some(2));
+//! ```
+//!
+//! The modules follow the spec's steps: [`lines`] (bytes to lines), [`directive`] (a line to key
+//! and value), [`robots`] (groups and records), [`pattern`] and [`matcher`] (matching and the
+//! decision), [`url_path`] (URL to path), [`records`] (Crawl-delay, Request-rate), [`lint`]
+//! (diagnostics) and [`reference`] (a direct port of Google's algorithm, the test oracle).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod agent;
+pub mod directive;
+pub mod lines;
+pub mod lint;
+pub mod matcher;
+pub mod pattern;
+pub mod records;
+pub mod reference;
+pub mod robots;
+pub mod url_path;
+
+pub use agent::{is_global_agent, product_token};
+pub use lint::{Diagnostic, DiagnosticKind, lint};
+pub use matcher::{CrawlDelay, MatchedRule, Matcher, Selection, Verdict};
+pub use records::{RequestRate, parse_crawl_delay};
+pub use robots::{Agent, Group, Record, RobotsTxt, Rule, RuleKind, Sitemap};
+pub use url_path::path_of;
+
+/// How much of a robots.txt body a crawler reads: 500 KiB (512,000 bytes). The rest is ignored.
+pub const MAX_BODY_BYTES: usize = 512_000;

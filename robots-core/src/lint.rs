@@ -1,0 +1,433 @@
+//! Lint diagnostics (spec section 6): what a robots.txt says that Google reads differently from
+//! what its author probably meant, each with its line and a stable kind.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::MAX_BODY_BYTES;
+use crate::agent::{is_global_agent, product_token_bytes};
+use crate::directive::{KeyKind, LineContent, parse_line};
+use crate::lines::{MAX_LINE_BYTES, lines};
+use crate::records::{RequestRate, parse_crawl_delay};
+use crate::robots::{RobotsTxt, Rule, RuleKind};
+
+/// What a diagnostic is about. The names (see [`DiagnosticKind::as_str`]) are stable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum DiagnosticKind {
+    /// The body is over [`MAX_BODY_BYTES`]; crawlers ignore the rest.
+    BodyTooLarge,
+    /// The body looks like an HTML page, not a robots.txt.
+    HtmlBody,
+    /// A line is over [`MAX_LINE_BYTES`] and was cut.
+    LineTooLong,
+    /// A NUL byte ends the line early.
+    NulByte,
+    /// The line holds bytes that are not UTF-8.
+    NotUtf8,
+    /// Text that is not a `key: value` directive; ignored.
+    InvalidLine,
+    /// Key and value separated by whitespace; accepted, but not standard.
+    MissingColon,
+    /// A misspelt key that Google accepts (`Dissallow`, `User agent`…).
+    TypoKey,
+    /// A key no crawler is known to use.
+    UnknownKey,
+    /// A key Google ignores but other crawlers read (Crawl-delay, Host, Noindex…).
+    NonGoogleKey,
+    /// An allow/disallow before any user-agent line; it applies to nobody.
+    RuleBeforeUserAgent,
+    /// A pattern starting with neither `/` nor `*`; it never matches.
+    PatternNeverMatches,
+    /// A user-agent value that is compared by a shorter token (`Googlebot/2.1`, `*foo`).
+    UserAgentCutShort,
+    /// A rule that can never decide, because another rule matching the same paths always wins.
+    ShadowedRule,
+    /// A Crawl-delay value that is not a non-negative number of seconds.
+    InvalidCrawlDelay,
+    /// A Request-rate value that is not `n/t[s|m|h]`.
+    InvalidRequestRate,
+}
+
+impl DiagnosticKind {
+    /// The stable snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiagnosticKind::BodyTooLarge => "body_too_large",
+            DiagnosticKind::HtmlBody => "html_body",
+            DiagnosticKind::LineTooLong => "line_too_long",
+            DiagnosticKind::NulByte => "nul_byte",
+            DiagnosticKind::NotUtf8 => "not_utf8",
+            DiagnosticKind::InvalidLine => "invalid_line",
+            DiagnosticKind::MissingColon => "missing_colon",
+            DiagnosticKind::TypoKey => "typo_key",
+            DiagnosticKind::UnknownKey => "unknown_key",
+            DiagnosticKind::NonGoogleKey => "non_google_key",
+            DiagnosticKind::RuleBeforeUserAgent => "rule_before_user_agent",
+            DiagnosticKind::PatternNeverMatches => "pattern_never_matches",
+            DiagnosticKind::UserAgentCutShort => "user_agent_cut_short",
+            DiagnosticKind::ShadowedRule => "shadowed_rule",
+            DiagnosticKind::InvalidCrawlDelay => "invalid_crawl_delay",
+            DiagnosticKind::InvalidRequestRate => "invalid_request_rate",
+        }
+    }
+}
+
+impl fmt::Display for DiagnosticKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One finding, on one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Diagnostic {
+    /// Line number (1-based), as everywhere in this crate.
+    pub line: u32,
+    /// What it is about.
+    pub kind: DiagnosticKind,
+    /// A sentence for people.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}: {}", self.line, self.kind, self.message)
+    }
+}
+
+/// Keys that Google ignores but other crawlers or conventions use.
+const KNOWN_ELSEWHERE: &[&str] = &[
+    "crawl-delay",
+    "host",
+    "noindex",
+    "nofollow",
+    "noarchive",
+    "request-rate",
+    "clean-param",
+    "content-signal",
+    "content-usage",
+    "visit-time",
+    "robot-version",
+];
+
+/// Lints a robots.txt body. Only the first [`MAX_BODY_BYTES`] are read, as a crawler would; a
+/// longer body is reported. Diagnostics come sorted by line.
+///
+/// ```
+/// use robots_core::{lint, DiagnosticKind};
+/// let found = lint(b"Disallow: /early\nUser-agent: *\nDissallow: /x\nCrawl-delay: soon\n");
+/// let kinds: Vec<_> = found.iter().map(|d| (d.line, d.kind)).collect();
+/// assert_eq!(kinds, [
+///     (1, DiagnosticKind::RuleBeforeUserAgent),
+///     (3, DiagnosticKind::TypoKey),
+///     (4, DiagnosticKind::NonGoogleKey),
+///     (4, DiagnosticKind::InvalidCrawlDelay),
+/// ]);
+/// ```
+pub fn lint(body: &[u8]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let body = if body.len() > MAX_BODY_BYTES {
+        let kept = &body[..MAX_BODY_BYTES];
+        out.push(Diagnostic {
+            line: lines(kept).count() as u32,
+            kind: DiagnosticKind::BodyTooLarge,
+            message: format!(
+                "the body is {} bytes; crawlers read only the first {MAX_BODY_BYTES} and ignore the rest from here",
+                body.len()
+            ),
+        });
+        kept
+    } else {
+        body
+    };
+    lint_lines(body, &mut out);
+    let robots = RobotsTxt::parse(body);
+    for rule in robots.rules_outside_groups() {
+        out.push(Diagnostic {
+            line: rule.line,
+            kind: DiagnosticKind::RuleBeforeUserAgent,
+            message: "this rule comes before any User-agent line and applies to no crawler".into(),
+        });
+    }
+    for group in robots.groups() {
+        shadowed_rules(&group.rules().collect::<Vec<_>>(), &mut out);
+    }
+    out.sort_by_key(|d| (d.line, d.kind));
+    out
+}
+
+fn lint_lines(body: &[u8], out: &mut Vec<Diagnostic>) {
+    let mut push = |line: u32, kind: DiagnosticKind, message: String| {
+        out.push(Diagnostic {
+            line,
+            kind,
+            message,
+        })
+    };
+    let mut html_reported = false;
+    for line in lines(body) {
+        let n = line.number;
+        if line.truncated {
+            push(
+                n,
+                DiagnosticKind::LineTooLong,
+                format!(
+                    "the line is {} bytes; only the first {MAX_LINE_BYTES} are read",
+                    line.raw.len()
+                ),
+            );
+        }
+        if line.has_nul {
+            push(
+                n,
+                DiagnosticKind::NulByte,
+                "a NUL byte ends the line; the rest is ignored".into(),
+            );
+        }
+        if std::str::from_utf8(line.raw).is_err() {
+            push(
+                n,
+                DiagnosticKind::NotUtf8,
+                "the line holds bytes that are not UTF-8".into(),
+            );
+        }
+        if !html_reported && looks_like_html(line.content) {
+            html_reported = true;
+            push(
+                n,
+                DiagnosticKind::HtmlBody,
+                "the body looks like an HTML page, not a robots.txt".into(),
+            );
+        }
+        let d = match parse_line(line.content) {
+            LineContent::Directive(d) => d,
+            LineContent::Invalid => {
+                push(
+                    n,
+                    DiagnosticKind::InvalidLine,
+                    "not a `key: value` line; ignored".into(),
+                );
+                continue;
+            }
+            LineContent::Empty | LineContent::Comment => continue,
+        };
+        let key = String::from_utf8_lossy(d.key);
+        if d.missing_colon {
+            push(
+                n,
+                DiagnosticKind::MissingColon,
+                format!("no colon after `{key}`; whitespace accepted in its place"),
+            );
+        }
+        if d.typo {
+            push(
+                n,
+                DiagnosticKind::TypoKey,
+                format!("`{key}` is a misspelling, read as {}", kind_name(d.kind)),
+            );
+        }
+        match d.kind {
+            KeyKind::UserAgent => {
+                let token = product_token_bytes(d.value);
+                if !is_global_agent(d.value) && token.len() < d.value.len() {
+                    push(
+                        n,
+                        DiagnosticKind::UserAgentCutShort,
+                        format!(
+                            "user-agent `{}` is compared as `{}`",
+                            String::from_utf8_lossy(d.value),
+                            String::from_utf8_lossy(token)
+                        ),
+                    );
+                }
+            }
+            KeyKind::Allow | KeyKind::Disallow => {
+                if !d.value.is_empty() && !matches!(d.value[0], b'/' | b'*') {
+                    push(
+                        n,
+                        DiagnosticKind::PatternNeverMatches,
+                        format!(
+                            "pattern `{}` starts with neither `/` nor `*` and never matches",
+                            String::from_utf8_lossy(d.value)
+                        ),
+                    );
+                }
+            }
+            KeyKind::Sitemap => {}
+            KeyKind::Other => {
+                let lower = key.to_ascii_lowercase();
+                if KNOWN_ELSEWHERE.contains(&lower.as_str()) {
+                    push(
+                        n,
+                        DiagnosticKind::NonGoogleKey,
+                        format!("`{key}` is ignored by Google (other crawlers read it)"),
+                    );
+                } else {
+                    push(
+                        n,
+                        DiagnosticKind::UnknownKey,
+                        format!("`{key}` is not a key any crawler is known to read"),
+                    );
+                }
+                let value = String::from_utf8_lossy(d.value);
+                if lower == "crawl-delay" && parse_crawl_delay(d.value).is_none() {
+                    push(
+                        n,
+                        DiagnosticKind::InvalidCrawlDelay,
+                        format!("crawl-delay `{value}` is not a number of seconds; ignored"),
+                    );
+                }
+                if lower == "request-rate" && RequestRate::parse(d.value).is_none() {
+                    push(
+                        n,
+                        DiagnosticKind::InvalidRequestRate,
+                        format!("request-rate `{value}` is not `n/t[s|m|h]`; ignored"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn kind_name(kind: KeyKind) -> &'static str {
+    match kind {
+        KeyKind::UserAgent => "User-agent",
+        KeyKind::Allow => "Allow",
+        KeyKind::Disallow => "Disallow",
+        KeyKind::Sitemap => "Sitemap",
+        KeyKind::Other => "an unknown key",
+    }
+}
+
+fn looks_like_html(content: &[u8]) -> bool {
+    let text = crate::directive::trim(content);
+    const TAGS: [&[u8]; 4] = [b"<!doctype html", b"<html", b"<head", b"<body"];
+    TAGS.iter()
+        .any(|tag| text.len() >= tag.len() && text[..tag.len()].eq_ignore_ascii_case(tag))
+}
+
+/// The set of paths a pattern matches, reduced to a canonical form where that is cheap and
+/// certain: a trailing `*` (or `*$`) adds nothing to a prefix match.
+fn canonical(pattern: &[u8]) -> &[u8] {
+    let mut p = pattern.strip_suffix(b"*$").unwrap_or(pattern);
+    while let Some(rest) = p.strip_suffix(b"*") {
+        p = rest;
+    }
+    p
+}
+
+/// Rules of one group that match exactly the same paths: all but the winner can never decide.
+fn shadowed_rules(rules: &[Rule<'_>], out: &mut Vec<Diagnostic>) {
+    let mut by_paths: HashMap<&[u8], Vec<&Rule<'_>>> = HashMap::new();
+    for rule in rules.iter().filter(|r| !r.pattern.is_empty()) {
+        by_paths
+            .entry(canonical(rule.pattern))
+            .or_default()
+            .push(rule);
+    }
+    for same in by_paths.values().filter(|v| v.len() > 1) {
+        // The winner: longest pattern, allow on ties, earliest line.
+        let Some(winner) = same.iter().min_by_key(|r| {
+            (
+                std::cmp::Reverse(r.pattern.len()),
+                r.kind == RuleKind::Disallow,
+                r.line,
+            )
+        }) else {
+            continue;
+        };
+        for rule in same.iter().filter(|r| r.line != winner.line) {
+            out.push(Diagnostic {
+                line: rule.line,
+                kind: DiagnosticKind::ShadowedRule,
+                message: format!(
+                    "{} `{}` never decides: {} `{}` on line {} matches the same paths and always wins",
+                    rule.kind.as_str(),
+                    String::from_utf8_lossy(rule.written),
+                    winner.kind.as_str(),
+                    String::from_utf8_lossy(winner.written),
+                    winner.line
+                ),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(body: &[u8]) -> Vec<(u32, &'static str)> {
+        lint(body)
+            .iter()
+            .map(|d| (d.line, d.kind.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn line_level_findings() {
+        let mut body = b"User-agent: Googlebot/2.1\nUser-agent: *foo\nDisallow /x\nHost: e.com\nFoo: bar\nallow: nope\n".to_vec();
+        body.extend_from_slice(
+            b"Disallow: /\xFF\nDisallow: /a\0b\njunk here now\nRequest-rate: fast\n",
+        );
+        assert_eq!(
+            kinds(&body),
+            [
+                (1, "user_agent_cut_short"),
+                (2, "user_agent_cut_short"),
+                (3, "missing_colon"),
+                (4, "non_google_key"),
+                (5, "unknown_key"),
+                (6, "pattern_never_matches"),
+                (7, "not_utf8"),
+                (8, "nul_byte"),
+                (9, "invalid_line"),
+                (10, "non_google_key"),
+                (10, "invalid_request_rate"),
+            ]
+        );
+    }
+
+    #[test]
+    fn long_lines_and_large_bodies() {
+        let mut body = b"User-agent: *\nDisallow: /".to_vec();
+        body.extend(std::iter::repeat_n(b'a', MAX_LINE_BYTES));
+        assert_eq!(kinds(&body), [(2, "line_too_long")]);
+        let mut big = b"User-agent: *\n".to_vec();
+        while big.len() <= MAX_BODY_BYTES {
+            big.extend_from_slice(b"Disallow: /abcdefgh\n");
+        }
+        let found = lint(&big);
+        let too_large = found
+            .iter()
+            .find(|d| d.kind == DiagnosticKind::BodyTooLarge);
+        assert_eq!(
+            too_large.map(|d| d.line),
+            Some(lines(&big[..MAX_BODY_BYTES]).count() as u32)
+        );
+    }
+
+    #[test]
+    fn html_bodies() {
+        let found = kinds(b"\n<!DOCTYPE html>\n<html><body>x</body></html>");
+        assert!(found.contains(&(2, "html_body")));
+        assert_eq!(found.iter().filter(|(_, k)| *k == "html_body").count(), 1);
+    }
+
+    #[test]
+    fn shadowed_rules_are_found() {
+        let body = b"User-agent: *\nDisallow: /a\nAllow: /a*\nDisallow: /b\nAllow: /b\nDisallow: /c\nDisallow: /c\nDisallow: /d$\nAllow: /d\n";
+        assert_eq!(
+            kinds(body),
+            [
+                (2, "shadowed_rule"),
+                (4, "shadowed_rule"),
+                (7, "shadowed_rule")
+            ]
+        );
+    }
+}

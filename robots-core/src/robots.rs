@@ -1,0 +1,448 @@
+//! The parsed file (spec sections 1–3 and 6): groups of user-agents with their rules and
+//! records, sitemaps, and the records outside any group. Independent of any crawler; compile a
+//! [`Matcher`] from it to check URLs.
+//!
+//! Google's parser tracks per-crawler state, but that state only changes on lines of a group that
+//! applies to the crawler, so the groups themselves can be found once for every crawler: a
+//! user-agent line after an allow/disallow line starts a new group; nothing else ends one.
+
+use std::ops::Range;
+
+use crate::agent::{is_global_agent, product_token_bytes};
+use crate::directive::{KeyKind, LineContent, escape_pattern, is_escaped_kind, parse_line};
+use crate::lines::lines;
+use crate::matcher::Matcher;
+
+/// Allow or disallow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum RuleKind {
+    /// An `Allow` line.
+    Allow,
+    /// A `Disallow` line (or one of its accepted typos).
+    Disallow,
+}
+
+impl RuleKind {
+    /// `"allow"` or `"disallow"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleKind::Allow => "allow",
+            RuleKind::Disallow => "disallow",
+        }
+    }
+}
+
+/// A span of the parsed file's byte arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    start: u32,
+    end: u32,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct RuleData {
+    pub(crate) line: u32,
+    pub(crate) kind: RuleKind,
+    pub(crate) pattern: Span,
+    pub(crate) written: Span,
+}
+
+#[derive(Debug, Clone)]
+struct AgentData {
+    line: u32,
+    value: Span,
+    global: bool,
+}
+
+#[derive(Debug, Clone)]
+struct RecordData {
+    line: u32,
+    key: Span,
+    value: Span,
+}
+
+#[derive(Debug, Clone)]
+struct GroupData {
+    agents: Range<usize>,
+    rules: Range<usize>,
+    records: Range<usize>,
+}
+
+/// A parsed robots.txt. Parsing never fails: whatever is not understood is ignored, as Google
+/// does (see [`crate::lint`] for what was ignored and why).
+///
+/// ```
+/// use robots_core::RobotsTxt;
+/// let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /private\nSitemap: https://e.com/s.xml\n");
+/// let matcher = robots.matcher("FooBot/1.0");
+/// assert!(!matcher.is_allowed("https://e.com/private/x"));
+/// assert_eq!(robots.sitemaps().next().map(|s| s.url), Some(&b"https://e.com/s.xml"[..]));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct RobotsTxt {
+    arena: Vec<u8>,
+    agents: Vec<AgentData>,
+    rules: Vec<RuleData>,
+    records: Vec<RecordData>,
+    sitemaps: Vec<RecordData>,
+    groups: Vec<GroupData>,
+    /// Allow/disallow lines before the first user-agent line (ignored for matching).
+    orphan_rules: Vec<RuleData>,
+    line_count: u32,
+}
+
+impl RobotsTxt {
+    /// Parses a robots.txt body. Input is bytes; nothing is decoded. The whole input is parsed:
+    /// cap it at [`crate::MAX_BODY_BYTES`] first if it comes from the network.
+    pub fn parse(body: &[u8]) -> RobotsTxt {
+        let mut robots = RobotsTxt::default();
+        // A user-agent line after a rule line starts a new group.
+        let mut rules_seen = true;
+        for line in lines(body) {
+            robots.line_count = line.number;
+            let LineContent::Directive(d) = parse_line(line.content) else {
+                continue;
+            };
+            let escaped = if is_escaped_kind(d.kind) {
+                escape_pattern(d.value)
+            } else {
+                d.value.into()
+            };
+            match d.kind {
+                KeyKind::UserAgent => {
+                    if rules_seen {
+                        rules_seen = false;
+                        let (a, r, c) = (
+                            robots.agents.len(),
+                            robots.rules.len(),
+                            robots.records.len(),
+                        );
+                        robots.groups.push(GroupData {
+                            agents: a..a,
+                            rules: r..r,
+                            records: c..c,
+                        });
+                    }
+                    let value = robots.store(d.value);
+                    robots.agents.push(AgentData {
+                        line: line.number,
+                        value,
+                        global: is_global_agent(d.value),
+                    });
+                    if let Some(group) = robots.groups.last_mut() {
+                        group.agents.end = robots.agents.len();
+                    }
+                }
+                KeyKind::Allow | KeyKind::Disallow => {
+                    let kind = if d.kind == KeyKind::Allow {
+                        RuleKind::Allow
+                    } else {
+                        RuleKind::Disallow
+                    };
+                    let pattern = robots.store(&escaped);
+                    let written = if *escaped == *d.value {
+                        pattern
+                    } else {
+                        robots.store(d.value)
+                    };
+                    let rule = RuleData {
+                        line: line.number,
+                        kind,
+                        pattern,
+                        written,
+                    };
+                    match robots.groups.last_mut() {
+                        Some(group) => {
+                            rules_seen = true;
+                            robots.rules.push(rule);
+                            group.rules.end = robots.rules.len();
+                        }
+                        None => robots.orphan_rules.push(rule),
+                    }
+                }
+                KeyKind::Sitemap => {
+                    let record = robots.record(line.number, d.key, d.value);
+                    robots.sitemaps.push(record);
+                }
+                KeyKind::Other => {
+                    let record = robots.record(line.number, d.key, &escaped);
+                    robots.records.push(record);
+                    if let Some(group) = robots.groups.last_mut() {
+                        group.records.end = robots.records.len();
+                    }
+                }
+            }
+        }
+        robots
+    }
+
+    fn store(&mut self, bytes: &[u8]) -> Span {
+        // Bodies over 4 GiB cannot be stored with u32 offsets; such input is cut, never wrapped.
+        let room = (u32::MAX as usize).saturating_sub(self.arena.len());
+        let bytes = &bytes[..bytes.len().min(room)];
+        let start = self.arena.len() as u32;
+        self.arena.extend_from_slice(bytes);
+        Span {
+            start,
+            end: self.arena.len() as u32,
+        }
+    }
+
+    fn record(&mut self, line: u32, key: &[u8], value: &[u8]) -> RecordData {
+        RecordData {
+            line,
+            key: self.store(key),
+            value: self.store(value),
+        }
+    }
+
+    pub(crate) fn bytes(&self, span: Span) -> &[u8] {
+        &self.arena[span.start as usize..span.end as usize]
+    }
+
+    /// Number of lines in the body (terminators + 1).
+    pub fn line_count(&self) -> u32 {
+        self.line_count
+    }
+
+    /// The groups, in file order.
+    pub fn groups(&self) -> impl ExactSizeIterator<Item = Group<'_>> + '_ {
+        self.groups
+            .iter()
+            .map(move |data| Group { robots: self, data })
+    }
+
+    /// Every sitemap line, in file order, whatever group it is in; values as written.
+    pub fn sitemaps(&self) -> impl ExactSizeIterator<Item = Sitemap<'_>> + '_ {
+        self.sitemaps.iter().map(move |r| Sitemap {
+            line: r.line,
+            url: self.bytes(r.value),
+        })
+    }
+
+    /// Every record that is neither a rule, a user-agent nor a sitemap (Crawl-delay, Host,
+    /// Content-Signal, unknown keys), in file order, inside groups or not. Values are escaped
+    /// like patterns, as Google does.
+    pub fn records(&self) -> impl ExactSizeIterator<Item = Record<'_>> + '_ {
+        self.records.iter().map(move |r| self.view_record(r))
+    }
+
+    /// Allow/disallow lines that came before any user-agent line; they apply to nobody.
+    pub fn rules_outside_groups(&self) -> impl ExactSizeIterator<Item = Rule<'_>> + '_ {
+        self.orphan_rules.iter().map(move |r| self.view_rule(r))
+    }
+
+    fn view_record(&self, r: &RecordData) -> Record<'_> {
+        Record {
+            line: r.line,
+            key: self.bytes(r.key),
+            value: self.bytes(r.value),
+        }
+    }
+
+    pub(crate) fn view_rule(&self, r: &RuleData) -> Rule<'_> {
+        Rule {
+            line: r.line,
+            kind: r.kind,
+            pattern: self.bytes(r.pattern),
+            written: self.bytes(r.written),
+        }
+    }
+
+    /// Compiles the view for one crawler. `agent` may be a product token (`FooBot`) or a full
+    /// User-Agent string (`FooBot/2.1 (+https://foo.example)`), which is reduced to its token.
+    pub fn matcher(&self, agent: &str) -> Matcher {
+        Matcher::new(self, [agent])
+    }
+
+    /// Compiles the view for a crawler known by several tokens, most specific first
+    /// (`["Googlebot-Image", "Googlebot"]`): the first token that has any group is used.
+    pub fn matcher_for<I, S>(&self, agents: I) -> Matcher
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        Matcher::new(self, agents)
+    }
+
+    /// One-off check: is `url` allowed for `agent`? Compile a [`Matcher`] to check many URLs.
+    pub fn is_allowed(&self, agent: &str, url: &str) -> bool {
+        self.matcher(agent).is_allowed(url)
+    }
+
+    /// Groups whose user-agents name `token` (ASCII case-insensitive), and groups for `*`.
+    pub(crate) fn groups_for_token(&self, token: &str) -> Vec<Group<'_>> {
+        self.groups()
+            .filter(|g| {
+                g.agents()
+                    .any(|a| !a.is_global && a.token().eq_ignore_ascii_case(token.as_bytes()))
+            })
+            .collect()
+    }
+
+    pub(crate) fn global_groups(&self) -> impl Iterator<Item = Group<'_>> + '_ {
+        self.groups().filter(|g| g.agents().any(|a| a.is_global))
+    }
+}
+
+/// One group: user-agent lines and the rules and records that follow them.
+#[derive(Debug, Clone, Copy)]
+pub struct Group<'a> {
+    robots: &'a RobotsTxt,
+    data: &'a GroupData,
+}
+
+impl<'a> Group<'a> {
+    /// The user-agent lines that open this group.
+    pub fn agents(&self) -> impl ExactSizeIterator<Item = Agent<'a>> + 'a {
+        let robots = self.robots;
+        robots.agents[self.data.agents.clone()]
+            .iter()
+            .map(move |a| Agent {
+                line: a.line,
+                value: robots.bytes(a.value),
+                is_global: a.global,
+            })
+    }
+
+    /// The allow and disallow rules, in file order.
+    pub fn rules(&self) -> impl ExactSizeIterator<Item = Rule<'a>> + 'a {
+        let robots = self.robots;
+        robots.rules[self.data.rules.clone()]
+            .iter()
+            .map(move |r| robots.view_rule(r))
+    }
+
+    /// Other records (Crawl-delay, Request-rate, Host…) inside this group, in file order.
+    pub fn records(&self) -> impl ExactSizeIterator<Item = Record<'a>> + 'a {
+        let robots = self.robots;
+        robots.records[self.data.records.clone()]
+            .iter()
+            .map(move |r| robots.view_record(r))
+    }
+}
+
+/// A user-agent line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Agent<'a> {
+    /// Line number.
+    pub line: u32,
+    /// The value as written.
+    pub value: &'a [u8],
+    /// `*` (see [`crate::is_global_agent`]).
+    pub is_global: bool,
+}
+
+impl<'a> Agent<'a> {
+    /// The product token the value is compared by (`Googlebot/2.1` gives `Googlebot`).
+    pub fn token(&self) -> &'a [u8] {
+        product_token_bytes(self.value)
+    }
+}
+
+/// An allow or disallow rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule<'a> {
+    /// Line number.
+    pub line: u32,
+    /// Allow or disallow.
+    pub kind: RuleKind,
+    /// The pattern after escaping: what is matched, and whose length is the priority.
+    pub pattern: &'a [u8],
+    /// The pattern as written in the file.
+    pub written: &'a [u8],
+}
+
+/// A `Sitemap:` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sitemap<'a> {
+    /// Line number.
+    pub line: u32,
+    /// The URL as written (not escaped, not validated).
+    pub url: &'a [u8],
+}
+
+/// Any other `key: value` line, kept so users can read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// Line number.
+    pub line: u32,
+    /// The key as written.
+    pub key: &'a [u8],
+    /// The value, escaped like a pattern.
+    pub value: &'a [u8],
+}
+
+impl Record<'_> {
+    /// Whether the key is `name`, ASCII case-insensitively.
+    pub fn is(&self, name: &str) -> bool {
+        self.key.eq_ignore_ascii_case(name.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agents_per_group(robots: &RobotsTxt) -> Vec<Vec<&[u8]>> {
+        robots
+            .groups()
+            .map(|g| g.agents().map(|a| a.value).collect())
+            .collect()
+    }
+
+    #[test]
+    fn other_records_never_end_a_group() {
+        let robots = RobotsTxt::parse(
+            b"User-agent: a\nCrawl-delay: 5\nSitemap: /s\n\n# c\nUser-agent: *\nDisallow: /x\nUser-agent: b\nAllow: /",
+        );
+        assert_eq!(
+            agents_per_group(&robots),
+            [vec![&b"a"[..], b"*"], vec![b"b"]]
+        );
+        let first = robots.groups().next().map(|g| g.records().count());
+        assert_eq!(first, Some(1));
+    }
+
+    #[test]
+    fn rules_before_any_agent_are_kept_apart() {
+        let robots = RobotsTxt::parse(b"Disallow: /a\nUser-agent: *\nDisallow: /b\n");
+        assert_eq!(
+            robots
+                .rules_outside_groups()
+                .map(|r| r.line)
+                .collect::<Vec<_>>(),
+            [1]
+        );
+        assert_eq!(robots.groups().len(), 1);
+    }
+
+    #[test]
+    fn rule_values_are_escaped_and_kept_as_written() {
+        let robots = RobotsTxt::parse("User-agent: *\nDisallow: /caf\u{e9}%2f\n".as_bytes());
+        let rule = robots.groups().next().and_then(|g| g.rules().next());
+        let rule = rule.map(|r| (r.pattern.to_vec(), r.written.to_vec()));
+        assert_eq!(
+            rule,
+            Some((
+                b"/caf%C3%A9%2F".to_vec(),
+                "/caf\u{e9}%2f".as_bytes().to_vec()
+            ))
+        );
+    }
+
+    #[test]
+    fn sitemaps_and_records() {
+        let robots = RobotsTxt::parse(
+            b"Sitemap: https://e/1.xml\nUser-agent: x\nSitemaps: https://e/2\nHost: e.com\n",
+        );
+        let maps: Vec<_> = robots.sitemaps().map(|s| (s.line, s.url)).collect();
+        assert_eq!(maps, [(1, &b"https://e/1.xml"[..]), (3, b"https://e/2")]);
+        let records: Vec<_> = robots.records().map(|r| (r.line, r.key, r.value)).collect();
+        assert_eq!(records, [(4, &b"Host"[..], &b"e.com"[..])]);
+        assert!(robots.records().all(|r| r.is("host")));
+        assert_eq!(robots.line_count(), 5);
+    }
+}

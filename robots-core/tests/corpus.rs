@@ -1,0 +1,109 @@
+//! Smoke and differential test over the real robots.txt corpus. The folder comes from
+//! `ROBOTS_CORPUS` (e.g. `ROBOTS_CORPUS=../shared/corpus/robots`); without it the test says so
+//! and passes, as the corpus is not part of the repository.
+
+use std::path::PathBuf;
+
+use robots_core::reference::google_verdict;
+use robots_core::{MAX_BODY_BYTES, RobotsTxt, lint};
+
+fn corpus_files() -> Option<Vec<(String, Vec<u8>)>> {
+    let dir = PathBuf::from(std::env::var_os("ROBOTS_CORPUS")?);
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&dir).ok()? {
+        let path = entry.ok()?.path();
+        let name = path.file_name()?.to_string_lossy().into_owned();
+        if !name.ends_with(".txt") {
+            continue;
+        }
+        let mut body = std::fs::read(&path).ok()?;
+        body.truncate(MAX_BODY_BYTES);
+        files.push((name, body));
+    }
+    files.sort();
+    Some(files)
+}
+
+/// Paths derived from a file's own rules: the pattern made literal, extended, and cut short.
+fn paths_for(robots: &RobotsTxt) -> Vec<String> {
+    let mut paths = vec!["/".to_string(), "/index.html".into(), "/robots.txt".into()];
+    for rule in robots.groups().flat_map(|g| g.rules().collect::<Vec<_>>()) {
+        let written = String::from_utf8_lossy(rule.written);
+        let literal = written.replace('*', "x").trim_end_matches('$').to_string();
+        let literal = if literal.starts_with('/') {
+            literal
+        } else {
+            format!("/{literal}")
+        };
+        paths.push(literal.clone());
+        paths.push(format!("{literal}more?q=1"));
+        if let Some(cut) = literal.get(..literal.len() / 2) {
+            paths.push(cut.to_string());
+        }
+        if paths.len() > 120 {
+            break;
+        }
+    }
+    paths
+}
+
+#[test]
+fn every_corpus_file_agrees_with_the_google_port() {
+    let Some(files) = corpus_files() else {
+        eprintln!("ROBOTS_CORPUS not set or unreadable: corpus test skipped");
+        return;
+    };
+    assert!(
+        files.len() > 1000,
+        "the corpus should hold thousands of files, found {}",
+        files.len()
+    );
+    let (mut checks, mut disallowed) = (0usize, 0usize);
+    let mut disagreements = Vec::new();
+    for (name, body) in &files {
+        let robots = RobotsTxt::parse(body);
+        let _ = lint(body);
+        let mut agents: Vec<String> = vec!["Googlebot".into(), "FooBot".into()];
+        for group in robots.groups().take(2) {
+            for agent in group.agents().take(2) {
+                agents.push(String::from_utf8_lossy(agent.token()).into_owned());
+            }
+        }
+        // Keep the oracle affordable on the few huge files.
+        let paths = paths_for(&robots);
+        let paths = if body.len() > 100_000 {
+            &paths[..paths.len().min(20)]
+        } else {
+            &paths[..]
+        };
+        for agent in &agents {
+            let matcher = robots.matcher(agent);
+            for path in paths {
+                let url = format!("https://example.com{path}");
+                let ours = matcher.check_url(&url);
+                let google = google_verdict(body, &[agent.as_str()], &url);
+                checks += 1;
+                disallowed += usize::from(!ours.allowed);
+                if (ours.allowed, ours.rule.map_or(0, |r| r.line)) != google {
+                    disagreements.push(format!(
+                        "{name} agent={agent} url={url} ours={ours:?} google={google:?}"
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{checks} checks over {} files, {disallowed} disallowed",
+        files.len()
+    );
+    assert!(
+        disallowed > checks / 10,
+        "paths derived from rules should often be disallowed"
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements, first: {:#?}",
+        disagreements.len(),
+        &disagreements[..disagreements.len().min(5)]
+    );
+}
