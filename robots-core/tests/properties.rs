@@ -1,0 +1,125 @@
+//! Property tests: the compiled matcher against the direct port of Google's algorithm on
+//! generated files, and parser invariants and robustness on arbitrary bytes.
+
+use proptest::prelude::*;
+use robots_core::pattern::{Pattern, reference_matches};
+use robots_core::reference::google_verdict;
+use robots_core::{RobotsTxt, lint, path_of};
+
+/// Lines a robots.txt is made of, weighted towards what matters for matching.
+fn line() -> impl Strategy<Value = String> {
+    let agent = prop_oneof![
+        Just("*"),
+        Just("FooBot"),
+        Just("foobot/1.0"),
+        Just("BarBot"),
+        Just("* x"),
+        Just("*x")
+    ];
+    let key = prop_oneof![
+        Just("Allow"),
+        Just("Disallow"),
+        Just("disallow"),
+        Just("Dissallow"),
+        Just("allow")
+    ];
+    prop_oneof![
+        3 => agent.prop_map(|a| format!("User-agent: {a}")),
+        // Mostly short patterns over a tiny alphabet, so matches and priority ties are common.
+        6 => (key, prop_oneof![4 => "/[ab*$]{0,3}", 1 => "[/ab*$%é2F]{0,6}"]).prop_map(|(k, p)| format!("{k}: {p}")),
+        1 => "/[ab*]{0,2}/index\\.html?[5]?".prop_map(|p| format!("Allow: {p}")),
+        1 => Just("Sitemap: https://e.com/s.xml".to_string()),
+        1 => Just("Crawl-delay: 2".to_string()),
+        1 => Just(String::new()),
+        1 => Just("# comment".to_string()),
+        1 => "[/ab*]{1,4}".prop_map(|p| format!("Disallow {p}")),
+    ]
+}
+
+fn body() -> impl Strategy<Value = String> {
+    let eol = prop_oneof![Just("\n"), Just("\r\n"), Just("\r")];
+    prop::collection::vec((line(), eol), 0..14)
+        .prop_map(|lines| lines.into_iter().map(|(l, e)| l + e).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn matcher_agrees_with_google_on_generated_files(
+        body in body(),
+        path in prop_oneof![4 => "/[ab]{0,4}", 1 => "/[ab]{0,2}/(index\\.html)?", 1 => "/[/ab*$%2Fé]{0,10}"],
+        agent in prop_oneof![Just("FooBot"), Just("BarBot"), Just("BazBot")],
+    ) {
+        let robots = RobotsTxt::parse(body.as_bytes());
+        let matcher = robots.matcher(agent);
+        let url = format!("http://example.com{path}");
+        let ours = matcher.check_url(&url);
+        let google = google_verdict(body.as_bytes(), &[agent], &url);
+        prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
+    }
+
+    #[test]
+    fn compiled_patterns_agree_with_the_candidate_set_algorithm(
+        pattern in "[/ab*$]{0,12}",
+        path in "/[/ab$]{0,20}",
+    ) {
+        prop_assert_eq!(
+            Pattern::new(pattern.as_bytes()).matches(path.as_bytes()),
+            reference_matches(pattern.as_bytes(), path.as_bytes())
+        );
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(body in prop::collection::vec(any::<u8>(), 0..2000), url in any::<String>()) {
+        let robots = RobotsTxt::parse(&body);
+        let _ = lint(&body);
+        for agent in ["FooBot", "*", ""] {
+            let _ = robots.matcher(agent).check_url(&url);
+        }
+        prop_assert!(path_of(&url).starts_with('/'));
+    }
+
+    #[test]
+    fn parsed_rules_are_escaped_and_numbered_within_the_file(body in prop::collection::vec(any::<u8>(), 0..1500)) {
+        let robots = RobotsTxt::parse(&body);
+        for group in robots.groups() {
+            for rule in group.rules() {
+                prop_assert!(rule.line >= 1 && rule.line <= robots.line_count());
+                prop_assert!(rule.pattern.iter().all(|&b| b < 0x80));
+                // Every escape has uppercase hex digits.
+                for w in rule.pattern.windows(3) {
+                    if w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit() {
+                        prop_assert!(!w[1].is_ascii_lowercase() && !w[2].is_ascii_lowercase());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Hostile input runs to completion: many wildcard rules against a long path. (Speed is measured
+/// in the benchmarks, not asserted here.)
+#[test]
+fn hostile_wildcards_complete() {
+    let mut body = String::from("User-agent: *\n");
+    for i in 0..2000 {
+        body.push_str("Disallow: /");
+        for j in 0..12 {
+            body.push('*');
+            body.push((b'a' + ((i * 7 + j * 3) % 26) as u8) as char);
+        }
+        body.push_str("$\n");
+    }
+    let robots = RobotsTxt::parse(body.as_bytes());
+    let matcher = robots.matcher("FooBot");
+    let path: String = std::iter::once('/')
+        .chain((0..4000).map(|i| (b'a' + (i % 25) as u8) as char))
+        .collect();
+    let verdict = matcher.check_path(path.as_bytes());
+    let google = google_verdict(body.as_bytes(), &["FooBot"], &path);
+    assert_eq!(
+        (verdict.allowed, verdict.rule.map_or(0, |r| r.line)),
+        google
+    );
+}
