@@ -136,8 +136,7 @@ pub fn lint(body: &[u8]) -> Vec<Diagnostic> {
             line: lines(kept).count() as u32,
             kind: DiagnosticKind::BodyTooLarge,
             message: format!(
-                "the body is {} bytes; crawlers read only the first {MAX_BODY_BYTES} and ignore the rest from here",
-                body.len()
+                "the body is over {MAX_BODY_BYTES} bytes; crawlers ignore the rest from here"
             ),
         });
         kept

@@ -90,14 +90,14 @@ pub fn google_verdict(body: &[u8], agents: &[&str], url: &str) -> (bool, u32) {
                     best.offer(pattern.len() as i64, line.number);
                     true
                 };
-                if !offer(&value) && allow {
-                    if let Some(slash) = value.iter().rposition(|&b| b == b'/')
-                        && value[slash..].starts_with(b"/index.htm")
-                    {
-                        let mut retry = value[..=slash].to_vec();
-                        retry.push(b'$');
-                        offer(&retry);
-                    }
+                if !offer(&value)
+                    && allow
+                    && let Some(slash) = value.iter().rposition(|&b| b == b'/')
+                    && value[slash..].starts_with(b"/index.htm")
+                {
+                    let mut retry = value[..=slash].to_vec();
+                    retry.push(b'$');
+                    offer(&retry);
                 }
             }
             KeyKind::Sitemap | KeyKind::Other => {}

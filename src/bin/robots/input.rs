@@ -1,0 +1,53 @@
+//! Reading robots.txt files and URL lists from files or stdin.
+
+use std::io::Read;
+
+use crate::CliError;
+
+/// Reads at most `limit` bytes from a file, or from stdin for `-`.
+pub fn read_capped(source: &str, limit: usize) -> Result<Vec<u8>, CliError> {
+    let what = || {
+        if source == "-" {
+            "standard input".to_string()
+        } else {
+            source.to_string()
+        }
+    };
+    let reader: Box<dyn Read> = if source == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(
+            std::fs::File::open(source).map_err(|source| CliError::Read {
+                what: what(),
+                source,
+            })?,
+        )
+    };
+    let mut body = Vec::new();
+    reader
+        .take(limit as u64)
+        .read_to_end(&mut body)
+        .map_err(|source| CliError::Read {
+            what: what(),
+            source,
+        })?;
+    Ok(body)
+}
+
+/// URLs from stdin, one per line; blank lines are skipped and surrounding whitespace trimmed.
+pub fn urls_from_stdin() -> Result<Vec<String>, CliError> {
+    let mut text = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut text)
+        .map_err(|source| CliError::Read {
+            what: "standard input".into(),
+            source,
+        })?;
+    Ok(String::from_utf8_lossy(&text)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect())
+}

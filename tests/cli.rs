@@ -1,0 +1,260 @@
+//! The `robots` command-line contract, driven as other tools drive it.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn robots(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robots"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the robots binary runs");
+    if let Some(mut input) = child.stdin.take() {
+        // The CLI may exit before reading stdin (usage errors); that is not a test failure.
+        let _ = input.write_all(stdin);
+    }
+    child
+        .wait_with_output()
+        .expect("the robots binary finishes")
+}
+
+fn file(name: &str, body: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("robots-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, body).expect("temp file");
+    path
+}
+
+const BODY: &[u8] = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n\nUser-agent: FooBot\nDisallow: /foo\n";
+
+#[test]
+fn check_json_follows_the_contract_byte_for_byte() {
+    let path = file("contract.txt", BODY);
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            path.to_str().unwrap(),
+            "--agent",
+            "BarBot/1.0 (+https://bar.example)",
+            "--format",
+            "json",
+            "--",
+            "https://e.com/private/x",
+            "https://e.com/private/ok",
+            "https://e.com/",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        concat!(
+            "{\"url\": \"https://e.com/private/x\", \"allowed\": false, \"rule\": {\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/private\"}}\n",
+            "{\"url\": \"https://e.com/private/ok\", \"allowed\": true, \"rule\": {\"line\": 3, \"kind\": \"allow\", \"pattern\": \"/private/ok\"}}\n",
+            "{\"url\": \"https://e.com/\", \"allowed\": true, \"rule\": null}\n",
+        )
+    );
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn check_reports_patterns_as_written_and_escapes_json() {
+    let path = file(
+        "written.txt",
+        "User-agent: *\nDisallow: /caf\u{e9}\"%7e\n".as_bytes(),
+    );
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            path.to_str().unwrap(),
+            "--agent",
+            "x",
+            "--format",
+            "json",
+            "https://e.com/caf%C3%A9\"%7E",
+        ],
+        b"",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"url\": \"https://e.com/caf%C3%A9\\\"%7E\", \"allowed\": false, \"rule\": {\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/caf\u{e9}\\\"%7e\"}}\n"
+    );
+}
+
+#[test]
+fn exit_status_is_zero_when_everything_is_allowed() {
+    let path = file("allowed.txt", BODY);
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            path.to_str().unwrap(),
+            "--agent",
+            "FooBot",
+            "https://e.com/private",
+        ],
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "FooBot has its own group, so /private is allowed"
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("allowed") && text.contains("no rule matched"),
+        "{text}"
+    );
+}
+
+#[test]
+fn urls_come_from_stdin_in_order_when_none_are_given() {
+    let path = file("stdin.txt", BODY);
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            path.to_str().unwrap(),
+            "--agent",
+            "FooBot",
+            "--format",
+            "json",
+        ],
+        b"https://e.com/foo\r\n\n  https://e.com/bar  \nhttps://e.com/foo/x\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0].starts_with("{\"url\": \"https://e.com/foo\", \"allowed\": false"));
+    assert!(lines[1].starts_with("{\"url\": \"https://e.com/bar\", \"allowed\": true"));
+    assert!(lines[2].starts_with("{\"url\": \"https://e.com/foo/x\", \"allowed\": false"));
+}
+
+#[test]
+fn text_format_shows_the_verdict_and_the_deciding_line() {
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "x",
+            "https://e.com/private/a",
+        ],
+        BODY,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("DISALLOWED"), "{text}");
+    assert!(
+        text.contains("https://e.com/private/a") && text.contains("line 2: Disallow: /private"),
+        "{text}"
+    );
+}
+
+#[test]
+fn only_the_first_512000_bytes_are_read() {
+    let mut body = b"User-agent: *\nDisallow: /early\n".to_vec();
+    while body.len() < 512_000 - 4 {
+        body.extend_from_slice(b"# padding padding padding padding\n");
+    }
+    body.truncate(512_000 - 4);
+    body.extend_from_slice(b"\nDisallow: /late\n");
+    let path = file("big.txt", &body);
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            path.to_str().unwrap(),
+            "--agent",
+            "x",
+            "https://e.com/early",
+            "https://e.com/late",
+        ],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("DISALLOWED"), "{text}");
+    assert!(
+        lines[1].starts_with("allowed"),
+        "rules past 512,000 bytes are ignored: {text}"
+    );
+}
+
+#[test]
+fn usage_and_input_errors_exit_with_2() {
+    let missing = robots(
+        &[
+            "check",
+            "--robots",
+            "/nonexistent/robots.txt",
+            "--agent",
+            "x",
+            "/a",
+        ],
+        b"",
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/robots.txt"));
+    let both_stdin = robots(&["check", "--robots", "-", "--agent", "x"], BODY);
+    assert_eq!(both_stdin.status.code(), Some(2));
+    assert!(!both_stdin.stderr.is_empty());
+    let no_agent = robots(&["check", "--robots", "-", "/a"], BODY);
+    assert_eq!(no_agent.status.code(), Some(2));
+    let bad_format = robots(
+        &[
+            "check", "--robots", "-", "--agent", "x", "--format", "xml", "/a",
+        ],
+        BODY,
+    );
+    assert_eq!(bad_format.status.code(), Some(2));
+}
+
+#[test]
+fn lint_reports_lines_and_kinds() {
+    let body = b"Disallow: /x\nUser-agent: Googlebot/2.1\nDissallow: /a\nCrawl-delay: soon\n";
+    let out = robots(&["lint", "--format", "json", "-"], body);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let kinds: Vec<&str> = text
+        .lines()
+        .map(|l| {
+            l.split("\"kind\": \"")
+                .nth(1)
+                .and_then(|k| k.split('"').next())
+                .unwrap_or("")
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "rule_before_user_agent",
+            "user_agent_cut_short",
+            "typo_key",
+            "non_google_key",
+            "invalid_crawl_delay"
+        ]
+    );
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.starts_with("{\"line\": 1, \"kind\": ")),
+        "{text}"
+    );
+    let path = file("lint.txt", body);
+    let out = robots(&["lint", path.to_str().unwrap()], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("lint.txt:3: typo_key:"), "{text}");
+    let clean = robots(&["lint", "-"], b"User-agent: *\nDisallow: /x\n");
+    assert_eq!(clean.status.code(), Some(0));
+    assert!(clean.stdout.is_empty());
+}
