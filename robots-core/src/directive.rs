@@ -131,29 +131,24 @@ fn starts_with_ignore_case(s: &[u8], prefix: &str) -> bool {
 
 /// Decides a key's kind by prefix, first hit wins; the flag says it was an accepted typo.
 pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
-    const KINDS: [(KeyKind, &str, &[&str]); 4] = [
-        (
-            KeyKind::UserAgent,
-            "user-agent",
-            &["useragent", "user agent"],
-        ),
-        (KeyKind::Allow, "allow", &[]),
-        (
-            KeyKind::Disallow,
-            "disallow",
-            &["dissallow", "dissalow", "disalow", "diasllow", "disallaw"],
-        ),
-        (KeyKind::Sitemap, "sitemap", &["site-map"]),
-    ];
-    for (kind, name, typos) in KINDS {
-        if starts_with_ignore_case(key, name) {
-            return (kind, false);
+    let is = |name: &str| starts_with_ignore_case(key, name);
+    // The kinds' names and typos start with distinct letters: dispatch on the first one.
+    match key.first().map(u8::to_ascii_lowercase) {
+        Some(b'u') if is("user-agent") => (KeyKind::UserAgent, false),
+        Some(b'u') if is("useragent") || is("user agent") => (KeyKind::UserAgent, true),
+        Some(b'a') if is("allow") => (KeyKind::Allow, false),
+        Some(b'd') if is("disallow") => (KeyKind::Disallow, false),
+        Some(b'd')
+            if ["dissallow", "dissalow", "disalow", "diasllow", "disallaw"]
+                .into_iter()
+                .any(is) =>
+        {
+            (KeyKind::Disallow, true)
         }
-        if typos.iter().any(|t| starts_with_ignore_case(key, t)) {
-            return (kind, true);
-        }
+        Some(b's') if is("sitemap") => (KeyKind::Sitemap, false),
+        Some(b's') if is("site-map") => (KeyKind::Sitemap, true),
+        _ => (KeyKind::Other, false),
     }
-    (KeyKind::Other, false)
 }
 
 /// Whether values of this kind are escaped before use (all but user-agent and sitemap).
@@ -170,6 +165,10 @@ pub fn is_escaped_kind(kind: KeyKind) -> bool {
 /// assert!(matches!(escape_pattern(b"/plain"), std::borrow::Cow::Borrowed(_)));
 /// ```
 pub fn escape_pattern(value: &[u8]) -> Cow<'_, [u8]> {
+    // Most values are plain ASCII without `%`: both checks run a word or a vector at a time.
+    if value.is_ascii() && memchr::memchr(b'%', value).is_none() {
+        return Cow::Borrowed(value);
+    }
     let needs_work = value.iter().enumerate().any(|(i, &b)| {
         b >= 0x80
             || (b == b'%' && hex_pair(value, i).is_some_and(|(h, l)| is_lower(h) || is_lower(l)))

@@ -28,6 +28,7 @@
 
 pub mod agent;
 pub mod directive;
+mod events;
 pub mod lines;
 pub mod lint;
 pub mod matcher;

@@ -1,6 +1,6 @@
 //! Bytes to lines (spec section 1): BOM prefix, CR/LF/CRLF, the line-length cap, NUL.
 
-use memchr::{memchr, memchr2};
+use memchr::{memchr2, memchr3};
 
 /// The longest line content kept, in bytes (2083 × 8 − 1, as in Google's library).
 /// Bytes beyond it are dropped; the truncated line is still parsed.
@@ -59,7 +59,16 @@ impl<'a> Iterator for Lines<'a> {
         if self.done {
             return None;
         }
-        let raw = match memchr2(b'\n', b'\r', self.rest) {
+        // One scan finds the line end, and a NUL on the way if there is one.
+        let mut nul = None;
+        let end = match memchr3(b'\n', b'\r', 0, self.rest) {
+            Some(at) if self.rest[at] == 0 => {
+                nul = Some(at);
+                memchr2(b'\n', b'\r', &self.rest[at..]).map(|n| at + n)
+            }
+            found => found,
+        };
+        let raw = match end {
             Some(end) => {
                 let raw = &self.rest[..end];
                 // An LF directly after a CR belongs to the same break.
@@ -75,12 +84,15 @@ impl<'a> Iterator for Lines<'a> {
         self.number = self.number.saturating_add(1);
         let truncated = raw.len() > MAX_LINE_BYTES;
         let kept = &raw[..raw.len().min(MAX_LINE_BYTES)];
-        let nul = memchr(0, kept);
+        let content = match nul {
+            Some(at) if at < kept.len() => &kept[..at],
+            _ => kept,
+        };
         Some(Line {
             number: self.number,
-            content: nul.map_or(kept, |at| &kept[..at]),
+            content,
             truncated,
-            has_nul: nul.is_some(),
+            has_nul: nul.is_some_and(|at| at < kept.len()),
             raw,
         })
     }

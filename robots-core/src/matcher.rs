@@ -9,8 +9,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::agent::product_token;
-use crate::pattern::Pattern;
+use std::borrow::Cow;
+
+use crate::agent::{is_global_agent, product_token, product_token_bytes};
+use crate::directive::escape_pattern;
+use crate::events::{Event, events};
+use crate::pattern::{Shape, Subject};
 use crate::records::{RequestRate, parse_crawl_delay};
 use crate::robots::{Group, RobotsTxt, RuleKind};
 use crate::url_path::path_of;
@@ -41,20 +45,23 @@ pub struct CrawlDelay {
     pub line: u32,
 }
 
-#[derive(Debug)]
+/// A rule ready to match. Its bytes live in `Inner::arena`.
+#[derive(Debug, Clone, Copy)]
 struct CompiledRule {
-    pattern: Pattern,
+    /// The escaped pattern without its trailing `$`: what is matched.
+    body: (u32, u32),
+    /// The pattern as written in the file: what is reported.
+    written: (u32, u32),
+    shape: Shape,
     kind: RuleKind,
     line: u32,
-    /// Range of `Inner::written`: the pattern as written in the file.
-    written: (u32, u32),
 }
 
 #[derive(Debug)]
 struct Inner {
     selection: Selection,
     rules: Box<[CompiledRule]>,
-    written: Box<[u8]>,
+    arena: Box<[u8]>,
     crawl_delay: Option<CrawlDelay>,
     request_rate: Option<(RequestRate, u32)>,
 }
@@ -96,6 +103,11 @@ pub struct MatchedRule<'a> {
     /// The pattern as written in the file (not escaped; an `index.html` rule that decided through
     /// its `/$` retry still shows as written).
     pub pattern: &'a [u8],
+}
+
+/// Keys whose values the view keeps (the rest of the records is only in [`RobotsTxt`]).
+fn is_rate_key(key: &[u8]) -> bool {
+    key.eq_ignore_ascii_case(b"crawl-delay") || key.eq_ignore_ascii_case(b"request-rate")
 }
 
 impl MatchedRule<'_> {
@@ -150,66 +162,211 @@ impl Matcher {
                 selection = Selection::Global;
             }
         }
-        Matcher::compile(selection, &groups)
+        let rules = groups
+            .iter()
+            .flat_map(|g| g.rules())
+            .map(|r| (r.line, r.kind, Cow::Borrowed(r.pattern), r.written));
+        let records: Vec<_> = groups
+            .iter()
+            .flat_map(|g| g.records())
+            .filter(|r| is_rate_key(r.key))
+            .map(|r| (r.line, r.key, r.value))
+            .collect();
+        Matcher::compile(selection, rules, &records)
     }
 
-    fn compile(selection: Selection, groups: &[Group<'_>]) -> Matcher {
-        let mut written: Vec<u8> = Vec::new();
-        let mut rules: Vec<(u32, CompiledRule)> = Vec::new();
-        for rule in groups.iter().flat_map(|g| g.rules()) {
-            let start = written.len() as u32;
-            written.extend_from_slice(rule.written);
-            let span = (start, written.len() as u32);
-            let mut add = |pattern: &[u8]| {
-                // Empty patterns (priority 0) never decide; patterns that start with neither `/`
-                // nor `*` never match a path, which always starts with `/`.
-                if matches!(pattern.first(), Some(b'/' | b'*')) {
-                    let priority = u32::try_from(pattern.len()).unwrap_or(u32::MAX);
-                    let compiled = CompiledRule {
-                        pattern: Pattern::new(pattern),
-                        kind: rule.kind,
-                        line: rule.line,
-                        written: span,
+    /// Parses a body straight into the view for one crawler, skipping what cannot apply to it:
+    /// the fastest way from a fetched robots.txt to checks. Same verdicts as
+    /// [`RobotsTxt::matcher_for`]; use [`RobotsTxt`] when you also need sitemaps, other records
+    /// or several crawlers.
+    ///
+    /// ```
+    /// use robots_core::Matcher;
+    /// let bot = Matcher::from_body(b"User-agent: *\nDisallow: /tmp/\n", ["FooBot/1.0"]);
+    /// assert!(!bot.is_allowed("https://example.com/tmp/x"));
+    /// ```
+    pub fn from_body<I, S>(body: &[u8], agents: I) -> Matcher
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let names: Vec<S> = agents.into_iter().collect();
+        let tokens: Vec<&str> = names.iter().map(|a| product_token(a.as_ref())).collect();
+        if tokens.len() > 64 {
+            // Group membership is tracked in a 64-bit mask; more names take the general path.
+            return RobotsTxt::parse(body).matcher_for(&tokens);
+        }
+        // Per group: which tokens (bits) it names and whether it names `*`. Membership is final
+        // at a group's first rule, but a record may sit between the group's user-agent lines, so
+        // kept lines point at their group and are sorted out at the end.
+        struct Kept<'a> {
+            group: usize,
+            line: u32,
+            kind: Option<RuleKind>,
+            key: &'a [u8],
+            value: &'a [u8],
+        }
+        let mut groups: Vec<(u64, bool)> = Vec::new();
+        let mut kept: Vec<Kept<'_>> = Vec::new();
+        for (line, event) in events(body) {
+            match event {
+                Event::UserAgent {
+                    value,
+                    starts_group,
+                } => {
+                    if starts_group {
+                        groups.push((0, false));
+                    }
+                    let Some((mask, global)) = groups.last_mut() else {
+                        continue;
                     };
-                    rules.push((priority, compiled));
+                    if is_global_agent(value) {
+                        *global = true;
+                    } else {
+                        let token = product_token_bytes(value);
+                        for (i, t) in tokens.iter().enumerate() {
+                            if token.eq_ignore_ascii_case(t.as_bytes()) {
+                                *mask |= 1 << i;
+                            }
+                        }
+                    }
                 }
+                Event::Rule {
+                    kind,
+                    value,
+                    in_group: true,
+                } => {
+                    // Only rules of groups that may apply are kept.
+                    if let Some(&(mask, global)) = groups.last()
+                        && (mask != 0 || global)
+                    {
+                        let group = groups.len() - 1;
+                        kept.push(Kept {
+                            group,
+                            line,
+                            kind: Some(kind),
+                            key: &[],
+                            value,
+                        });
+                    }
+                }
+                Event::Other { key, value } if !groups.is_empty() && is_rate_key(key) => {
+                    let group = groups.len() - 1;
+                    kept.push(Kept {
+                        group,
+                        line,
+                        kind: None,
+                        key,
+                        value,
+                    });
+                }
+                _ => {}
+            }
+        }
+        let has_group = groups.iter().fold(0u64, |acc, (mask, _)| acc | mask);
+        let any_global = groups.iter().any(|(_, global)| *global);
+        // The first token that has a group wins; else the `*` groups; else nothing applies.
+        let first = has_group.trailing_zeros();
+        let selection = match tokens.get(first as usize) {
+            Some(token) => Selection::Agent((*token).into()),
+            None if any_global => Selection::Global,
+            None => Selection::None,
+        };
+        let (by_token, by_global) = (first < 64, first >= 64 && any_global);
+        let applies = |k: &Kept<'_>| {
+            let (mask, global) = groups[k.group];
+            (by_token && mask & (1 << first) != 0) || (by_global && global)
+        };
+        let rules = kept
+            .iter()
+            .filter(|k| k.kind.is_some() && applies(k))
+            .filter_map(|k| {
+                k.kind
+                    .map(|kind| (k.line, kind, escape_pattern(k.value), k.value))
+            });
+        let records: Vec<_> = kept
+            .iter()
+            .filter(|k| applies(k) && k.kind.is_none())
+            .map(|k| (k.line, k.key, k.value))
+            .collect();
+        Matcher::compile(selection, rules, &records)
+    }
+
+    /// Builds the view from the applicable rules `(line, kind, escaped pattern, as written)` and
+    /// records `(line, key, value)`, all in file order.
+    fn compile<'r>(
+        selection: Selection,
+        applicable_rules: impl Iterator<Item = (u32, RuleKind, Cow<'r, [u8]>, &'r [u8])>,
+        records: &[(u32, &'r [u8], &'r [u8])],
+    ) -> Matcher {
+        let mut arena: Vec<u8> = Vec::new();
+        let mut rules: Vec<(u64, CompiledRule)> = Vec::new();
+        let store = |arena: &mut Vec<u8>, bytes: &[u8]| {
+            let start = arena.len() as u32;
+            arena.extend_from_slice(bytes);
+            (start, arena.len() as u32)
+        };
+        for (line, kind, pattern, written) in applicable_rules {
+            // Empty patterns (priority 0) never decide; patterns that start with neither `/` nor
+            // `*` never match a path, which always starts with `/`.
+            if !matches!(pattern.first(), Some(b'/' | b'*')) {
+                continue;
+            }
+            let written_span = store(&mut arena, written);
+            let mut add = |arena: &mut Vec<u8>, pattern: &[u8]| {
+                let (body, shape) = Shape::of(pattern);
+                let body = if body == &written[..body.len().min(written.len())] {
+                    (written_span.0, written_span.0 + body.len() as u32)
+                } else {
+                    store(arena, body)
+                };
+                let priority = u64::try_from(pattern.len())
+                    .unwrap_or(u64::MAX)
+                    .min(u64::from(u32::MAX));
+                // Decision order packed in one key: priority descending, allow first, line ascending.
+                let order = (u64::from(u32::MAX) - priority) << 33
+                    | u64::from(kind == RuleKind::Disallow) << 32
+                    | u64::from(line);
+                let compiled = CompiledRule {
+                    body,
+                    written: written_span,
+                    shape,
+                    kind,
+                    line,
+                };
+                rules.push((order, compiled));
             };
-            add(rule.pattern);
+            add(&mut arena, &pattern);
             // Google's index.html retry: an allow whose last segment starts with `/index.htm` is
             // tried again as everything up to that `/` plus `$`. Its priority is always lower than
             // the original's, so in priority order it only decides when the original does not match.
-            if rule.kind == RuleKind::Allow
-                && let Some(slash) = memchr::memrchr(b'/', rule.pattern)
-                && rule.pattern[slash..].starts_with(b"/index.htm")
+            if kind == RuleKind::Allow
+                && let Some(slash) = memchr::memrchr(b'/', &pattern)
+                && pattern[slash..].starts_with(b"/index.htm")
             {
-                let mut retry = rule.pattern[..=slash].to_vec();
+                let mut retry = pattern[..=slash].to_vec();
                 retry.push(b'$');
-                add(&retry);
+                add(&mut arena, &retry);
             }
         }
-        rules.sort_by_key(|(priority, r)| {
-            (
-                std::cmp::Reverse(*priority),
-                r.kind == RuleKind::Disallow,
-                r.line,
-            )
-        });
+        rules.sort_unstable_by_key(|(order, _)| *order);
 
-        let records = || groups.iter().flat_map(|g| g.records());
-        let crawl_delay = records().filter(|r| r.is("crawl-delay")).find_map(|r| {
-            parse_crawl_delay(r.value).map(|delay| CrawlDelay {
-                delay,
-                line: r.line,
-            })
-        });
-        let request_rate = records()
-            .filter(|r| r.is("request-rate"))
-            .find_map(|r| RequestRate::parse(r.value).map(|rate| (rate, r.line)));
+        let is = |key: &[u8], name: &str| key.eq_ignore_ascii_case(name.as_bytes());
+        let crawl_delay = records
+            .iter()
+            .filter(|(_, key, _)| is(key, "crawl-delay"))
+            .find_map(|&(line, _, value)| {
+                parse_crawl_delay(value).map(|delay| CrawlDelay { delay, line })
+            });
+        let request_rate = records
+            .iter()
+            .filter(|(_, key, _)| is(key, "request-rate"))
+            .find_map(|&(line, _, value)| RequestRate::parse(value).map(|rate| (rate, line)));
         Matcher {
             inner: Arc::new(Inner {
                 selection,
                 rules: rules.into_iter().map(|(_, r)| r).collect(),
-                written: written.into(),
+                arena: arena.into(),
                 crawl_delay,
                 request_rate,
             }),
@@ -233,15 +390,16 @@ impl Matcher {
             return self.check_path(&slashed);
         }
         let inner = &*self.inner;
+        let mut subject = Subject::new(path);
+        let bytes = |(start, end): (u32, u32)| &inner.arena[start as usize..end as usize];
         for rule in inner.rules.iter() {
-            if rule.pattern.matches(path) {
-                let (start, end) = rule.written;
+            if rule.shape.matches(bytes(rule.body), &mut subject) {
                 return Verdict {
                     allowed: rule.kind == RuleKind::Allow,
                     rule: Some(MatchedRule {
                         line: rule.line,
                         kind: rule.kind,
-                        pattern: &inner.written[start as usize..end as usize],
+                        pattern: bytes(rule.written),
                     }),
                 };
             }
@@ -283,12 +441,7 @@ impl Matcher {
         let inner = &*self.inner;
         std::mem::size_of::<Inner>()
             + inner.rules.len() * std::mem::size_of::<CompiledRule>()
-            + inner
-                .rules
-                .iter()
-                .map(|r| r.pattern.heap_bytes())
-                .sum::<usize>()
-            + inner.written.len()
+            + inner.arena.len()
             + match &inner.selection {
                 Selection::Agent(token) => token.len(),
                 _ => 0,

@@ -44,22 +44,143 @@ pub fn reference_matches(pattern: &[u8], path: &[u8]) -> bool {
 pub struct Pattern {
     /// Pattern bytes without a trailing `$`; `*`s kept in place.
     body: Box<[u8]>,
-    /// A trailing `$` was present: the match must end at the path's end.
-    anchored: bool,
     shape: Shape,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Shape {
-    /// No `*`: the body is one literal.
-    Literal,
-    /// `*`s present. `first_star` ends the literal prefix, `last_star` starts the literal suffix;
-    /// what lies between is split on `*` at match time.
-    Glob {
-        first_star: usize,
-        last_star: usize,
-        min_len: usize,
-    },
+/// How a pattern body is matched; the body itself is stored by the owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// A trailing `$` was present: the match must end at the path's end.
+    pub(crate) anchored: bool,
+    /// Present when the body has a `*`.
+    pub(crate) glob: Option<Glob>,
+}
+
+/// A body with `*`s: `first_star` ends the literal prefix, `last_star` starts the literal
+/// suffix; what lies between is split on `*` at match time. `needs` holds every byte the
+/// pattern needs, so a path lacking one is rejected without a scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Glob {
+    first_star: u32,
+    last_star: u32,
+    min_len: u32,
+    needs: ByteSet,
+}
+
+/// A set of byte values, 256 bits on the stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    /// The bytes of `bytes`.
+    pub fn of(bytes: &[u8]) -> ByteSet {
+        let mut set = ByteSet::default();
+        for &b in bytes {
+            set.insert(b);
+        }
+        set
+    }
+
+    fn insert(&mut self, b: u8) {
+        self.0[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+
+    /// Whether every byte of `self` is in `other`.
+    #[inline]
+    pub fn is_subset(&self, other: &ByteSet) -> bool {
+        self.0.iter().zip(other.0).all(|(a, b)| a & !b == 0)
+    }
+}
+
+/// A path with the set of its bytes, computed on first use and shared by all rules of a check.
+#[derive(Debug)]
+pub struct Subject<'p> {
+    path: &'p [u8],
+    bytes: Option<ByteSet>,
+}
+
+impl<'p> Subject<'p> {
+    /// Wraps a path for matching against many patterns.
+    pub fn new(path: &'p [u8]) -> Subject<'p> {
+        Subject { path, bytes: None }
+    }
+
+    fn bytes(&mut self) -> &ByteSet {
+        let path = self.path;
+        self.bytes.get_or_insert_with(|| ByteSet::of(path))
+    }
+}
+
+impl Shape {
+    /// Splits an escaped pattern into its body (without a trailing `$`) and its shape.
+    pub(crate) fn of(pattern: &[u8]) -> (&[u8], Shape) {
+        let (body, anchored) = match pattern {
+            [rest @ .., b'$'] => (rest, true),
+            _ => (pattern, false),
+        };
+        let glob = match (memchr::memchr(b'*', body), memchr::memrchr(b'*', body)) {
+            (Some(first_star), Some(last_star)) => {
+                let mut needs = ByteSet::default();
+                let mut min_len = 0u32;
+                for &b in body.iter().filter(|&&b| b != b'*') {
+                    needs.insert(b);
+                    min_len = min_len.saturating_add(1);
+                }
+                Some(Glob {
+                    first_star: first_star as u32,
+                    last_star: last_star as u32,
+                    min_len,
+                    needs,
+                })
+            }
+            _ => None,
+        };
+        (body, Shape { anchored, glob })
+    }
+
+    /// Whether `body` with this shape matches (a prefix of) the subject's path.
+    #[inline]
+    pub(crate) fn matches(&self, body: &[u8], subject: &mut Subject<'_>) -> bool {
+        let path = subject.path;
+        let Some(glob) = &self.glob else {
+            return if self.anchored {
+                path == body
+            } else {
+                path.starts_with(body)
+            };
+        };
+        let (first_star, last_star) = (glob.first_star as usize, glob.last_star as usize);
+        if path.len() < glob.min_len as usize || !path.starts_with(&body[..first_star]) {
+            return false;
+        }
+        let suffix = &body[last_star + 1..];
+        // With `$` the last literal must sit at the very end; it bounds the middle.
+        let end = if self.anchored {
+            if !path.ends_with(suffix) {
+                return false;
+            }
+            path.len() - suffix.len()
+        } else {
+            path.len()
+        };
+        if !glob.needs.is_subset(subject.bytes()) {
+            return false;
+        }
+        let mut at = first_star;
+        if first_star < last_star {
+            for segment in body[first_star + 1..last_star].split(|&b| b == b'*') {
+                match find(&path[at.min(end)..end], segment) {
+                    Some(found) => at += found + segment.len(),
+                    None => return false,
+                }
+            }
+        }
+        if self.anchored {
+            at <= end
+        } else {
+            at <= end && find(&path[at..], suffix).is_some()
+        }
+    }
 }
 
 impl Pattern {
@@ -71,22 +192,9 @@ impl Pattern {
     /// assert!(p.matches(b"/axxb") && !p.matches(b"/axxbc"));
     /// ```
     pub fn new(pattern: &[u8]) -> Pattern {
-        let (body, anchored) = match pattern {
-            [rest @ .., b'$'] => (rest, true),
-            _ => (pattern, false),
-        };
-        let first = memchr::memchr(b'*', body);
-        let shape = match (first, memchr::memrchr(b'*', body)) {
-            (Some(first_star), Some(last_star)) => Shape::Glob {
-                first_star,
-                last_star,
-                min_len: body.iter().filter(|&&b| b != b'*').count(),
-            },
-            _ => Shape::Literal,
-        };
+        let (body, shape) = Shape::of(pattern);
         Pattern {
             body: body.into(),
-            anchored,
             shape,
         }
     }
@@ -94,62 +202,18 @@ impl Pattern {
     /// Whether the pattern matches (a prefix of) `path`.
     #[inline]
     pub fn matches(&self, path: &[u8]) -> bool {
-        let body = &self.body[..];
-        match self.shape {
-            Shape::Literal if self.anchored => path == body,
-            Shape::Literal => path.starts_with(body),
-            Shape::Glob {
-                first_star,
-                last_star,
-                min_len,
-            } => {
-                if path.len() < min_len || !path.starts_with(&body[..first_star]) {
-                    return false;
-                }
-                let suffix = &body[last_star + 1..];
-                // With `$` the last literal must sit at the very end; it bounds the middle.
-                let end = if self.anchored {
-                    if !path.ends_with(suffix) {
-                        return false;
-                    }
-                    path.len() - suffix.len()
-                } else {
-                    path.len()
-                };
-                let mut at = first_star;
-                if first_star < last_star {
-                    for segment in body[first_star + 1..last_star].split(|&b| b == b'*') {
-                        match find(&path[at.min(end)..end], segment) {
-                            Some(found) => at += found + segment.len(),
-                            None => return false,
-                        }
-                    }
-                }
-                if self.anchored {
-                    at <= end
-                } else {
-                    at <= end && find(&path[at..], suffix).is_some()
-                }
-            }
-        }
+        self.matches_subject(&mut Subject::new(path))
+    }
+
+    /// [`Pattern::matches`] for a path checked against many patterns.
+    #[inline]
+    pub fn matches_subject(&self, subject: &mut Subject<'_>) -> bool {
+        self.shape.matches(&self.body, subject)
     }
 
     /// Whether the pattern has a `*` or a trailing `$`.
     pub fn has_wildcards(&self) -> bool {
-        self.anchored || matches!(self.shape, Shape::Glob { .. })
-    }
-
-    /// The literal bytes every match starts with.
-    pub fn literal_prefix(&self) -> &[u8] {
-        match self.shape {
-            Shape::Literal => &self.body,
-            Shape::Glob { first_star, .. } => &self.body[..first_star],
-        }
-    }
-
-    /// Heap bytes held by this pattern.
-    pub fn heap_bytes(&self) -> usize {
-        self.body.len()
+        self.shape.anchored || self.shape.glob.is_some()
     }
 }
 

@@ -9,8 +9,8 @@
 use std::ops::Range;
 
 use crate::agent::{is_global_agent, product_token_bytes};
-use crate::directive::{KeyKind, LineContent, escape_pattern, is_escaped_kind, parse_line};
-use crate::lines::lines;
+use crate::directive::escape_pattern;
+use crate::events::{Event, events};
 use crate::matcher::Matcher;
 
 /// Allow or disallow.
@@ -97,23 +97,20 @@ impl RobotsTxt {
     /// Parses a robots.txt body. Input is bytes; nothing is decoded. The whole input is parsed:
     /// cap it at [`crate::MAX_BODY_BYTES`] first if it comes from the network.
     pub fn parse(body: &[u8]) -> RobotsTxt {
-        let mut robots = RobotsTxt::default();
-        // A user-agent line after a rule line starts a new group.
-        let mut rules_seen = true;
-        for line in lines(body) {
-            robots.line_count = line.number;
-            let LineContent::Directive(d) = parse_line(line.content) else {
-                continue;
-            };
-            let escaped = if is_escaped_kind(d.kind) {
-                escape_pattern(d.value)
-            } else {
-                d.value.into()
-            };
-            match d.kind {
-                KeyKind::UserAgent => {
-                    if rules_seen {
-                        rules_seen = false;
+        // Rough sizes from typical files, so small files do not reallocate as they grow.
+        let mut robots = RobotsTxt {
+            arena: Vec::with_capacity(body.len()),
+            rules: Vec::with_capacity(body.len() / 24),
+            ..RobotsTxt::default()
+        };
+        let mut events = events(body);
+        for (line, event) in events.by_ref() {
+            match event {
+                Event::UserAgent {
+                    value,
+                    starts_group,
+                } => {
+                    if starts_group {
                         let (a, r, c) = (
                             robots.agents.len(),
                             robots.rules.len(),
@@ -125,49 +122,48 @@ impl RobotsTxt {
                             records: c..c,
                         });
                     }
-                    let value = robots.store(d.value);
+                    let span = robots.store(value);
                     robots.agents.push(AgentData {
-                        line: line.number,
-                        value,
-                        global: is_global_agent(d.value),
+                        line,
+                        value: span,
+                        global: is_global_agent(value),
                     });
                     if let Some(group) = robots.groups.last_mut() {
                         group.agents.end = robots.agents.len();
                     }
                 }
-                KeyKind::Allow | KeyKind::Disallow => {
-                    let kind = if d.kind == KeyKind::Allow {
-                        RuleKind::Allow
-                    } else {
-                        RuleKind::Disallow
-                    };
+                Event::Rule {
+                    kind,
+                    value,
+                    in_group,
+                } => {
+                    let escaped = escape_pattern(value);
                     let pattern = robots.store(&escaped);
-                    let written = if *escaped == *d.value {
+                    let written = if *escaped == *value {
                         pattern
                     } else {
-                        robots.store(d.value)
+                        robots.store(value)
                     };
                     let rule = RuleData {
-                        line: line.number,
+                        line,
                         kind,
                         pattern,
                         written,
                     };
                     match robots.groups.last_mut() {
-                        Some(group) => {
-                            rules_seen = true;
+                        Some(group) if in_group => {
                             robots.rules.push(rule);
                             group.rules.end = robots.rules.len();
                         }
-                        None => robots.orphan_rules.push(rule),
+                        _ => robots.orphan_rules.push(rule),
                     }
                 }
-                KeyKind::Sitemap => {
-                    let record = robots.record(line.number, d.key, d.value);
+                Event::Sitemap { key, value } => {
+                    let record = robots.record(line, key, value);
                     robots.sitemaps.push(record);
                 }
-                KeyKind::Other => {
-                    let record = robots.record(line.number, d.key, &escaped);
+                Event::Other { key, value } => {
+                    let record = robots.record(line, key, &escape_pattern(value));
                     robots.records.push(record);
                     if let Some(group) = robots.groups.last_mut() {
                         group.records.end = robots.records.len();
@@ -175,6 +171,7 @@ impl RobotsTxt {
                 }
             }
         }
+        robots.line_count = events.line_count();
         robots
     }
 

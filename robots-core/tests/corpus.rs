@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use robots_core::reference::google_verdict;
-use robots_core::{MAX_BODY_BYTES, RobotsTxt, lint};
+use robots_core::{MAX_BODY_BYTES, Matcher, RobotsTxt, lint};
 
 fn corpus_files() -> Option<Vec<(String, Vec<u8>)>> {
     let dir = PathBuf::from(std::env::var_os("ROBOTS_CORPUS")?);
@@ -78,9 +78,13 @@ fn every_corpus_file_agrees_with_the_google_port() {
         };
         for agent in &agents {
             let matcher = robots.matcher(agent);
+            let fused = Matcher::from_body(body, [agent]);
+            assert_eq!(matcher.crawl_delay(), fused.crawl_delay(), "{name}");
+            assert_eq!(matcher.request_rate(), fused.request_rate(), "{name}");
             for path in paths {
                 let url = format!("https://example.com{path}");
                 let ours = matcher.check_url(&url);
+                assert_eq!(ours, fused.check_url(&url), "{name} {agent} {url}");
                 let google = google_verdict(body, &[agent.as_str()], &url);
                 checks += 1;
                 disallowed += usize::from(!ours.allowed);

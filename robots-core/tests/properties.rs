@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use robots_core::pattern::{Pattern, reference_matches};
 use robots_core::reference::google_verdict;
-use robots_core::{RobotsTxt, lint, path_of};
+use robots_core::{Matcher, RobotsTxt, lint, path_of};
 
 /// Lines a robots.txt is made of, weighted towards what matters for matching.
 fn line() -> impl Strategy<Value = String> {
@@ -57,6 +57,20 @@ proptest! {
         let ours = matcher.check_url(&url);
         let google = google_verdict(body.as_bytes(), &[agent], &url);
         prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
+    }
+
+    #[test]
+    fn one_pass_parse_agrees_with_the_full_parse(
+        body in body(),
+        path in prop_oneof![4 => "/[ab]{0,4}", 1 => "/[ab]{0,2}/(index\\.html)?", 1 => "/[/ab*$%2Fé]{0,10}"],
+        agents in prop::collection::vec(prop_oneof![Just("FooBot"), Just("BarBot/2"), Just("BazBot")], 1..3),
+    ) {
+        let full = RobotsTxt::parse(body.as_bytes()).matcher_for(&agents);
+        let fused = Matcher::from_body(body.as_bytes(), &agents);
+        prop_assert_eq!(full.check_path(path.as_bytes()), fused.check_path(path.as_bytes()));
+        prop_assert_eq!(full.selection(), fused.selection());
+        prop_assert_eq!(full.crawl_delay(), fused.crawl_delay());
+        prop_assert_eq!(full.rule_count(), fused.rule_count());
     }
 
     #[test]

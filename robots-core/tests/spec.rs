@@ -636,3 +636,88 @@ fn url_to_path() {
     assert!(allowed(body, "x", "https://h/public/../private"));
     assert!(allowed(body, "x", "https://h/%70rivate"));
 }
+
+// ---------------------------------------------------------------- 6. Other records
+
+#[test]
+fn crawl_delay_and_request_rate_follow_the_group_selection() {
+    let body = b"User-agent: *\nCrawl-delay: 1\nDisallow: /\n\nUser-agent: Baiduspider\nCrawl-delay: 10\n\nUser-agent: Googlebot\nCrawl-delay: abc\nCrawl-delay: 0.5\nRequest-rate: 1/10s\nDisallow: /x\n";
+    let robots = RobotsTxt::parse(body);
+    for matcher in [
+        robots.matcher("Googlebot"),
+        robots_core::Matcher::from_body(body, ["Googlebot"]),
+    ] {
+        // The Crawl-delay between Baiduspider and Googlebot belongs to their shared group.
+        assert_eq!(
+            matcher.crawl_delay().map(|c| (c.delay.as_millis(), c.line)),
+            Some((10_000, 6))
+        );
+        assert_eq!(
+            matcher
+                .request_rate()
+                .map(|(r, line)| (r.interval().as_secs(), line)),
+            Some((10, 11))
+        );
+    }
+    let other = robots.matcher("Other");
+    assert_eq!(
+        other.crawl_delay().map(|c| (c.delay.as_secs(), c.line)),
+        Some((1, 2))
+    );
+    assert_eq!(other.request_rate(), None);
+    // Invalid values are skipped: the first valid one counts.
+    let robots =
+        RobotsTxt::parse(b"User-agent: *\nCrawl-delay: -1\nCrawl-delay: soon\nCrawl-delay: .5\n");
+    assert_eq!(
+        robots
+            .matcher("x")
+            .crawl_delay()
+            .map(|c| (c.delay.as_millis(), c.line)),
+        Some((500, 4))
+    );
+    // None when no group applies.
+    assert_eq!(
+        RobotsTxt::parse(b"User-agent: a\nCrawl-delay: 3\n")
+            .matcher("b")
+            .crawl_delay(),
+        None
+    );
+}
+
+#[test]
+fn sitemaps_and_other_records_are_kept_in_file_order() {
+    let body = b"Sitemap: https://e.com/a.xml\nUser-agent: x\nHost: e.com\nContent-Signal: search=yes, ai-train=no\nSitemap: https://e.com/b.xml\nClean-param: ref /articles/\n";
+    let robots = RobotsTxt::parse(body);
+    let sitemaps: Vec<(u32, &[u8])> = robots.sitemaps().map(|s| (s.line, s.url)).collect();
+    assert_eq!(
+        sitemaps,
+        [
+            (1, &b"https://e.com/a.xml"[..]),
+            (5, b"https://e.com/b.xml")
+        ]
+    );
+    let records: Vec<(u32, String, String)> = robots
+        .records()
+        .map(|r| {
+            (
+                r.line,
+                String::from_utf8_lossy(r.key).into_owned(),
+                String::from_utf8_lossy(r.value).into_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        records,
+        [
+            (3, "Host".to_string(), "e.com".to_string()),
+            (
+                4,
+                "Content-Signal".to_string(),
+                "search=yes, ai-train=no".to_string()
+            ),
+            (6, "Clean-param".to_string(), "ref /articles/".to_string()),
+        ]
+    );
+    // They never affect allow/disallow.
+    assert!(robots.matcher("x").is_allowed("https://e.com/articles/"));
+}

@@ -1,0 +1,119 @@
+//! A body as a sequence of directives with Google's group boundaries (spec section 3). Both the
+//! full parse ([`crate::RobotsTxt`]) and the one-crawler parse ([`crate::Matcher::from_body`])
+//! read the file through this, so the grouping rule lives in one place: a user-agent line that
+//! follows an allow/disallow line of a group starts a new group; nothing else ends one.
+
+use crate::directive::{KeyKind, LineContent, parse_line};
+use crate::lines::{Lines, lines};
+use crate::robots::RuleKind;
+
+/// One directive, values as written (not escaped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Event<'a> {
+    /// A user-agent line; `starts_group` when it opens a new group.
+    UserAgent { value: &'a [u8], starts_group: bool },
+    /// An allow or disallow line; `in_group` is false before the first user-agent line.
+    Rule {
+        kind: RuleKind,
+        value: &'a [u8],
+        in_group: bool,
+    },
+    /// A sitemap line.
+    Sitemap { key: &'a [u8], value: &'a [u8] },
+    /// Any other key.
+    Other { key: &'a [u8], value: &'a [u8] },
+}
+
+pub(crate) struct Events<'a> {
+    lines: Lines<'a>,
+    in_group: bool,
+    rules_seen: bool,
+    line_count: u32,
+}
+
+pub(crate) fn events(body: &[u8]) -> Events<'_> {
+    Events {
+        lines: lines(body),
+        in_group: false,
+        rules_seen: true,
+        line_count: 0,
+    }
+}
+
+impl Events<'_> {
+    /// Lines read so far; after the last event, the file's line count.
+    pub(crate) fn line_count(&self) -> u32 {
+        self.line_count
+    }
+}
+
+impl<'a> Iterator for Events<'a> {
+    type Item = (u32, Event<'a>);
+
+    fn next(&mut self) -> Option<(u32, Event<'a>)> {
+        for line in self.lines.by_ref() {
+            self.line_count = line.number;
+            let LineContent::Directive(d) = parse_line(line.content) else {
+                continue;
+            };
+            let event = match d.kind {
+                KeyKind::UserAgent => {
+                    let starts_group = self.rules_seen;
+                    (self.rules_seen, self.in_group) = (false, true);
+                    Event::UserAgent {
+                        value: d.value,
+                        starts_group,
+                    }
+                }
+                KeyKind::Allow | KeyKind::Disallow => {
+                    // Only a rule inside a group can end it.
+                    self.rules_seen |= self.in_group;
+                    let kind = if d.kind == KeyKind::Allow {
+                        RuleKind::Allow
+                    } else {
+                        RuleKind::Disallow
+                    };
+                    Event::Rule {
+                        kind,
+                        value: d.value,
+                        in_group: self.in_group,
+                    }
+                }
+                KeyKind::Sitemap => Event::Sitemap {
+                    key: d.key,
+                    value: d.value,
+                },
+                KeyKind::Other => Event::Other {
+                    key: d.key,
+                    value: d.value,
+                },
+            };
+            return Some((line.number, event));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_start_at_a_user_agent_after_a_rule() {
+        let body = b"Disallow: /0\nUser-agent: a\nHost: h\nUser-agent: b\nDisallow: /1\nSitemap: s\nUser-agent: c\n";
+        let starts: Vec<(u32, bool)> = events(body)
+            .filter_map(|(line, e)| match e {
+                Event::UserAgent { starts_group, .. } => Some((line, starts_group)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(starts, [(2, true), (4, false), (7, true)]);
+        let in_group: Vec<bool> = events(body)
+            .filter_map(|(_, e)| match e {
+                Event::Rule { in_group, .. } => Some(in_group),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(in_group, [false, true]);
+    }
+}
