@@ -49,6 +49,27 @@ pub enum LineContent<'a> {
     Invalid,
 }
 
+/// The first `needle` in `haystack`. Values and keys are short, where a plain loop beats
+/// memchr's set-up; long ones go to memchr.
+#[inline]
+pub(crate) fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
+    if haystack.len() < 64 {
+        haystack.iter().position(|&b| b == needle)
+    } else {
+        memchr::memchr(needle, haystack)
+    }
+}
+
+/// The last `needle` in `haystack`, as [`find_byte`].
+#[inline]
+pub(crate) fn rfind_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
+    if haystack.len() < 64 {
+        haystack.iter().rposition(|&b| b == needle)
+    } else {
+        memchr::memrchr(needle, haystack)
+    }
+}
+
 /// Whitespace as Google's parser trims it (space, TAB, VT, FF; CR and LF never reach here).
 fn is_trim_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | 0x0B | 0x0C)
@@ -82,7 +103,7 @@ pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
 /// assert_eq!((d.kind, d.key, d.value), (KeyKind::Disallow, &b"Disallow /foo"[..], &b"bar"[..]));
 /// ```
 pub fn parse_line(content: &[u8]) -> LineContent<'_> {
-    let (text, has_comment) = match memchr::memchr(b'#', content) {
+    let (text, has_comment) = match find_byte(b'#', content) {
         Some(at) => (&content[..at], true),
         None => (content, false),
     };
@@ -94,7 +115,7 @@ pub fn parse_line(content: &[u8]) -> LineContent<'_> {
             LineContent::Empty
         };
     }
-    let (key, value, missing_colon) = match memchr::memchr(b':', text) {
+    let (key, value, missing_colon) = match find_byte(b':', text) {
         Some(at) => (trim(&text[..at]), trim(&text[at + 1..]), false),
         None => {
             // Google accepts whitespace for a forgotten colon, but only between exactly two words.
@@ -166,7 +187,7 @@ pub fn is_escaped_kind(kind: KeyKind) -> bool {
 /// ```
 pub fn escape_pattern(value: &[u8]) -> Cow<'_, [u8]> {
     // Most values are plain ASCII without `%`: both checks run a word or a vector at a time.
-    if value.is_ascii() && memchr::memchr(b'%', value).is_none() {
+    if value.is_ascii() && find_byte(b'%', value).is_none() {
         return Cow::Borrowed(value);
     }
     let needs_work = value.iter().enumerate().any(|(i, &b)| {

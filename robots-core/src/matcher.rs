@@ -12,7 +12,7 @@ use std::time::Duration;
 use std::borrow::Cow;
 
 use crate::agent::{is_global_agent, product_token, product_token_bytes};
-use crate::directive::escape_pattern;
+use crate::directive::{escape_pattern, rfind_byte};
 use crate::events::{Event, events};
 use crate::pattern::{Shape, Subject};
 use crate::records::{RequestRate, parse_crawl_delay};
@@ -61,9 +61,82 @@ struct CompiledRule {
 struct Inner {
     selection: Selection,
     rules: Box<[CompiledRule]>,
+    /// For views with many rules: which rules can match, by the path's second byte.
+    index: Option<Box<FirstByteIndex>>,
     arena: Box<[u8]>,
     crawl_delay: Option<CrawlDelay>,
     request_rate: Option<(RequestRate, u32)>,
+}
+
+/// Rules with a literal prefix `/x…` can only match paths whose second byte is `x`. The index
+/// lists, for each byte, the rules of that bucket, and separately the rules that may match any
+/// path (prefix `/` alone or a leading `*`); both lists are in decision order, so a check walks
+/// the two merged and stops at the first match, as the plain scan would.
+#[derive(Debug)]
+struct FirstByteIndex {
+    /// `by_byte[start[b]..start[b + 1]]` are the rules whose prefix has `b` after the `/`.
+    start: Box<[u32; 257]>,
+    by_byte: Box<[u32]>,
+    anywhere: Box<[u32]>,
+}
+
+impl FirstByteIndex {
+    /// Views with fewer rules are scanned directly; the index would not pay for itself.
+    const MIN_RULES: usize = 32;
+
+    fn build(rules: &[CompiledRule], arena: &[u8]) -> Option<Box<FirstByteIndex>> {
+        if rules.len() < Self::MIN_RULES {
+            return None;
+        }
+        let second_byte = |r: &CompiledRule| {
+            let body = &arena[r.body.0 as usize..r.body.1 as usize];
+            let prefix = &body[..r.shape.literal_prefix_len(body)];
+            match prefix {
+                [b'/', b, ..] => Some(*b),
+                _ => None,
+            }
+        };
+        let mut start = Box::new([0u32; 257]);
+        let mut anywhere = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            match second_byte(rule) {
+                Some(b) => start[usize::from(b) + 1] += 1,
+                None => anywhere.push(i as u32),
+            }
+        }
+        for b in 1..257 {
+            start[b] += start[b - 1];
+        }
+        let mut fill = start.clone();
+        let mut by_byte = vec![0u32; start[256] as usize];
+        for (i, rule) in rules.iter().enumerate() {
+            if let Some(b) = second_byte(rule) {
+                by_byte[fill[usize::from(b)] as usize] = i as u32;
+                fill[usize::from(b)] += 1;
+            }
+        }
+        Some(Box::new(FirstByteIndex {
+            start,
+            by_byte: by_byte.into(),
+            anywhere: anywhere.into(),
+        }))
+    }
+
+    /// The two candidate lists for a path.
+    fn candidates(&self, path: &[u8]) -> (&[u32], &[u32]) {
+        let bucket = match path.get(1) {
+            Some(&b) => {
+                &self.by_byte
+                    [self.start[usize::from(b)] as usize..self.start[usize::from(b) + 1] as usize]
+            }
+            None => &[],
+        };
+        (&self.anywhere, bucket)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + 257 * 4 + (self.by_byte.len() + self.anywhere.len()) * 4
+    }
 }
 
 /// A robots.txt compiled for one crawler. Cheap to clone (one `Arc`), `Send + Sync`, and a check
@@ -103,6 +176,34 @@ pub struct MatchedRule<'a> {
     /// The pattern as written in the file (not escaped; an `index.html` rule that decided through
     /// its `/$` retry still shows as written).
     pub pattern: &'a [u8],
+}
+
+/// Rule indices by rank, highest first, file order kept among equals (rules come in file order).
+/// Ranks are small (twice a pattern length), so a counting sort does it in linear time.
+fn decision_order(rank: &[u32]) -> Vec<u32> {
+    let Some(&max) = rank.iter().max() else {
+        return Vec::new();
+    };
+    if max > 1 << 13 {
+        // A pattern of thousands of bytes: a plain stable sort beats a huge count table.
+        let mut order: Vec<u32> = (0..rank.len() as u32).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(rank[i as usize]));
+        return order;
+    }
+    let mut start = vec![0u32; max as usize + 2];
+    for &r in rank {
+        start[(max - r) as usize + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut order = vec![0u32; rank.len()];
+    for (i, &r) in rank.iter().enumerate() {
+        let slot = &mut start[(max - r) as usize];
+        order[*slot as usize] = i as u32;
+        *slot += 1;
+    }
+    order
 }
 
 /// Keys whose values the view keeps (the rest of the records is only in [`RobotsTxt`]).
@@ -300,7 +401,8 @@ impl Matcher {
         records: &[(u32, &'r [u8], &'r [u8])],
     ) -> Matcher {
         let mut arena: Vec<u8> = Vec::new();
-        let mut rules: Vec<(u64, CompiledRule)> = Vec::new();
+        let mut rules: Vec<CompiledRule> = Vec::new();
+        let mut rank: Vec<u32> = Vec::new();
         let store = |arena: &mut Vec<u8>, bytes: &[u8]| {
             let start = arena.len() as u32;
             arena.extend_from_slice(bytes);
@@ -320,13 +422,11 @@ impl Matcher {
                 } else {
                     store(arena, body)
                 };
-                let priority = u64::try_from(pattern.len())
-                    .unwrap_or(u64::MAX)
-                    .min(u64::from(u32::MAX));
-                // Decision order packed in one key: priority descending, allow first, line ascending.
-                let order = (u64::from(u32::MAX) - priority) << 33
-                    | u64::from(kind == RuleKind::Disallow) << 32
-                    | u64::from(line);
+                // Decision order: priority descending, allow before disallow, then file order.
+                let priority = u32::try_from(pattern.len())
+                    .unwrap_or(u32::MAX / 2)
+                    .min(u32::MAX / 2);
+                rank.push(priority * 2 + u32::from(kind == RuleKind::Allow));
                 let compiled = CompiledRule {
                     body,
                     written: written_span,
@@ -334,14 +434,14 @@ impl Matcher {
                     kind,
                     line,
                 };
-                rules.push((order, compiled));
+                rules.push(compiled);
             };
             add(&mut arena, &pattern);
             // Google's index.html retry: an allow whose last segment starts with `/index.htm` is
             // tried again as everything up to that `/` plus `$`. Its priority is always lower than
             // the original's, so in priority order it only decides when the original does not match.
             if kind == RuleKind::Allow
-                && let Some(slash) = memchr::memrchr(b'/', &pattern)
+                && let Some(slash) = rfind_byte(b'/', &pattern)
                 && pattern[slash..].starts_with(b"/index.htm")
             {
                 let mut retry = pattern[..=slash].to_vec();
@@ -349,7 +449,8 @@ impl Matcher {
                 add(&mut arena, &retry);
             }
         }
-        rules.sort_unstable_by_key(|(order, _)| *order);
+        let order = decision_order(&rank);
+        let sorted: Box<[CompiledRule]> = order.iter().map(|&i| rules[i as usize]).collect();
 
         let is = |key: &[u8], name: &str| key.eq_ignore_ascii_case(name.as_bytes());
         let crawl_delay = records
@@ -364,8 +465,9 @@ impl Matcher {
             .find_map(|&(line, _, value)| RequestRate::parse(value).map(|rate| (rate, line)));
         Matcher {
             inner: Arc::new(Inner {
+                index: FirstByteIndex::build(&sorted, &arena),
                 selection,
-                rules: rules.into_iter().map(|(_, r)| r).collect(),
+                rules: sorted,
                 arena: arena.into(),
                 crawl_delay,
                 request_rate,
@@ -392,22 +494,49 @@ impl Matcher {
         let inner = &*self.inner;
         let mut subject = Subject::new(path);
         let bytes = |(start, end): (u32, u32)| &inner.arena[start as usize..end as usize];
-        for rule in inner.rules.iter() {
-            if rule.shape.matches(bytes(rule.body), &mut subject) {
-                return Verdict {
+        let mut decide = |rule: &CompiledRule| {
+            rule.shape
+                .matches(bytes(rule.body), &mut subject)
+                .then(|| Verdict {
                     allowed: rule.kind == RuleKind::Allow,
                     rule: Some(MatchedRule {
                         line: rule.line,
                         kind: rule.kind,
                         pattern: bytes(rule.written),
                     }),
-                };
+                })
+        };
+        let found = match &inner.index {
+            None => inner.rules.iter().find_map(decide),
+            Some(index) => {
+                // Merge the two candidate lists by rule position, i.e. in decision order.
+                let (mut a, mut b) = index.candidates(path);
+                loop {
+                    let next = match (a.first(), b.first()) {
+                        (Some(&x), Some(&y)) if x < y => {
+                            a = &a[1..];
+                            x
+                        }
+                        (_, Some(&y)) => {
+                            b = &b[1..];
+                            y
+                        }
+                        (Some(&x), None) => {
+                            a = &a[1..];
+                            x
+                        }
+                        (None, None) => break None,
+                    };
+                    if let Some(verdict) = decide(&inner.rules[next as usize]) {
+                        break Some(verdict);
+                    }
+                }
             }
-        }
-        Verdict {
+        };
+        found.unwrap_or(Verdict {
             allowed: true,
             rule: None,
-        }
+        })
     }
 
     /// Shorthand for `check_url(url).allowed`.
@@ -441,6 +570,7 @@ impl Matcher {
         let inner = &*self.inner;
         std::mem::size_of::<Inner>()
             + inner.rules.len() * std::mem::size_of::<CompiledRule>()
+            + inner.index.as_ref().map_or(0, |i| i.heap_bytes())
             + inner.arena.len()
             + match &inner.selection {
                 Selection::Agent(token) => token.len(),

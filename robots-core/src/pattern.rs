@@ -9,6 +9,8 @@
 
 use memchr::memmem;
 
+use crate::directive::{find_byte, rfind_byte};
+
 /// The spec's reference algorithm: a sorted set of candidate path positions, widened to every
 /// later position by `*`. O(|path| × |pattern|). Slow but obviously right; used as the oracle.
 ///
@@ -92,22 +94,76 @@ impl ByteSet {
     }
 }
 
-/// A path with the set of its bytes, computed on first use and shared by all rules of a check.
+/// A path and what is learnt about it while it is checked against many patterns: the set of its
+/// bytes (from the first wildcard rule on), and after a few wildcard scans, the first and last
+/// position of each byte, which answer most single-byte searches with one lookup. All of it
+/// lives on the stack.
 #[derive(Debug)]
 pub struct Subject<'p> {
     path: &'p [u8],
     bytes: Option<ByteSet>,
+    scans: u32,
+    positions: Option<Positions>,
+}
+
+/// `first[b]` and `last[b]`: 1 + the first and last position of byte `b`, 0 if absent.
+#[derive(Debug)]
+struct Positions {
+    first: [u32; 256],
+    last: [u32; 256],
 }
 
 impl<'p> Subject<'p> {
+    /// Single-byte searches after which the position tables are built.
+    const SCANS_BEFORE_TABLES: u32 = 16;
+
     /// Wraps a path for matching against many patterns.
     pub fn new(path: &'p [u8]) -> Subject<'p> {
-        Subject { path, bytes: None }
+        Subject {
+            path,
+            bytes: None,
+            scans: 0,
+            positions: None,
+        }
     }
 
     fn bytes(&mut self) -> &ByteSet {
         let path = self.path;
         self.bytes.get_or_insert_with(|| ByteSet::of(path))
+    }
+
+    /// The first position `>= at` and `< end` of byte `b`.
+    fn find_byte_from(&mut self, b: u8, at: usize, end: usize) -> Option<usize> {
+        if at >= end {
+            return None;
+        }
+        self.scans = self.scans.saturating_add(1);
+        if self.positions.is_none()
+            && self.scans >= Self::SCANS_BEFORE_TABLES
+            && self.path.len() < u32::MAX as usize
+        {
+            let (mut first, mut last) = ([0u32; 256], [0u32; 256]);
+            for (i, &c) in self.path.iter().enumerate().rev() {
+                first[usize::from(c)] = i as u32 + 1;
+            }
+            for (i, &c) in self.path.iter().enumerate() {
+                last[usize::from(c)] = i as u32 + 1;
+            }
+            self.positions = Some(Positions { first, last });
+        }
+        if let Some(p) = &self.positions {
+            let (first, last) = (
+                p.first[usize::from(b)] as usize,
+                p.last[usize::from(b)] as usize,
+            );
+            if last <= at {
+                return None; // absent, or only before `at`
+            }
+            if first > at {
+                return (first - 1 < end).then_some(first - 1);
+            }
+        }
+        memchr::memchr(b, &self.path[at..end]).map(|i| i + at)
     }
 }
 
@@ -118,7 +174,7 @@ impl Shape {
             [rest @ .., b'$'] => (rest, true),
             _ => (pattern, false),
         };
-        let glob = match (memchr::memchr(b'*', body), memchr::memrchr(b'*', body)) {
+        let glob = match (find_byte(b'*', body), rfind_byte(b'*', body)) {
             (Some(first_star), Some(last_star)) => {
                 let mut needs = ByteSet::default();
                 let mut min_len = 0u32;
@@ -136,6 +192,11 @@ impl Shape {
             _ => None,
         };
         (body, Shape { anchored, glob })
+    }
+
+    /// How many leading bytes of `body` are literal (every match starts with them).
+    pub(crate) fn literal_prefix_len(&self, body: &[u8]) -> usize {
+        self.glob.map_or(body.len(), |g| g.first_star as usize)
     }
 
     /// Whether `body` with this shape matches (a prefix of) the subject's path.
@@ -169,8 +230,12 @@ impl Shape {
         let mut at = first_star;
         if first_star < last_star {
             for segment in body[first_star + 1..last_star].split(|&b| b == b'*') {
-                match find(&path[at.min(end)..end], segment) {
-                    Some(found) => at += found + segment.len(),
+                let found = match segment {
+                    [b] => subject.find_byte_from(*b, at, end),
+                    _ => find(&path[at.min(end)..end], segment).map(|i| i + at),
+                };
+                match found {
+                    Some(found) => at = found + segment.len(),
                     None => return false,
                 }
             }

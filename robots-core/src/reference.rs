@@ -6,7 +6,7 @@ use crate::agent::{is_global_agent, product_token_bytes};
 use crate::directive::{KeyKind, LineContent, escape_pattern, is_escaped_kind, parse_line};
 use crate::lines::lines;
 use crate::pattern::reference_matches;
-use crate::url_path::path_of;
+use std::borrow::Cow;
 
 #[derive(Default, Clone, Copy)]
 struct Best {
@@ -35,7 +35,7 @@ impl Best {
 /// assert_eq!((allowed, line), (false, 2));
 /// ```
 pub fn google_verdict(body: &[u8], agents: &[&str], url: &str) -> (bool, u32) {
-    let path = path_of(url);
+    let path = google_path_params_query(url);
     let path = path.as_bytes();
     let (mut seen_global, mut seen_specific, mut ever_specific, mut seen_separator) =
         (false, false, false, false);
@@ -125,4 +125,45 @@ pub fn google_verdict(body: &[u8], agents: &[&str], url: &str) -> (bool, u32) {
         return (true, 0);
     }
     decide(allow_global, disallow_global).unwrap_or((true, 0))
+}
+
+/// A literal port of Google's `GetPathParamsQuery`, the oracle for [`crate::path_of`].
+///
+/// ```
+/// use robots_core::reference::google_path_params_query;
+/// assert_eq!(google_path_params_query("http://h?a"), "/?a");
+/// ```
+pub fn google_path_params_query(url: &str) -> Cow<'_, str> {
+    let bytes = url.as_bytes();
+    // Two leading slashes start a scheme-relative URL: skip them.
+    let search_start = if bytes.starts_with(b"//") { 2 } else { 0 };
+    let find_from = |from: usize, pred: &dyn Fn(u8) -> bool| {
+        bytes[from.min(bytes.len())..]
+            .iter()
+            .position(|&b| pred(b))
+            .map(|i| i + from)
+    };
+    let is_path_start = |b: u8| matches!(b, b'/' | b'?' | b';');
+    let early_path = find_from(search_start, &is_path_start);
+    let protocol_end =
+        memchr::memmem::find(&bytes[search_start..], b"://").map(|i| i + search_start);
+    let after_scheme = match (protocol_end, early_path) {
+        // A path, params or query starting before "://" means "://" is not the scheme's end.
+        (Some(p), Some(e)) if e < p => search_start,
+        (Some(p), _) => p + 3,
+        (None, _) => search_start,
+    };
+    let Some(path_start) = find_from(after_scheme, &is_path_start) else {
+        return Cow::Borrowed("/");
+    };
+    let hash = find_from(search_start, &|b| b == b'#');
+    if hash.is_some_and(|h| h < path_start) {
+        return Cow::Borrowed("/");
+    }
+    let path = &url[path_start..hash.unwrap_or(url.len())];
+    if path.starts_with('/') {
+        Cow::Borrowed(path)
+    } else {
+        Cow::Owned(format!("/{path}"))
+    }
 }

@@ -15,32 +15,34 @@ use std::borrow::Cow;
 /// ```
 pub fn path_of(url: &str) -> Cow<'_, str> {
     let bytes = url.as_bytes();
+    let is_path_start = |b: u8| matches!(b, b'/' | b'?' | b';');
     // Two leading slashes start a scheme-relative URL: skip them.
     let search_start = if bytes.starts_with(b"//") { 2 } else { 0 };
-    let find_from = |from: usize, pred: &dyn Fn(u8) -> bool| {
-        bytes[from.min(bytes.len())..]
-            .iter()
-            .position(|&b| pred(b))
-            .map(|i| i + from)
-    };
-    let is_path_start = |b: u8| matches!(b, b'/' | b'?' | b';');
-    let early_path = find_from(search_start, &is_path_start);
-    let protocol_end =
-        memchr::memmem::find(&bytes[search_start..], b"://").map(|i| i + search_start);
-    let after_scheme = match (protocol_end, early_path) {
-        // A path, params or query starting before "://" means "://" is not the scheme's end.
-        (Some(p), Some(e)) if e < p => search_start,
-        (Some(p), _) => p + 3,
-        (None, _) => search_start,
-    };
-    let Some(path_start) = find_from(after_scheme, &is_path_start) else {
+    // "://" ends a scheme only if no path, params or query starts before it.
+    let mut after_scheme = search_start;
+    for (i, &b) in bytes.iter().enumerate().skip(search_start) {
+        if is_path_start(b) {
+            break;
+        }
+        if b == b':' && bytes[i + 1..].starts_with(b"//") {
+            after_scheme = i + 3;
+            break;
+        }
+    }
+    let Some(path_start) = bytes[after_scheme..]
+        .iter()
+        .position(|&b| is_path_start(b))
+        .map(|i| i + after_scheme)
+    else {
         return Cow::Borrowed("/");
     };
-    let hash = find_from(search_start, &|b| b == b'#');
-    if hash.is_some_and(|h| h < path_start) {
+    // A fragment that starts before the path leaves nothing but "/".
+    if bytes[search_start..path_start].contains(&b'#') {
         return Cow::Borrowed("/");
     }
-    let path = &url[path_start..hash.unwrap_or(url.len())];
+    let path_end =
+        memchr::memchr(b'#', &bytes[path_start..]).map_or(bytes.len(), |i| i + path_start);
+    let path = &url[path_start..path_end];
     if path.starts_with('/') {
         Cow::Borrowed(path)
     } else {
@@ -85,6 +87,13 @@ mod tests {
             ("http://h?a", "/?a"),
             ("//h/p", "/p"),
             ("http://h/%2Fa/../b", "/%2Fa/../b"),
+            ("a:b://c/d", "/d"),
+            ("a:b/c://d/e", "/c://d/e"),
+            ("http:/x/y", "/x/y"),
+            ("h#x/y", "/"),
+            ("//h#/p", "/"),
+            ("https://h/p#a#b", "/p"),
+            ("https://user:pw@h:8080/p?q", "/p?q"),
         ] {
             assert_eq!(path_of(url), path, "{url}");
         }

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use robots_core::pattern::{Pattern, reference_matches};
-use robots_core::reference::google_verdict;
+use robots_core::reference::{google_path_params_query, google_verdict};
 use robots_core::{Matcher, RobotsTxt, lint, path_of};
 
 /// Lines a robots.txt is made of, weighted towards what matters for matching.
@@ -82,6 +82,28 @@ proptest! {
             Pattern::new(pattern.as_bytes()).matches(path.as_bytes()),
             reference_matches(pattern.as_bytes(), path.as_bytes())
         );
+    }
+
+    /// Enough wildcard rules that a check builds its last-position table.
+    #[test]
+    fn many_wildcard_rules_agree_with_google(
+        rules in prop::collection::vec(("(Allow|Disallow)", "/(\\*[abc]){1,4}\\$?"), 20..60),
+        path in "/[abc]{0,24}",
+    ) {
+        let mut body = String::from("User-agent: *\n");
+        for (kind, pattern) in &rules {
+            body.push_str(&format!("{kind}: {pattern}\n"));
+        }
+        let matcher = RobotsTxt::parse(body.as_bytes()).matcher("FooBot");
+        let ours = matcher.check_path(path.as_bytes());
+        let google = google_verdict(body.as_bytes(), &["FooBot"], &path);
+        prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
+    }
+
+    #[test]
+    fn url_paths_agree_with_googles_extraction(url in "[a-z:/?;#.@]{0,16}", any_url in any::<String>()) {
+        prop_assert_eq!(path_of(&url), google_path_params_query(&url));
+        prop_assert_eq!(path_of(&any_url), google_path_params_query(&any_url));
     }
 
     #[test]
