@@ -4,3 +4,5 @@
 
 /// The robots.txt parser and matcher (the `robots-core` crate).
 pub use robots_core as core;
+/// Fetching and caching robots.txt per origin (the `robots-fetch` crate).
+pub use robots_fetch as fetch;

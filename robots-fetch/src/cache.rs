@@ -1,0 +1,745 @@
+//! The robots.txt cache (spec section 7): per origin, shared by every clone and every client,
+//! bounded, one fetch per origin at a time, with Google's lifetimes and failure rules.
+//!
+//! Time is tokio's clock ([`tokio::time::Instant`]), so tests drive it with
+//! `tokio::time::pause`. The map itself is a bounded `quick_cache` used only for storage and
+//! eviction (its reads never allocate); freshness is decided here from the times each entry
+//! carries.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use robots_core::{Matcher, RobotsTxt, Verdict};
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+use url::Url;
+
+use crate::client::FetchClient;
+use crate::fetch::{FetchConfig, fetch};
+use crate::origin::{Origin, OriginError, origin_str};
+use crate::outcome::{FetchOutcome, UnavailableReason, Unreachable};
+
+/// Lifetimes, back-off and size of the cache. Every number has a polite default.
+#[derive(Debug, Clone)]
+pub struct CacheConfig {
+    /// How long a good copy lives without `Cache-Control: max-age` (24 h).
+    pub default_ttl: Duration,
+    /// Bounds for `max-age` (1 min … 24 h).
+    pub min_ttl: Duration,
+    /// See `min_ttl`.
+    pub max_ttl: Duration,
+    /// First retry after an unreachable fetch, doubled per consecutive failure (1 min)…
+    pub retry_base: Duration,
+    /// …up to this (1 h).
+    pub retry_max: Duration,
+    /// `Retry-After` is honoured up to this (24 h), and at least `retry_floor`.
+    pub retry_after_max: Duration,
+    /// The shortest wait before a retry, whatever `Retry-After` says (1 s).
+    pub retry_floor: Duration,
+    /// With no good copy, disallow all until the origin has been unreachable this long, then
+    /// allow all (30 days).
+    pub give_up_after: Duration,
+    /// Treat 401 and 403 as disallow all (the older convention) instead of allow all.
+    pub auth_errors_disallow: bool,
+    /// How many origins are kept (100,000); the least useful are evicted beyond that.
+    pub capacity: u64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> CacheConfig {
+        CacheConfig {
+            default_ttl: Duration::from_secs(24 * 3600),
+            min_ttl: Duration::from_secs(60),
+            max_ttl: Duration::from_secs(24 * 3600),
+            retry_base: Duration::from_secs(60),
+            retry_max: Duration::from_secs(3600),
+            retry_after_max: Duration::from_secs(24 * 3600),
+            retry_floor: Duration::from_secs(1),
+            give_up_after: Duration::from_secs(30 * 24 * 3600),
+            auth_errors_disallow: false,
+            capacity: 100_000,
+        }
+    }
+}
+
+/// A parsed robots.txt with the view compiled for the cache's crawler.
+#[derive(Debug)]
+pub struct ParsedRobots {
+    /// Everything in the file (sitemaps, other records, all groups).
+    pub robots: RobotsTxt,
+    /// The view for the cache's crawler.
+    pub matcher: Matcher,
+}
+
+/// The rules an entry applies.
+#[derive(Debug, Clone)]
+pub enum Rules {
+    /// A robots.txt was parsed.
+    Parsed(Arc<ParsedRobots>),
+    /// Everything is allowed (robots.txt unavailable, or unreachable for too long).
+    AllowAll,
+    /// Nothing is allowed (robots.txt unreachable, or 401/403 when so configured).
+    DisallowAll,
+}
+
+/// Where an entry's rules came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Fetched and parsed; fresh until `expires_at`.
+    Parsed {
+        /// The HTTP status of the final response.
+        status: u16,
+        /// When it was fetched.
+        fetched_at: Instant,
+        /// When it will be fetched again.
+        expires_at: Instant,
+    },
+    /// Given by [`RobotsCache::insert`].
+    Inserted {
+        /// When.
+        at: Instant,
+        /// When it will be fetched.
+        expires_at: Instant,
+    },
+    /// A 4xx (or an unfollowable redirect chain): allow all, or disallow all for 401/403 when so
+    /// configured.
+    Unavailable {
+        /// The status.
+        status: u16,
+        /// Why.
+        reason: UnavailableReason,
+        /// When it was fetched.
+        fetched_at: Instant,
+        /// When it will be fetched again.
+        expires_at: Instant,
+    },
+    /// Unreachable now, but the last good copy (fetched at `fetched_at` with `status`, or the
+    /// last unavailable answer) is still used.
+    Stale {
+        /// The good copy's status.
+        status: u16,
+        /// When the good copy was fetched.
+        fetched_at: Instant,
+        /// Why the last fetch failed.
+        cause: Unreachable,
+        /// When the outage began.
+        unreachable_since: Instant,
+        /// When the next fetch will be tried.
+        next_retry: Instant,
+    },
+    /// Unreachable with no good copy: disallow all until `give_up_after`, then allow all.
+    Unreachable {
+        /// Why.
+        cause: Unreachable,
+        /// When the outage began.
+        since: Instant,
+        /// When the next fetch will be tried.
+        next_retry: Instant,
+    },
+}
+
+impl Source {
+    /// `"parsed"`, `"unavailable"` or `"unreachable"`, as the CLI reports it (an inserted copy is
+    /// `"parsed"`; a stale one is `"parsed"` too, its rules being a parsed file).
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            Source::Parsed { .. } | Source::Inserted { .. } => "parsed",
+            Source::Stale { .. } => "parsed",
+            Source::Unavailable { .. } => "unavailable",
+            Source::Unreachable { .. } => "unreachable",
+        }
+    }
+
+    /// The HTTP status behind the rules, if any.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Source::Parsed { status, .. }
+            | Source::Unavailable { status, .. }
+            | Source::Stale { status, .. } => Some(*status),
+            Source::Inserted { .. } => None,
+            Source::Unreachable { cause, .. } => cause.status(),
+        }
+    }
+}
+
+/// One origin's cached robots.txt: the rules, where they came from, and when to look again.
+#[derive(Debug, Clone)]
+pub struct CachedRobots {
+    origin: Origin,
+    rules: Rules,
+    source: Source,
+    /// When the entry should be fetched again.
+    refresh_at: Instant,
+    /// Consecutive unreachable fetches, for the back-off.
+    failures: u32,
+    give_up_after: Duration,
+}
+
+impl CachedRobots {
+    /// The origin.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// Where the rules came from.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// The rules as fetched (see [`CachedRobots::rules_at`] for what applies now).
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The parsed file, when there is one (sitemaps, other records…).
+    pub fn robots(&self) -> Option<&RobotsTxt> {
+        match &self.rules {
+            Rules::Parsed(parsed) => Some(&parsed.robots),
+            _ => None,
+        }
+    }
+
+    /// When the cache will fetch this origin again.
+    pub fn refresh_at(&self) -> Instant {
+        self.refresh_at
+    }
+
+    /// The rules that apply at `now`: with no good copy, disallow all until the origin has been
+    /// unreachable for the give-up period, then allow all.
+    pub fn rules_at(&self, now: Instant) -> &Rules {
+        match &self.source {
+            Source::Unreachable { since, .. }
+                if now.saturating_duration_since(*since) >= self.give_up_after =>
+            {
+                &Rules::AllowAll
+            }
+            _ => &self.rules,
+        }
+    }
+
+    /// Whether the rules block everything because robots.txt is unreachable and there is no
+    /// good copy (as opposed to a file that disallows): a crawler should reschedule.
+    pub fn is_blocked_by_outage(&self, now: Instant) -> bool {
+        matches!(self.source, Source::Unreachable { .. })
+            && matches!(self.rules_at(now), Rules::DisallowAll)
+    }
+
+    /// The verdict for a path (see [`robots_core::path_of`]) at `now`. Does not allocate.
+    pub fn verdict_at(&self, path: &[u8], now: Instant) -> Verdict<'_> {
+        match self.rules_at(now) {
+            Rules::Parsed(parsed) => parsed.matcher.check_path(path),
+            Rules::AllowAll => Verdict {
+                allowed: true,
+                rule: None,
+            },
+            Rules::DisallowAll => Verdict {
+                allowed: false,
+                rule: None,
+            },
+        }
+    }
+
+    /// The verdict for a URL now.
+    pub fn check(&self, url: &Url) -> Verdict<'_> {
+        self.verdict_at(path_of_url(url).as_bytes(), Instant::now())
+    }
+
+    /// The crawler's Crawl-delay from the parsed file, if any.
+    pub fn crawl_delay(&self) -> Option<robots_core::CrawlDelay> {
+        match &self.rules {
+            Rules::Parsed(parsed) => parsed.matcher.crawl_delay(),
+            _ => None,
+        }
+    }
+
+    /// The crawler's Request-rate from the parsed file, if any.
+    pub fn request_rate(&self) -> Option<robots_core::RequestRate> {
+        match &self.rules {
+            Rules::Parsed(parsed) => parsed.matcher.request_rate().map(|(rate, _)| rate),
+            _ => None,
+        }
+    }
+
+    fn good_copy(&self) -> Option<(u16, Instant)> {
+        match &self.source {
+            Source::Parsed {
+                status, fetched_at, ..
+            }
+            | Source::Unavailable {
+                status, fetched_at, ..
+            } => Some((*status, *fetched_at)),
+            Source::Inserted { at, .. } => Some((200, *at)),
+            Source::Stale {
+                status, fetched_at, ..
+            } => Some((*status, *fetched_at)),
+            Source::Unreachable { .. } => None,
+        }
+    }
+}
+
+/// The path checked for a URL: path and query, as [`robots_core::path_of`] takes them.
+pub fn path_of_url(url: &Url) -> &str {
+    &url[url::Position::BeforePath..url::Position::AfterQuery]
+}
+
+/// Counters since the cache was built.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Lookups answered from the cache.
+    pub hits: u64,
+    /// Lookups that found no usable entry (absent or due for a refresh).
+    pub misses: u64,
+    /// robots.txt requests made (concurrent misses of one origin share one).
+    pub fetches: u64,
+    /// Fetches that ended unreachable.
+    pub errors: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    fetches: AtomicU64,
+    errors: AtomicU64,
+}
+
+struct Inner {
+    config: CacheConfig,
+    fetch: FetchConfig,
+    tokens: Vec<String>,
+    entries: quick_cache::sync::Cache<Origin, Arc<CachedRobots>>,
+    /// One lock per origin being fetched, so concurrent callers wait for the one fetch.
+    inflight: Mutex<HashMap<Origin, Arc<tokio::sync::Mutex<()>>>>,
+    counters: Counters,
+}
+
+/// The shared robots.txt cache. Clones share one cache; any number of clients may use it.
+///
+/// ```
+/// # async fn demo() {
+/// use robots_fetch::{Origin, RobotsCache};
+/// let cache = RobotsCache::builder("FooBot/1.0 (+https://foo.example/bot)").build();
+/// let origin = Origin::parse("https://example.com").unwrap();
+/// cache.insert(&origin, b"User-agent: *\nDisallow: /private\n");
+/// let entry = cache.cached(origin.as_str()).unwrap();
+/// assert!(!entry.check(&"https://example.com/private/x".parse().unwrap()).allowed);
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct RobotsCache {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for RobotsCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RobotsCache")
+            .field("user_agent", &self.inner.fetch.user_agent)
+            .field("tokens", &self.inner.tokens)
+            .field("entries", &self.inner.entries.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`RobotsCache`].
+#[derive(Debug, Clone)]
+pub struct RobotsCacheBuilder {
+    config: CacheConfig,
+    fetch: FetchConfig,
+    tokens: Option<Vec<String>>,
+    user_agent: String,
+    invalid_user_agent: bool,
+}
+
+impl RobotsCacheBuilder {
+    /// The product tokens rules are selected by, most specific first. By default the
+    /// User-Agent's own token (`FooBot/2.1 (…)` → `FooBot`).
+    pub fn tokens<I, S>(mut self, tokens: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tokens = Some(tokens.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// `From` header sent with robots.txt requests (an e-mail address to reach the operator).
+    pub fn from(mut self, from: &str) -> Self {
+        self.fetch.from = http::HeaderValue::from_str(from).ok();
+        self
+    }
+
+    /// Total time a fetch may take, redirects and body included (10 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.fetch.timeout = timeout;
+        self
+    }
+
+    /// Connect timeout of clients built by [`crate::reqwest_client`] (5 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.fetch.connect_timeout = timeout;
+        self
+    }
+
+    /// Lifetimes, back-off and size.
+    pub fn config(mut self, config: CacheConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Builds the cache. A User-Agent that is not a valid header value is sent with the invalid
+    /// bytes dropped.
+    pub fn build(self) -> RobotsCache {
+        let tokens = self
+            .tokens
+            .unwrap_or_else(|| vec![robots_core::product_token(&self.user_agent).to_string()]);
+        if self.invalid_user_agent {
+            warn!(user_agent = %self.user_agent, "User-Agent has bytes a header cannot carry; they are dropped");
+        }
+        RobotsCache {
+            inner: Arc::new(Inner {
+                entries: quick_cache::sync::Cache::new(
+                    usize::try_from(self.config.capacity)
+                        .unwrap_or(usize::MAX)
+                        .max(1),
+                ),
+                config: self.config,
+                fetch: self.fetch,
+                tokens,
+                inflight: Mutex::new(HashMap::new()),
+                counters: Counters::default(),
+            }),
+        }
+    }
+
+    /// The fetch settings as configured so far.
+    pub fn fetch_config(&self) -> &FetchConfig {
+        &self.fetch
+    }
+}
+
+impl RobotsCache {
+    /// A builder for a crawler with this User-Agent, sent on every robots.txt request.
+    pub fn builder(user_agent: &str) -> RobotsCacheBuilder {
+        let (value, invalid) = match http::HeaderValue::from_str(user_agent) {
+            Ok(value) => (value, false),
+            Err(_) => {
+                let cleaned: String = user_agent
+                    .chars()
+                    .filter(|c| (' '..='~').contains(c))
+                    .collect();
+                (
+                    http::HeaderValue::from_str(&cleaned)
+                        .unwrap_or(http::HeaderValue::from_static("robots")),
+                    true,
+                )
+            }
+        };
+        RobotsCacheBuilder {
+            config: CacheConfig::default(),
+            fetch: FetchConfig::new(value),
+            tokens: None,
+            user_agent: user_agent.to_string(),
+            invalid_user_agent: invalid,
+        }
+    }
+
+    /// The fetch settings (User-Agent, From, timeouts).
+    pub fn fetch_config(&self) -> &FetchConfig {
+        &self.inner.fetch
+    }
+
+    /// The tokens rules are selected by.
+    pub fn tokens(&self) -> &[String] {
+        &self.inner.tokens
+    }
+
+    /// The entry for an origin (`scheme://host[:port]`, see [`Origin::as_str`]) if one is cached
+    /// and not due for a refresh. Counts a hit or a miss. Does not allocate.
+    pub fn cached(&self, origin: &str) -> Option<Arc<CachedRobots>> {
+        let found = self
+            .inner
+            .entries
+            .get(origin)
+            .filter(|e| Instant::now() < e.refresh_at);
+        let counter = if found.is_some() {
+            &self.inner.counters.hits
+        } else {
+            &self.inner.counters.misses
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+
+    /// The entry for a URL's origin if cached and fresh; `None` when it must be fetched or the
+    /// URL has no origin. Allocates nothing for URLs without userinfo.
+    pub fn cached_for_url(&self, url: &Url) -> Option<Arc<CachedRobots>> {
+        match origin_str(url) {
+            Some(origin) => self.cached(origin),
+            None => Origin::of(url).ok().and_then(|o| self.cached(o.as_str())),
+        }
+    }
+
+    /// The entry for `origin`, fetching robots.txt with `client` when it is absent or due.
+    /// Concurrent calls for one origin share one fetch.
+    pub async fn get<C: FetchClient>(&self, client: &C, origin: &Origin) -> Arc<CachedRobots> {
+        if let Some(entry) = self.cached(origin.as_str()) {
+            return entry;
+        }
+        let lock = {
+            let mut inflight = self
+                .inner
+                .inflight
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            inflight.entry(origin.clone()).or_default().clone()
+        };
+        let _release = Release {
+            cache: self,
+            origin,
+            lock: &lock,
+        };
+        let _guard = lock.lock().await;
+        // Someone else may have fetched while we waited.
+        if let Some(entry) = self
+            .inner
+            .entries
+            .get(origin)
+            .filter(|e| Instant::now() < e.refresh_at)
+        {
+            return entry;
+        }
+        let previous = self.inner.entries.get(origin);
+        self.inner.counters.fetches.fetch_add(1, Ordering::Relaxed);
+        let outcome = fetch(client, origin, &self.inner.fetch).await;
+        if matches!(outcome, FetchOutcome::Unreachable(_)) {
+            self.inner.counters.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        let entry = Arc::new(self.next_entry(origin, previous.as_deref(), outcome, Instant::now()));
+        log_entry(&entry);
+        self.inner.entries.insert(origin.clone(), entry.clone());
+        entry
+    }
+
+    /// The entry for a URL's origin, fetching when needed.
+    pub async fn get_for_url<C: FetchClient>(
+        &self,
+        client: &C,
+        url: &Url,
+    ) -> Result<Arc<CachedRobots>, OriginError> {
+        if let Some(entry) = self.cached_for_url(url) {
+            return Ok(entry);
+        }
+        let origin = Origin::of(url)?;
+        Ok(self.get(client, &origin).await)
+    }
+
+    /// Puts a robots.txt body in the cache for `origin` (pre-warming, or rules from elsewhere).
+    /// It lives for the default lifetime, then is fetched like any entry.
+    pub fn insert(&self, origin: &Origin, body: &[u8]) {
+        let now = Instant::now();
+        let expires_at = now + self.inner.config.default_ttl;
+        let entry = CachedRobots {
+            origin: origin.clone(),
+            rules: Rules::Parsed(Arc::new(self.parse(body))),
+            source: Source::Inserted {
+                at: now,
+                expires_at,
+            },
+            refresh_at: expires_at,
+            failures: 0,
+            give_up_after: self.inner.config.give_up_after,
+        };
+        self.inner.entries.insert(origin.clone(), Arc::new(entry));
+    }
+
+    /// Forgets an origin: the next lookup fetches it.
+    pub fn invalidate(&self, origin: &Origin) {
+        self.inner.entries.remove(origin);
+    }
+
+    /// Hits, misses, fetches and errors so far.
+    pub fn stats(&self) -> CacheStats {
+        let c = &self.inner.counters;
+        CacheStats {
+            hits: c.hits.load(Ordering::Relaxed),
+            misses: c.misses.load(Ordering::Relaxed),
+            fetches: c.fetches.load(Ordering::Relaxed),
+            errors: c.errors.load(Ordering::Relaxed),
+        }
+    }
+
+    /// How many origins are cached.
+    pub fn len(&self) -> usize {
+        self.inner.entries.len()
+    }
+
+    /// Whether nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn parse(&self, body: &[u8]) -> ParsedRobots {
+        let robots = RobotsTxt::parse(body);
+        let matcher = robots.matcher_for(&self.inner.tokens);
+        ParsedRobots { robots, matcher }
+    }
+
+    /// The entry after a fetch, given the previous one: the spec's outcome table plus the
+    /// cache rules (lifetimes, stale copies, back-off).
+    fn next_entry(
+        &self,
+        origin: &Origin,
+        previous: Option<&CachedRobots>,
+        outcome: FetchOutcome,
+        now: Instant,
+    ) -> CachedRobots {
+        let config = &self.inner.config;
+        let entry = |rules, source, refresh_at, failures| CachedRobots {
+            origin: origin.clone(),
+            rules,
+            source,
+            refresh_at,
+            failures,
+            give_up_after: config.give_up_after,
+        };
+        match outcome {
+            FetchOutcome::Parsed {
+                status,
+                body,
+                max_age,
+            } => {
+                let ttl = max_age
+                    .unwrap_or(config.default_ttl)
+                    .clamp(config.min_ttl, config.max_ttl);
+                let expires_at = now + ttl;
+                let source = Source::Parsed {
+                    status,
+                    fetched_at: now,
+                    expires_at,
+                };
+                entry(
+                    Rules::Parsed(Arc::new(self.parse(&body))),
+                    source,
+                    expires_at,
+                    0,
+                )
+            }
+            FetchOutcome::Unavailable { status, reason } => {
+                let expires_at = now + config.default_ttl;
+                let rules = if config.auth_errors_disallow && matches!(status, 401 | 403) {
+                    Rules::DisallowAll
+                } else {
+                    Rules::AllowAll
+                };
+                let source = Source::Unavailable {
+                    status,
+                    reason,
+                    fetched_at: now,
+                    expires_at,
+                };
+                entry(rules, source, expires_at, 0)
+            }
+            FetchOutcome::Unreachable(cause) => {
+                let failures = previous.map_or(0, |p| p.failures).saturating_add(1);
+                let delay = match cause.retry_after() {
+                    Some(asked) => asked.clamp(config.retry_floor, config.retry_after_max),
+                    None => backoff(config, failures),
+                };
+                let next_retry = now + delay;
+                match previous.and_then(|p| p.good_copy().map(|good| (p, good))) {
+                    Some((previous, (status, fetched_at))) => {
+                        let unreachable_since = match previous.source {
+                            Source::Stale {
+                                unreachable_since, ..
+                            } => unreachable_since,
+                            _ => now,
+                        };
+                        let source = Source::Stale {
+                            status,
+                            fetched_at,
+                            cause,
+                            unreachable_since,
+                            next_retry,
+                        };
+                        entry(previous.rules.clone(), source, next_retry, failures)
+                    }
+                    None => {
+                        let since = match previous.map(|p| &p.source) {
+                            Some(Source::Unreachable { since, .. }) => *since,
+                            _ => now,
+                        };
+                        let source = Source::Unreachable {
+                            cause,
+                            since,
+                            next_retry,
+                        };
+                        entry(Rules::DisallowAll, source, next_retry, failures)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `retry_base × 2^(failures − 1)`, at most `retry_max`.
+fn backoff(config: &CacheConfig, failures: u32) -> Duration {
+    let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(31));
+    config
+        .retry_base
+        .saturating_mul(factor)
+        .min(config.retry_max)
+}
+
+fn log_entry(entry: &CachedRobots) {
+    match &entry.source {
+        Source::Unreachable {
+            cause, next_retry, ..
+        } => {
+            warn!(origin = %entry.origin, %cause, retry_in = ?next_retry.saturating_duration_since(Instant::now()), "robots.txt unreachable, no good copy: disallow all")
+        }
+        Source::Stale { cause, .. } => {
+            info!(origin = %entry.origin, %cause, "robots.txt unreachable, using the last good copy")
+        }
+        source => {
+            debug!(origin = %entry.origin, outcome = source.outcome(), status = ?source.status(), "robots.txt cached")
+        }
+    }
+}
+
+/// Removes an origin's in-flight lock when its last user is done, even if the fetch was
+/// cancelled (the future dropped).
+struct Release<'a> {
+    cache: &'a RobotsCache,
+    origin: &'a Origin,
+    lock: &'a Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        let mut inflight = self
+            .cache
+            .inner
+            .inflight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        // The map and this caller hold it: nobody else is waiting.
+        if Arc::strong_count(self.lock) <= 2 {
+            inflight.remove(self.origin);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let config = CacheConfig::default();
+        let secs: Vec<u64> = (1..=9).map(|n| backoff(&config, n).as_secs()).collect();
+        assert_eq!(secs, [60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
+        assert_eq!(backoff(&config, u32::MAX), config.retry_max);
+    }
+}

@@ -1,0 +1,177 @@
+//! One fetch of an origin's robots.txt: an unconditional GET with the crawler's identity,
+//! redirects followed by hand (up to 5 hops, any host), the body read up to the cap, the status
+//! turned into an outcome (spec section 7), all within a total timeout.
+
+use std::time::Duration;
+
+use http::header;
+use tracing::debug;
+use url::Url;
+
+use crate::body::{Coding, read_capped};
+use crate::client::FetchClient;
+use crate::headers::{max_age, retry_after};
+use crate::origin::Origin;
+use crate::outcome::{
+    FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, Unreachable,
+};
+
+/// How many redirects are followed; one more is treated as 404.
+pub const MAX_REDIRECTS: usize = 5;
+
+/// How robots.txt requests are made.
+#[derive(Debug, Clone)]
+pub struct FetchConfig {
+    /// Sent as `User-Agent` on every robots.txt request.
+    pub user_agent: http::HeaderValue,
+    /// Sent as `From` when set.
+    pub from: Option<http::HeaderValue>,
+    /// The whole fetch, redirects and body included, must finish within this (default 10 s).
+    pub timeout: Duration,
+    /// Connect timeout for clients this crate builds ([`crate::reqwest_client`]; default 5 s).
+    pub connect_timeout: Duration,
+    /// How much of the decoded body is read (default [`robots_core::MAX_BODY_BYTES`]).
+    pub max_body_bytes: usize,
+}
+
+impl FetchConfig {
+    /// Defaults for a crawler with this User-Agent.
+    pub fn new(user_agent: http::HeaderValue) -> FetchConfig {
+        FetchConfig {
+            user_agent,
+            from: None,
+            timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(5),
+            max_body_bytes: robots_core::MAX_BODY_BYTES,
+        }
+    }
+}
+
+/// Fetches `origin`'s robots.txt with `client`. Never fails: every failure is an outcome.
+pub async fn fetch<C: FetchClient>(
+    client: &C,
+    origin: &Origin,
+    config: &FetchConfig,
+) -> FetchOutcome {
+    let started = tokio::time::Instant::now();
+    let outcome = match tokio::time::timeout(
+        config.timeout,
+        fetch_following_redirects(client, origin, config),
+    )
+    .await
+    {
+        Ok(outcome) => outcome,
+        Err(_) => FetchOutcome::Unreachable(Unreachable::Network(NetworkError {
+            kind: NetworkErrorKind::Timeout,
+            message: format!("no complete answer within {:?}", config.timeout),
+        })),
+    };
+    debug!(%origin, elapsed = ?started.elapsed(), outcome = outcome_name(&outcome), "fetched robots.txt");
+    outcome
+}
+
+fn outcome_name(outcome: &FetchOutcome) -> &'static str {
+    match outcome {
+        FetchOutcome::Parsed { .. } => "parsed",
+        FetchOutcome::Unavailable { .. } => "unavailable",
+        FetchOutcome::Unreachable(_) => "unreachable",
+    }
+}
+
+async fn fetch_following_redirects<C: FetchClient>(
+    client: &C,
+    origin: &Origin,
+    config: &FetchConfig,
+) -> FetchOutcome {
+    let mut url = origin.robots_url();
+    let mut visited = vec![url.clone()];
+    loop {
+        let request = match request(&url, config) {
+            Ok(request) => request,
+            Err(error) => return FetchOutcome::Unreachable(Unreachable::Network(error)),
+        };
+        let response = match client.send(request).await {
+            Ok(response) => response,
+            Err(error) => {
+                return FetchOutcome::Unreachable(Unreachable::Network(NetworkError::classify(
+                    &*error,
+                )));
+            }
+        };
+        let status = response.status();
+        let code = status.as_u16();
+        if status.is_redirection() {
+            let unavailable = |reason| FetchOutcome::Unavailable {
+                status: code,
+                reason,
+            };
+            let Some(next) = location(&url, response.headers()) else {
+                return unavailable(UnavailableReason::BadLocation);
+            };
+            if visited.contains(&next) {
+                return unavailable(UnavailableReason::RedirectLoop);
+            }
+            if visited.len() > MAX_REDIRECTS {
+                return unavailable(UnavailableReason::TooManyRedirects);
+            }
+            debug!(from = %url, to = %next, status = code, "robots.txt redirect");
+            visited.push(next.clone());
+            url = next;
+            continue;
+        }
+        if status.is_success() {
+            let headers = response.headers().clone();
+            let coding = match Coding::of(&headers) {
+                Ok(coding) => coding,
+                Err(error) => return FetchOutcome::Unreachable(Unreachable::Network(error)),
+            };
+            return match read_capped(response.into_body(), coding, config.max_body_bytes).await {
+                Ok(body) => FetchOutcome::Parsed {
+                    status: code,
+                    body,
+                    max_age: max_age(&headers),
+                },
+                Err(error) => FetchOutcome::Unreachable(Unreachable::Network(error)),
+            };
+        }
+        if status.is_client_error() && code != 429 {
+            return FetchOutcome::Unavailable {
+                status: code,
+                reason: UnavailableReason::Status,
+            };
+        }
+        // 429, 5xx, and anything else that is neither success nor a client error.
+        return FetchOutcome::Unreachable(Unreachable::Status {
+            status: code,
+            retry_after: retry_after(response.headers()),
+        });
+    }
+}
+
+fn request(url: &Url, config: &FetchConfig) -> Result<http::Request<()>, NetworkError> {
+    let mut request = http::Request::new(());
+    *request.uri_mut() = url
+        .as_str()
+        .parse()
+        .map_err(|e: http::uri::InvalidUri| NetworkError {
+            kind: NetworkErrorKind::Other,
+            message: format!("`{url}` is not a valid request URI: {e}"),
+        })?;
+    let headers = request.headers_mut();
+    headers.insert(header::USER_AGENT, config.user_agent.clone());
+    if let Some(from) = &config.from {
+        headers.insert(header::FROM, from.clone());
+    }
+    headers.insert(
+        header::ACCEPT_ENCODING,
+        http::HeaderValue::from_static("gzip, deflate, br"),
+    );
+    Ok(request)
+}
+
+/// The redirect target: `Location` resolved against the current URL, http or https only.
+fn location(current: &Url, headers: &http::HeaderMap) -> Option<Url> {
+    let value = headers.get(header::LOCATION)?.to_str().ok()?;
+    let next = current.join(value.trim()).ok()?;
+    matches!(next.scheme(), "http" | "https").then_some(next)
+}

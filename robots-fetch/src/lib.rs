@@ -1,0 +1,55 @@
+//! # robots-fetch
+//!
+//! Retrieval and caching of robots.txt per origin, with Google's semantics (`REP.md` section 7):
+//! an unconditional GET with the crawler's identity; redirects followed up to 5 hops (a loop or a
+//! sixth is a 404); 4xx allow all; 429, 5xx and every network failure disallow all for now; at
+//! most 512,000 bytes read after content decoding; a good copy kept 24 h (or `max-age` within
+//! bounds) and used through outages; with no good copy, disallow all until 30 days of outage;
+//! back-off honouring `Retry-After`; one fetch per origin at a time.
+//!
+//! It fetches with any [`FetchClient`]: `reqwest::Client` (feature `reqwest`), or a tower
+//! service through [`ServiceClient`].
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use robots_fetch::{Origin, RobotsCache};
+//!
+//! let cache = RobotsCache::builder("FooBot/1.0 (+https://foo.example/bot)").build();
+//! let client = robots_fetch::reqwest_client(cache.fetch_config())?;
+//! let url: url::Url = "https://example.com/some/page".parse()?;
+//! let entry = cache.get_for_url(&client, &url).await?;
+//! println!("{} ({:?})", entry.check(&url).allowed, entry.source());
+//! # Ok(()) }
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod body;
+mod cache;
+mod client;
+mod fetch;
+mod headers;
+mod origin;
+mod outcome;
+
+pub use cache::{
+    CacheConfig, CacheStats, CachedRobots, ParsedRobots, RobotsCache, RobotsCacheBuilder, Rules,
+    Source, path_of_url,
+};
+pub use client::{BoxError, FetchClient, IntoBytes, ServiceClient};
+pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
+pub use headers::{max_age, retry_after};
+pub use origin::{Origin, OriginError, origin_str};
+pub use outcome::{FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, Unreachable};
+
+/// A `reqwest::Client` set up for fetching robots.txt: no redirect following (the fetcher counts
+/// hops itself), the configured connect and total timeouts, and the crawler's User-Agent.
+#[cfg(feature = "reqwest")]
+pub fn reqwest_client(config: &FetchConfig) -> Result<reqwest::Client, reqwest::Error> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(config.connect_timeout)
+        .timeout(config.timeout)
+        .user_agent(config.user_agent.clone())
+        .build()
+}

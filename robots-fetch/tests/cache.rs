@@ -1,0 +1,338 @@
+//! Cache lifetimes, outages, back-off and sharing, on tokio's paused clock with a scripted
+//! in-memory server (a tower service, so this is also the `ServiceClient` path).
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use robots_fetch::{CacheConfig, Origin, RobotsCache, ServiceClient, Source};
+use tokio::time::{Instant, advance};
+use wiremock::matchers::path;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const HOUR: Duration = Duration::from_secs(3600);
+const DAY: Duration = Duration::from_secs(24 * 3600);
+
+/// One scripted answer: status, headers, body.
+type Answer = (u16, Vec<(&'static str, String)>, &'static str);
+
+/// Answers robots.txt requests from a script; the last answer repeats.
+#[derive(Clone)]
+struct Script {
+    answers: Arc<Mutex<VecDeque<Answer>>>,
+    requests: Arc<AtomicUsize>,
+}
+
+impl Script {
+    fn new(answers: Vec<Answer>) -> Script {
+        Script {
+            answers: Arc::new(Mutex::new(answers.into())),
+            requests: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    fn then(&self, status: u16, body: &'static str) {
+        let mut answers = self.answers.lock().unwrap();
+        answers.clear();
+        answers.push_back((status, vec![], body));
+    }
+
+    fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn client(
+        &self,
+    ) -> ServiceClient<
+        tower::util::ServiceFn<
+            impl Fn(
+                http::Request<Full<Bytes>>,
+            ) -> std::future::Ready<Result<http::Response<Full<Bytes>>, Infallible>>
+            + Clone
+            + use<>,
+        >,
+        Full<Bytes>,
+        Full<Bytes>,
+    > {
+        let script = self.clone();
+        ServiceClient::new(tower::service_fn(
+            move |_request: http::Request<Full<Bytes>>| {
+                script.requests.fetch_add(1, Ordering::SeqCst);
+                let mut answers = script.answers.lock().unwrap();
+                let (status, headers, body) = if answers.len() > 1 {
+                    answers.pop_front().unwrap()
+                } else {
+                    answers[0].clone()
+                };
+                let mut response = http::Response::builder().status(status);
+                for (name, value) in headers {
+                    response = response.header(name, value);
+                }
+                std::future::ready(Ok(response
+                    .body(Full::new(Bytes::from_static(body.as_bytes())))
+                    .unwrap()))
+            },
+        ))
+    }
+}
+
+const RULES: &str = "User-agent: *\nDisallow: /private\n";
+
+fn origin() -> Origin {
+    Origin::parse("https://example.com").unwrap()
+}
+
+fn blocked(entry: &robots_fetch::CachedRobots) -> bool {
+    !entry.verdict_at(b"/private", Instant::now()).allowed
+}
+
+fn open(entry: &robots_fetch::CachedRobots) -> bool {
+    entry.verdict_at(b"/anything", Instant::now()).allowed
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_good_copy_lives_24_hours() {
+    let script = Script::new(vec![(200, vec![], RULES)]);
+    let cache = RobotsCache::builder("FooBot").build();
+    let client = script.client();
+    let entry = cache.get(&client, &origin()).await;
+    assert!(blocked(&entry));
+    let Source::Parsed {
+        fetched_at,
+        expires_at,
+        ..
+    } = entry.source().clone()
+    else {
+        panic!("{:?}", entry.source())
+    };
+    assert_eq!(expires_at - fetched_at, DAY);
+    advance(DAY - Duration::from_secs(1)).await;
+    cache.get(&client, &origin()).await;
+    assert_eq!(script.requests(), 1, "still fresh");
+    advance(Duration::from_secs(2)).await;
+    cache.get(&client, &origin()).await;
+    assert_eq!(script.requests(), 2, "expired after 24 h");
+    let stats = cache.stats();
+    assert_eq!(
+        (stats.hits, stats.misses, stats.fetches, stats.errors),
+        (1, 2, 2, 0)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn max_age_is_honoured_within_bounds() {
+    for (max_age, expected) in [
+        ("max-age=7200", 2 * HOUR),
+        ("max-age=5", Duration::from_secs(60)),
+        ("max-age=604800", DAY),
+        ("no-cache", Duration::from_secs(60)),
+    ] {
+        let script = Script::new(vec![(
+            200,
+            vec![("Cache-Control", max_age.to_string())],
+            RULES,
+        )]);
+        let cache = RobotsCache::builder("FooBot").build();
+        let entry = cache.get(&script.client(), &origin()).await;
+        let Source::Parsed {
+            fetched_at,
+            expires_at,
+            ..
+        } = entry.source().clone()
+        else {
+            panic!()
+        };
+        assert_eq!(expires_at - fetched_at, expected, "{max_age}");
+    }
+    // The bounds are configurable.
+    let script = Script::new(vec![(
+        200,
+        vec![("Cache-Control", "max-age=604800".into())],
+        RULES,
+    )]);
+    let config = CacheConfig {
+        max_ttl: 7 * DAY,
+        ..Default::default()
+    };
+    let cache = RobotsCache::builder("FooBot").config(config).build();
+    let entry = cache.get(&script.client(), &origin()).await;
+    assert_eq!(entry.refresh_at() - Instant::now(), 7 * DAY);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_last_good_copy_is_used_during_an_outage() {
+    let script = Script::new(vec![(200, vec![], RULES)]);
+    let cache = RobotsCache::builder("FooBot").build();
+    let client = script.client();
+    assert!(blocked(&*cache.get(&client, &origin()).await));
+    script.then(503, "");
+    advance(DAY + Duration::from_secs(1)).await;
+    let entry = cache.get(&client, &origin()).await;
+    assert!(
+        matches!(entry.source(), Source::Stale { status: 200, .. }),
+        "{:?}",
+        entry.source()
+    );
+    // The old rules still apply: /private blocked, the rest open.
+    assert!(blocked(&entry) && open(&entry));
+    assert!(!entry.is_blocked_by_outage(Instant::now()));
+    // Back-off: the next fetch waits (1 min, then 2 min…).
+    cache.get(&client, &origin()).await;
+    assert_eq!(script.requests(), 2);
+    advance(Duration::from_secs(61)).await;
+    let entry = cache.get(&client, &origin()).await;
+    assert_eq!(script.requests(), 3);
+    let Source::Stale {
+        unreachable_since,
+        next_retry,
+        ..
+    } = entry.source().clone()
+    else {
+        panic!()
+    };
+    assert_eq!(next_retry - Instant::now(), Duration::from_secs(120));
+    assert!(
+        unreachable_since < Instant::now(),
+        "the outage start is kept"
+    );
+    // Recovery replaces the stale copy.
+    script.then(200, "User-agent: *\nDisallow: /\n");
+    advance(Duration::from_secs(121)).await;
+    let entry = cache.get(&client, &origin()).await;
+    assert!(matches!(entry.source(), Source::Parsed { .. }));
+    assert!(!open(&entry));
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_no_good_copy_everything_is_disallowed_for_30_days() {
+    let script = Script::new(vec![(500, vec![], "")]);
+    let config = CacheConfig {
+        retry_max: 7 * DAY,
+        ..Default::default()
+    };
+    let cache = RobotsCache::builder("FooBot").config(config).build();
+    let client = script.client();
+    let entry = cache.get(&client, &origin()).await;
+    assert!(!open(&entry) && entry.is_blocked_by_outage(Instant::now()));
+    let started = Instant::now();
+    while Instant::now() - started < 29 * DAY {
+        advance(DAY).await;
+        let entry = cache.get(&client, &origin()).await;
+        if Instant::now() - started < 30 * DAY {
+            assert!(
+                !open(&entry),
+                "still disallowed after {:?}",
+                Instant::now() - started
+            );
+        }
+    }
+    advance(DAY + HOUR).await;
+    let entry = cache.get(&client, &origin()).await;
+    assert!(matches!(entry.source(), Source::Unreachable { .. }));
+    assert!(open(&entry), "after 30 days unreachable, allow all");
+    assert!(!entry.is_blocked_by_outage(Instant::now()));
+}
+
+#[tokio::test(start_paused = true)]
+async fn retry_after_sets_the_next_attempt_within_bounds() {
+    for (asked, expected) in [
+        ("90", Duration::from_secs(90)),
+        ("0", Duration::from_secs(1)),
+        ("9999999", DAY),
+    ] {
+        let script = Script::new(vec![(429, vec![("Retry-After", asked.to_string())], "")]);
+        let cache = RobotsCache::builder("FooBot").build();
+        let entry = cache.get(&script.client(), &origin()).await;
+        let Source::Unreachable {
+            next_retry, since, ..
+        } = entry.source().clone()
+        else {
+            panic!()
+        };
+        assert_eq!(next_retry - since, expected, "Retry-After: {asked}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn clones_share_the_cache_and_insert_invalidate_work() {
+    let script = Script::new(vec![(200, vec![], RULES)]);
+    let cache = RobotsCache::builder("FooBot").build();
+    let other = cache.clone();
+    cache.get(&script.client(), &origin()).await;
+    assert!(other.cached(origin().as_str()).is_some());
+    other.invalidate(&origin());
+    assert!(cache.cached(origin().as_str()).is_none());
+    let warm = Origin::parse("https://warm.example").unwrap();
+    other.insert(&warm, b"User-agent: FooBot\nDisallow: /cold\n");
+    let entry = cache.cached(warm.as_str()).unwrap();
+    assert!(matches!(entry.source(), Source::Inserted { .. }));
+    assert!(!entry.verdict_at(b"/cold", Instant::now()).allowed);
+    assert_eq!(script.requests(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_cache_is_bounded() {
+    let cache = RobotsCache::builder("FooBot")
+        .config(CacheConfig {
+            capacity: 100,
+            ..Default::default()
+        })
+        .build();
+    for i in 0..1000 {
+        cache.insert(
+            &Origin::parse(&format!("https://h{i}.example")).unwrap(),
+            b"",
+        );
+    }
+    assert!(cache.len() <= 100, "{} entries", cache.len());
+}
+
+#[tokio::test(start_paused = true)]
+async fn rules_follow_the_configured_tokens() {
+    let script = Script::new(vec![(
+        200,
+        vec![],
+        "User-agent: Googlebot\nDisallow: /g\nUser-agent: Googlebot-Image\nDisallow: /i\n",
+    )]);
+    let cache = RobotsCache::builder("Mozilla/5.0 (compatible; Googlebot-Image/1.0)")
+        .tokens(["Googlebot-Image", "Googlebot"])
+        .build();
+    let entry = cache.get(&script.client(), &origin()).await;
+    assert!(!entry.verdict_at(b"/i", Instant::now()).allowed);
+    assert!(entry.verdict_at(b"/g", Instant::now()).allowed);
+    assert_eq!(cache.tokens(), ["Googlebot-Image", "Googlebot"]);
+}
+
+/// 1,000 concurrent lookups of a cold origin make exactly one request (real server, real time).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_lookups_share_one_fetch() {
+    let server = MockServer::start().await;
+    Mock::given(path("/robots.txt"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_string(RULES)
+                .set_delay(Duration::from_millis(200)),
+        )
+        .expect(1)
+        .mount(&server)
+        .await;
+    let cache = RobotsCache::builder("FooBot").build();
+    let client = robots_fetch::reqwest_client(cache.fetch_config()).unwrap();
+    let origin = Origin::parse(&server.uri()).unwrap();
+    let tasks: Vec<_> = (0..1000)
+        .map(|_| {
+            let (cache, client, origin) = (cache.clone(), client.clone(), origin.clone());
+            tokio::spawn(async move { blocked(&*cache.get(&client, &origin).await) })
+        })
+        .collect();
+    for task in tasks {
+        assert!(task.await.unwrap());
+    }
+    server.verify().await;
+    assert_eq!(cache.stats().fetches, 1);
+}

@@ -1,0 +1,96 @@
+//! The hot path allocates nothing: a cache-hit decision (origin lookup, rules, verdict) and a
+//! core check, counted by a global allocator. This file is its own test binary, and its one test
+//! does all the counting, so no other test allocates at the same time.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use robots_fetch::{Origin, RobotsCache, path_of_url};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_in(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    f();
+    ALLOCATIONS.load(Ordering::SeqCst) - before
+}
+
+#[test]
+fn cache_hits_and_checks_do_not_allocate() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let _guard = runtime.enter();
+    let cache = RobotsCache::builder("FooBot/1.0").build();
+    let origin = Origin::parse("https://example.com").unwrap();
+    let mut body = String::from("User-agent: *\n");
+    for i in 0..200 {
+        body.push_str(&format!(
+            "Disallow: /section{i}/\nAllow: /section{i}/*.html$\n"
+        ));
+    }
+    cache.insert(&origin, body.as_bytes());
+    let urls: Vec<url::Url> = [
+        "https://example.com/section7/page.html",
+        "https://example.com/section7/x",
+        "https://example.com/?q=1",
+        "https://example.com/other",
+    ]
+    .iter()
+    .map(|u| u.parse().unwrap())
+    .collect();
+    // Warm up once.
+    for url in &urls {
+        let _ = cache.cached_for_url(url).map(|e| e.check(url).allowed);
+    }
+    let mut verdicts = Vec::with_capacity(urls.len() * 100);
+    let count = allocations_in(|| {
+        for _ in 0..100 {
+            for url in &urls {
+                let entry = cache.cached_for_url(url);
+                verdicts.push(entry.map(|e| {
+                    e.verdict_at(path_of_url(url).as_bytes(), tokio::time::Instant::now())
+                        .allowed
+                }));
+            }
+        }
+    });
+    assert_eq!(count, 0, "a cache-hit decision allocated");
+    assert_eq!(
+        &verdicts[..4],
+        [Some(true), Some(false), Some(true), Some(true)]
+    );
+
+    let robots = robots_core::RobotsTxt::parse(body.as_bytes());
+    let matcher = robots.matcher("FooBot");
+    let mut allowed = 0;
+    let count = allocations_in(|| {
+        for _ in 0..100 {
+            for url in [
+                "https://example.com/section7/page.html",
+                "https://example.com/section150/x",
+                "http://h/",
+            ] {
+                allowed += usize::from(matcher.check_url(url).allowed);
+            }
+        }
+    });
+    assert_eq!(count, 0, "a core check allocated");
+    assert_eq!(allowed, 200);
+}

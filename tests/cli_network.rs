@@ -1,0 +1,156 @@
+//! `robots check` without `--robots`: each origin's robots.txt fetched once per run, with the
+//! outcome table applied, against real local servers.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use wiremock::matchers::path;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+fn robots(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_robots"))
+        .args(args)
+        .output()
+        .expect("the robots binary runs")
+}
+
+/// A server whose robots.txt must be requested exactly `runs` times (once per CLI run).
+async fn serve(status: u16, body: &str, runs: u64) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(path("/robots.txt"))
+        .respond_with(ResponseTemplate::new(status).set_body_string(body))
+        .expect(runs)
+        .mount(&server)
+        .await;
+    server
+}
+
+fn lines(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fetched_rules_apply_once_per_origin() {
+    let server = serve(200, "User-agent: *\nDisallow: /private\n", 1).await;
+    let (a, b) = (
+        format!("{}/private/x", server.uri()),
+        format!("{}/public", server.uri()),
+    );
+    let out = tokio::task::spawn_blocking(move || {
+        robots(&["check", "--agent", "FooBot/1.0", "--format", "json", &a, &b])
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = lines(&out);
+    assert_eq!(
+        lines[0],
+        format!(
+            "{{\"url\": \"{}/private/x\", \"allowed\": false, \"rule\": {{\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/private\"}}, \"robots\": {{\"outcome\": \"parsed\", \"status\": 200}}}}",
+            server.uri()
+        )
+    );
+    assert_eq!(
+        lines[1],
+        format!(
+            "{{\"url\": \"{}/public\", \"allowed\": true, \"rule\": null, \"robots\": {{\"outcome\": \"parsed\", \"status\": 200}}}}",
+            server.uri()
+        )
+    );
+    server.verify().await; // one request for both URLs
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn missing_robots_txt_allows_and_server_errors_disallow() {
+    let missing = serve(404, "", 2).await;
+    let failing = serve(503, "", 2).await;
+    let (a, b) = (
+        format!("{}/x", missing.uri()),
+        format!("{}/x", failing.uri()),
+    );
+    let out = tokio::task::spawn_blocking(move || {
+        robots(&["check", "--agent", "FooBot", "--format", "json", &a, &b])
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines = lines(&out);
+    assert!(lines[0].contains("\"allowed\": true, \"rule\": null, \"robots\": {\"outcome\": \"unavailable\", \"status\": 404}"), "{}", lines[0]);
+    assert!(lines[1].contains("\"allowed\": false, \"rule\": null, \"robots\": {\"outcome\": \"unreachable\", \"status\": 503}"), "{}", lines[1]);
+    let text = {
+        let (a, b) = (
+            format!("{}/x", missing.uri()),
+            format!("{}/x", failing.uri()),
+        );
+        tokio::task::spawn_blocking(move || robots(&["check", "--agent", "FooBot", &a, &b]))
+            .await
+            .unwrap()
+    };
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("robots.txt unreachable") && text.contains("HTTP 503"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_silent_server_costs_at_most_the_timeout() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    let url = format!("http://{addr}/page");
+    let started = Instant::now();
+    let out = tokio::task::spawn_blocking(move || {
+        robots(&[
+            "check",
+            "--agent",
+            "FooBot",
+            "--timeout",
+            "1",
+            "--format",
+            "json",
+            &url,
+        ])
+    })
+    .await
+    .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(lines(&out)[0].ends_with("\"allowed\": false, \"rule\": null, \"robots\": {\"outcome\": \"unreachable\", \"status\": null}}"), "{:?}", lines(&out));
+    server.abort();
+}
+
+#[test]
+fn urls_without_an_origin_are_input_errors() {
+    for bad in ["/relative", "not a url", "mailto:a@b.c"] {
+        let out = robots(&["check", "--agent", "FooBot", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(!out.stderr.is_empty());
+    }
+    let out = robots(&[
+        "check",
+        "--agent",
+        "FooBot",
+        "--timeout",
+        "-1",
+        "http://e.com/",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
