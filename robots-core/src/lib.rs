@@ -22,7 +22,7 @@
 //! The modules follow the spec's steps: [`lines`] (bytes to lines), [`directive`] (a line to key
 //! and value), [`robots`] (groups and records), [`pattern`] and [`matcher`] (matching and the
 //! decision), [`url_path`] (URL to path), [`records`] (Crawl-delay, Request-rate), [`lint`]
-//! (diagnostics) and [`reference`] (a direct port of Google's algorithm, the test oracle).
+//! (diagnostics), [`page`] (X-Robots-Tag and meta robots) and [`reference`] (a direct port of Google's algorithm, the test oracle).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -32,6 +32,7 @@ mod events;
 pub mod lines;
 pub mod lint;
 pub mod matcher;
+pub mod page;
 pub mod pattern;
 pub mod records;
 pub mod reference;
@@ -41,6 +42,7 @@ pub mod url_path;
 pub use agent::{is_global_agent, product_token};
 pub use lint::{Diagnostic, DiagnosticKind, lint};
 pub use matcher::{CrawlDelay, MatchedRule, Matcher, Selection, Verdict};
+pub use page::{Directives, ImagePreview, PageDirectives};
 pub use records::{RequestRate, parse_crawl_delay};
 pub use robots::{Agent, Group, Record, RobotsTxt, Rule, RuleKind, Sitemap};
 pub use url_path::path_of;

@@ -1,0 +1,173 @@
+//! The builder for [`RobotsLayer`] and [`crate::RobotsMiddleware`]: crawler identity, politeness
+//! numbers, fetch options, and optionally a shared cache.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use robots_fetch::{CacheConfig, RobotsCache};
+
+use crate::gate::Gate;
+use crate::politeness::{Politeness, PolitenessConfig};
+use crate::service::RobotsLayer;
+
+/// Configuration of the robots layer and middleware. Every number has a polite default.
+///
+/// ```
+/// use std::time::Duration;
+/// use robots_tower::RobotsLayer;
+/// let layer = RobotsLayer::builder("FooBot/1.0 (+https://foo.example/bot)")
+///     .from("ops@foo.example")
+///     .min_delay(Duration::from_millis(500))
+///     .max_delay(Duration::from_secs(20))
+///     .concurrency(2)
+///     .build();
+/// # let _ = layer;
+/// ```
+#[derive(Debug, Clone)]
+pub struct RobotsConfig {
+    user_agent: String,
+    tokens: Option<Vec<String>>,
+    from: Option<String>,
+    fetch_timeout: Duration,
+    connect_timeout: Duration,
+    cache_config: CacheConfig,
+    cache: Option<RobotsCache>,
+    pub(crate) politeness: PolitenessConfig,
+    pub(crate) max_redirects: Option<usize>,
+}
+
+impl RobotsConfig {
+    pub(crate) fn new(user_agent: &str) -> RobotsConfig {
+        RobotsConfig {
+            user_agent: user_agent.to_string(),
+            tokens: None,
+            from: None,
+            fetch_timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(5),
+            cache_config: CacheConfig::default(),
+            cache: None,
+            politeness: PolitenessConfig::default(),
+            max_redirects: Some(10),
+        }
+    }
+
+    /// Product tokens rules are selected by, most specific first (default: the User-Agent's own
+    /// token, `FooBot/1.0 (…)` → `FooBot`).
+    pub fn tokens<I, S>(mut self, tokens: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tokens = Some(tokens.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// `From` header for robots.txt requests.
+    pub fn from(mut self, from: &str) -> Self {
+        self.from = Some(from.to_string());
+        self
+    }
+
+    /// Minimum interval between request starts to one origin (1 s).
+    pub fn min_delay(mut self, delay: Duration) -> Self {
+        self.politeness.min_delay = delay;
+        self
+    }
+
+    /// Crawl-delay and Request-rate raise the interval up to this (30 s).
+    pub fn max_delay(mut self, delay: Duration) -> Self {
+        self.politeness.max_delay = delay;
+        self
+    }
+
+    /// Whether Crawl-delay and Request-rate raise the interval (true).
+    pub fn obey_crawl_delay(mut self, obey: bool) -> Self {
+        self.politeness.obey_crawl_delay = obey;
+        self
+    }
+
+    /// Requests in flight per origin (1).
+    pub fn concurrency(mut self, requests: usize) -> Self {
+        self.politeness.concurrency = requests.max(1);
+        self
+    }
+
+    /// Longest pause a 429/503 `Retry-After` may impose (10 min).
+    pub fn max_retry_after(mut self, cap: Duration) -> Self {
+        self.politeness.max_retry_after = cap;
+        self
+    }
+
+    /// Pause after a 429/503 without `Retry-After`: `base`, doubled per repeat, up to `max`
+    /// (5 s … 5 min).
+    pub fn backoff(mut self, base: Duration, max: Duration) -> Self {
+        self.politeness.backoff_base = base;
+        self.politeness.backoff_max = max;
+        self
+    }
+
+    /// All politeness numbers at once.
+    pub fn politeness(mut self, politeness: PolitenessConfig) -> Self {
+        self.politeness = politeness;
+        self
+    }
+
+    /// Total time a robots.txt fetch may take (10 s).
+    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
+        self.fetch_timeout = timeout;
+        self
+    }
+
+    /// Connect timeout for the middleware's own robots.txt client (5 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Cache lifetimes and size, for a cache built here.
+    pub fn cache_config(mut self, config: CacheConfig) -> Self {
+        self.cache_config = config;
+        self
+    }
+
+    /// Use this cache (shared with other layers, middlewares or code) instead of a new one. Its
+    /// own User-Agent, tokens and fetch settings then apply to robots.txt requests.
+    pub fn cache(mut self, cache: RobotsCache) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// The middleware follows up to this many redirects itself, checking robots.txt at every
+    /// hop (10; `None` returns redirects to the caller). Use it with a client whose own redirect
+    /// following is off.
+    pub fn follow_redirects(mut self, max: Option<usize>) -> Self {
+        self.max_redirects = max;
+        self
+    }
+
+    pub(crate) fn gate(&self) -> Arc<Gate> {
+        let cache = self.cache.clone().unwrap_or_else(|| {
+            let mut builder = RobotsCache::builder(&self.user_agent)
+                .timeout(self.fetch_timeout)
+                .connect_timeout(self.connect_timeout)
+                .config(self.cache_config.clone());
+            if let Some(tokens) = &self.tokens {
+                builder = builder.tokens(tokens.clone());
+            }
+            if let Some(from) = &self.from {
+                builder = builder.from(from);
+            }
+            builder.build()
+        });
+        Arc::new(Gate {
+            cache,
+            politeness: Politeness::new(self.politeness.clone()),
+            agent: self.user_agent.clone(),
+        })
+    }
+
+    /// The tower layer.
+    pub fn build(self) -> RobotsLayer {
+        RobotsLayer::from_gate(self.gate())
+    }
+}

@@ -1,0 +1,80 @@
+//! The errors the layer and the middleware return before a request reaches the network.
+
+use std::fmt;
+use std::time::Duration;
+
+use robots_fetch::Origin;
+
+/// Why a request was not sent. Returned boxed (`BoxError`) by the layer, inside
+/// `reqwest_middleware::Error::Middleware` by the middleware; get it back with
+/// `downcast_ref::<RobotsError>()`.
+///
+/// ```
+/// use robots_tower::RobotsError;
+/// let error: robots_fetch::BoxError = Box::new(RobotsError::RelativeUri { uri: "/x".into() });
+/// assert!(matches!(error.downcast_ref::<RobotsError>(), Some(RobotsError::RelativeUri { .. })));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RobotsError {
+    /// robots.txt disallows the URL for this crawler.
+    #[error("{url} is disallowed by robots.txt{}", DisallowedBy(rule.as_ref()))]
+    Disallowed {
+        /// The URL as requested.
+        url: String,
+        /// The deciding rule; `None` when everything is disallowed without a rule (a 401/403
+        /// robots.txt under the option that treats those as disallow all).
+        rule: Option<DecidingRule>,
+    },
+    /// robots.txt could not be fetched and no good copy is known: nothing may be fetched from
+    /// the origin for now. Reschedule after `retry_after`.
+    #[error(
+        "robots.txt of {origin} is unreachable ({cause}); nothing may be fetched there until it is known (retry in {retry_after:?})"
+    )]
+    Unreachable {
+        /// The origin.
+        origin: Origin,
+        /// When the cache will try robots.txt again.
+        retry_after: Duration,
+        /// What went wrong.
+        cause: String,
+    },
+    /// The request URI has no scheme or host, so it has no robots.txt.
+    #[error("`{uri}` is not an absolute URI with a host; robots.txt applies per origin")]
+    RelativeUri {
+        /// The URI as given.
+        uri: String,
+    },
+}
+
+/// A rule that decided a verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecidingRule {
+    /// Line in robots.txt.
+    pub line: u32,
+    /// Allow or disallow.
+    pub kind: robots_core::RuleKind,
+    /// The pattern as written.
+    pub pattern: String,
+}
+
+impl DecidingRule {
+    pub(crate) fn of(rule: &robots_core::MatchedRule<'_>) -> DecidingRule {
+        DecidingRule {
+            line: rule.line,
+            kind: rule.kind,
+            pattern: rule.pattern_lossy().into_owned(),
+        }
+    }
+}
+
+struct DisallowedBy<'a>(Option<&'a DecidingRule>);
+
+impl fmt::Display for DisallowedBy<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(rule) => write!(f, " (line {}: Disallow: {})", rule.line, rule.pattern),
+            None => f.write_str(" (everything is disallowed)"),
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! Per-origin politeness (spec section 8): one request in flight by default, a minimum interval
+//! between request starts (raised by Crawl-delay/Request-rate up to a cap), and a pause after
+//! 429/503 for `Retry-After` or an exponential back-off, ended by the next success.
+//!
+//! Spacing is a `governor` rate limiter per origin (one request per interval, no burst) on
+//! tokio's clock, so waits are timers in the request's future and tests run on paused time.
+//! Concurrency is a semaphore per origin. State of idle origins is swept out, so memory stays
+//! bounded however many origins are crawled; an origin is idle only when forgetting it changes
+//! nothing (no request in flight or waiting, no pause, interval elapsed).
+
+use std::collections::HashMap;
+use std::ops::Add;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use governor::clock::{Clock, Reference};
+use governor::middleware::NoOpMiddleware;
+use governor::nanos::Nanos;
+use governor::state::{InMemoryState, NotKeyed};
+use governor::{Quota, RateLimiter};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+use tracing::{debug, warn};
+
+/// The politeness numbers. Defaults are polite: 1 request at a time, 1 s apart, at most 30 s.
+#[derive(Debug, Clone)]
+pub struct PolitenessConfig {
+    /// Minimum interval between request starts to one origin (1 s).
+    pub min_delay: Duration,
+    /// Crawl-delay and Request-rate raise the interval up to this (30 s); more is clamped.
+    pub max_delay: Duration,
+    /// Honour Crawl-delay and Request-rate (true).
+    pub obey_crawl_delay: bool,
+    /// Requests in flight per origin (1).
+    pub concurrency: usize,
+    /// A 429/503 `Retry-After` pauses the origin at most this long (10 min).
+    pub max_retry_after: Duration,
+    /// Without `Retry-After`, the first pause (5 s), doubled per consecutive 429/503…
+    pub backoff_base: Duration,
+    /// …up to this (5 min).
+    pub backoff_max: Duration,
+}
+
+impl Default for PolitenessConfig {
+    fn default() -> PolitenessConfig {
+        PolitenessConfig {
+            min_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(30),
+            obey_crawl_delay: true,
+            concurrency: 1,
+            max_retry_after: Duration::from_secs(600),
+            backoff_base: Duration::from_secs(5),
+            backoff_max: Duration::from_secs(300),
+        }
+    }
+}
+
+impl PolitenessConfig {
+    /// The interval for an origin given what its robots.txt asks, and the asked interval when it
+    /// was clamped to `max_delay`.
+    pub fn interval(&self, asked: Option<Duration>) -> (Duration, Option<Duration>) {
+        let asked = asked.filter(|_| self.obey_crawl_delay);
+        let wanted = asked.map_or(self.min_delay, |a| a.max(self.min_delay));
+        if wanted > self.max_delay {
+            (self.max_delay, asked)
+        } else {
+            (wanted, None)
+        }
+    }
+
+    fn backoff(&self, failures: u32) -> Duration {
+        let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(31));
+        self.backoff_base
+            .saturating_mul(factor)
+            .min(self.backoff_max)
+    }
+}
+
+/// governor on tokio's clock.
+#[derive(Debug, Clone, Copy, Default)]
+struct TokioClock;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct TokioInstant(Instant);
+
+impl Add<Nanos> for TokioInstant {
+    type Output = TokioInstant;
+    fn add(self, nanos: Nanos) -> TokioInstant {
+        TokioInstant(self.0 + Duration::from_nanos(nanos.as_u64()))
+    }
+}
+
+impl Reference for TokioInstant {
+    fn duration_since(&self, earlier: Self) -> Nanos {
+        self.0.saturating_duration_since(earlier.0).into()
+    }
+    fn saturating_sub(&self, duration: Nanos) -> Self {
+        TokioInstant(
+            self.0
+                .checked_sub(Duration::from_nanos(duration.as_u64()))
+                .unwrap_or(self.0),
+        )
+    }
+}
+
+impl Clock for TokioClock {
+    type Instant = TokioInstant;
+    fn now(&self) -> TokioInstant {
+        TokioInstant(Instant::now())
+    }
+}
+
+type Limiter = RateLimiter<NotKeyed, InMemoryState, TokioClock, NoOpMiddleware<TokioInstant>>;
+
+struct SlotState {
+    /// The limiter and the interval it was built for (rebuilt when the interval changes).
+    limiter: Option<(Duration, Limiter)>,
+    last_start: Option<Instant>,
+    paused_until: Option<Instant>,
+    failures: u32,
+}
+
+struct Slot {
+    in_flight: Arc<Semaphore>,
+    state: Mutex<SlotState>,
+}
+
+/// A place in an origin's queue: holding it counts as a request in flight.
+#[derive(Debug)]
+pub struct Permit {
+    _in_flight: OwnedSemaphorePermit,
+}
+
+pub(crate) struct Politeness {
+    pub(crate) config: PolitenessConfig,
+    origins: Mutex<HashMap<Arc<str>, Arc<Slot>>>,
+    since_sweep: AtomicUsize,
+}
+
+impl Politeness {
+    pub(crate) fn new(config: PolitenessConfig) -> Politeness {
+        Politeness {
+            config,
+            origins: Mutex::new(HashMap::new()),
+            since_sweep: AtomicUsize::new(0),
+        }
+    }
+
+    fn slot(&self, origin: &str) -> Arc<Slot> {
+        let mut origins = self.origins.lock().unwrap_or_else(|e| e.into_inner());
+        // Sweep idle origins once per as many calls as there are origins: amortised O(1).
+        if self.since_sweep.fetch_add(1, Ordering::Relaxed) >= origins.len().max(1024) {
+            self.since_sweep.store(0, Ordering::Relaxed);
+            let now = Instant::now();
+            let concurrency = self.config.concurrency.max(1);
+            origins.retain(|_, slot| !slot.is_idle(now, concurrency));
+        }
+        if let Some(slot) = origins.get(origin) {
+            return slot.clone();
+        }
+        let slot = Arc::new(Slot {
+            in_flight: Arc::new(Semaphore::new(self.config.concurrency.max(1))),
+            state: Mutex::new(SlotState {
+                limiter: None,
+                last_start: None,
+                paused_until: None,
+                failures: 0,
+            }),
+        });
+        origins.insert(origin.into(), slot.clone());
+        slot
+    }
+
+    /// Waits for the origin's turn: a free place (concurrency), the end of any pause, and the
+    /// interval since the last start. Returns the place and how long the wait was.
+    pub(crate) async fn acquire(&self, origin: &str, interval: Duration) -> (Permit, Duration) {
+        let started = Instant::now();
+        let slot = self.slot(origin);
+        // The semaphore is never closed, so acquiring cannot fail; a closed one would only mean
+        // no limit, which is handled by waiting for nothing.
+        let in_flight = match slot.in_flight.clone().acquire_owned().await {
+            Ok(permit) => permit,
+            Err(_) => unreachable!("politeness semaphores are never closed"),
+        };
+        loop {
+            let wait_until = slot.next_start(interval);
+            match wait_until {
+                None => break,
+                Some(at) => tokio::time::sleep_until(at).await,
+            }
+        }
+        let waited = started.elapsed();
+        if !waited.is_zero() {
+            debug!(origin, ?waited, ?interval, "politeness wait");
+        }
+        (
+            Permit {
+                _in_flight: in_flight,
+            },
+            waited,
+        )
+    }
+
+    /// Learns from a response: 429/503 pause the origin, a success ends the pause.
+    pub(crate) fn observe(&self, origin: &str, status: u16, retry_after: Option<Duration>) {
+        let slot = self.slot(origin);
+        let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        if status == 429 || status == 503 {
+            state.failures = state.failures.saturating_add(1);
+            let pause = match retry_after {
+                Some(asked) => asked.min(self.config.max_retry_after),
+                None => self.config.backoff(state.failures),
+            };
+            let until = Instant::now() + pause;
+            state.paused_until = Some(state.paused_until.map_or(until, |p| p.max(until)));
+            warn!(
+                origin,
+                status,
+                ?pause,
+                failures = state.failures,
+                "backing off"
+            );
+        } else if (200..400).contains(&status)
+            && (state.failures > 0 || state.paused_until.is_some())
+        {
+            state.failures = 0;
+            state.paused_until = None;
+            debug!(origin, status, "back-off ended");
+        }
+    }
+
+    /// The pause in force for an origin, if any.
+    pub(crate) fn paused_until(&self, origin: &str) -> Option<Instant> {
+        let origins = self.origins.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = origins.get(origin)?;
+        let state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.paused_until.filter(|p| *p > Instant::now())
+    }
+
+    /// How many origins have state.
+    #[cfg(test)]
+    pub(crate) fn tracked(&self) -> usize {
+        self.origins.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}
+
+impl Slot {
+    /// `None` when a request may start now (and records the start), else when to look again.
+    fn next_start(&self, interval: Duration) -> Option<Instant> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        if let Some(until) = state.paused_until.filter(|p| *p > now) {
+            return Some(until);
+        }
+        if interval.is_zero() {
+            state.last_start = Some(now);
+            return None;
+        }
+        let rebuild = state
+            .limiter
+            .as_ref()
+            .is_none_or(|(built_for, _)| *built_for != interval);
+        if rebuild {
+            let quota = Quota::with_period(interval)?; // non-zero here
+            let limiter = RateLimiter::direct_with_clock(quota, TokioClock);
+            // A new interval still counts from the last start.
+            if let Some(last) = state.last_start
+                && now < last + interval
+            {
+                state.limiter = Some((interval, limiter));
+                return Some(last + interval);
+            }
+            state.limiter = Some((interval, limiter));
+        }
+        let (_, limiter) = state.limiter.as_ref()?;
+        match limiter.check() {
+            Ok(()) => {
+                state.last_start = Some(now);
+                None
+            }
+            Err(not_until) => Some(not_until.earliest_possible().0),
+        }
+    }
+
+    fn is_idle(self: &Arc<Self>, now: Instant, concurrency: usize) -> bool {
+        if Arc::strong_count(self) > 1 || self.in_flight.available_permits() < concurrency {
+            return false;
+        }
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let interval = state.limiter.as_ref().map_or(Duration::ZERO, |(i, _)| *i);
+        state.failures == 0
+            && state.paused_until.is_none_or(|p| p <= now)
+            && state.last_start.is_none_or(|last| last + interval <= now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_is_raised_by_crawl_delay_and_clamped() {
+        let config = PolitenessConfig::default();
+        assert_eq!(config.interval(None), (Duration::from_secs(1), None));
+        assert_eq!(
+            config.interval(Some(Duration::from_millis(200))),
+            (Duration::from_secs(1), None)
+        );
+        assert_eq!(
+            config.interval(Some(Duration::from_secs(5))),
+            (Duration::from_secs(5), None)
+        );
+        assert_eq!(
+            config.interval(Some(Duration::from_secs(90))),
+            (Duration::from_secs(30), Some(Duration::from_secs(90)))
+        );
+        let ignoring = PolitenessConfig {
+            obey_crawl_delay: false,
+            ..Default::default()
+        };
+        assert_eq!(
+            ignoring.interval(Some(Duration::from_secs(5))),
+            (Duration::from_secs(1), None)
+        );
+    }
+
+    #[test]
+    fn backoff_doubles_to_the_cap() {
+        let config = PolitenessConfig::default();
+        let secs: Vec<u64> = (1..=8).map(|n| config.backoff(n).as_secs()).collect();
+        assert_eq!(secs, [5, 10, 20, 40, 80, 160, 300, 300]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn idle_origins_are_swept() {
+        let politeness = Politeness::new(PolitenessConfig {
+            min_delay: Duration::from_millis(10),
+            ..Default::default()
+        });
+        for i in 0..5000 {
+            let (permit, _) = politeness
+                .acquire(&format!("https://h{i}.example"), Duration::from_millis(10))
+                .await;
+            drop(permit);
+            tokio::time::advance(Duration::from_millis(1)).await;
+        }
+        assert!(
+            politeness.tracked() < 2100,
+            "{} origins tracked",
+            politeness.tracked()
+        );
+    }
+}

@@ -1,0 +1,205 @@
+//! `RobotsLayer` / `RobotsService`: the tower middleware.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use robots_fetch::{BoxError, ServiceClient};
+use tower::ServiceExt;
+
+use crate::config::RobotsConfig;
+use crate::error::RobotsError;
+use crate::gate::Gate;
+
+/// A tower `Layer` that checks every request against its origin's robots.txt (fetched through
+/// the same inner service and cached) and paces requests per origin. Build it with
+/// [`RobotsLayer::builder`].
+///
+/// ```
+/// use robots_tower::RobotsLayer;
+/// let layer = RobotsLayer::builder("FooBot/1.0 (+https://foo.example/bot)").build();
+/// # let _ = layer;
+/// ```
+#[derive(Clone)]
+pub struct RobotsLayer {
+    gate: Arc<Gate>,
+}
+
+impl std::fmt::Debug for RobotsLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RobotsLayer")
+            .field("agent", &self.gate.agent)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RobotsLayer {
+    /// A builder for a crawler with this User-Agent.
+    pub fn builder(user_agent: &str) -> RobotsConfig {
+        RobotsConfig::new(user_agent)
+    }
+
+    pub(crate) fn from_gate(gate: Arc<Gate>) -> RobotsLayer {
+        RobotsLayer { gate }
+    }
+
+    /// The robots.txt cache (shared with every clone and every service built from this layer).
+    pub fn cache(&self) -> &robots_fetch::RobotsCache {
+        &self.gate.cache
+    }
+
+    /// When an origin is paused by a 429/503, until when.
+    pub fn paused_until(&self, origin: &robots_fetch::Origin) -> Option<tokio::time::Instant> {
+        self.gate.politeness.paused_until(origin.as_str())
+    }
+}
+
+impl<S> tower_layer::Layer<S> for RobotsLayer {
+    type Service = RobotsService<S>;
+
+    fn layer(&self, inner: S) -> RobotsService<S> {
+        RobotsService {
+            inner,
+            gate: self.gate.clone(),
+        }
+    }
+}
+
+/// The service [`RobotsLayer`] produces.
+#[derive(Clone)]
+pub struct RobotsService<S> {
+    inner: S,
+    gate: Arc<Gate>,
+}
+
+impl<S: std::fmt::Debug> std::fmt::Debug for RobotsService<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RobotsService")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+impl<S, ReqB, ResB> tower_service::Service<http::Request<ReqB>> for RobotsService<S>
+where
+    S: tower_service::Service<http::Request<ReqB>, Response = http::Response<ResB>>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    ReqB: Default + Send + 'static,
+    ResB: http_body::Body + Send + 'static,
+    ResB::Data: Into<bytes::Bytes>,
+    ResB::Error: Into<BoxError>,
+{
+    type Response = http::Response<ResB>;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<http::Response<ResB>, BoxError>>;
+
+    /// Always ready: readiness of the inner service is awaited in the response future, after
+    /// the robots check and the politeness wait, so a waiting origin never holds a slot of it.
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<ReqB>) -> Self::Future {
+        let inner = self.inner.clone();
+        let gate = self.gate.clone();
+        Box::pin(async move {
+            let uri = request.uri();
+            let mut key = [0u8; ORIGIN_KEY_MAX];
+            let origin = origin_key(uri, &mut key).ok_or_else(|| RobotsError::RelativeUri {
+                uri: uri.to_string(),
+            })?;
+            let path = uri.path_and_query().map_or("/", |p| p.as_str());
+            let client = ServiceClient::new(inner.clone());
+            let admission = gate
+                .admit(&client, origin, path, || uri.to_string())
+                .await?;
+            let mut response = inner.oneshot(request).await.map_err(Into::into)?;
+            let info = gate.observe(admission, response.status().as_u16(), response.headers());
+            response.extensions_mut().insert(info);
+            Ok(response)
+        })
+    }
+}
+
+/// Longest `scheme://host:port` written without allocating; longer ones use the URL parser.
+const ORIGIN_KEY_MAX: usize = 320;
+
+/// The origin of an absolute URI as `scheme://host[:port]`, lowercase, default port dropped,
+/// written into `buf`. `None` for a URI without scheme or host. (A host the URL parser would
+/// normalise further only costs a cache lookup by the canonical origin.)
+fn origin_key<'b>(uri: &http::Uri, buf: &'b mut [u8; ORIGIN_KEY_MAX]) -> Option<&'b str> {
+    let scheme = uri.scheme_str()?;
+    let host = uri.host().filter(|h| !h.is_empty())?;
+    let default_port = match scheme {
+        "http" => Some(80),
+        "https" => Some(443),
+        _ => None,
+    };
+    let port = uri.port_u16().filter(|p| Some(*p) != default_port);
+    let mut len = 0;
+    let mut push = |bytes: &[u8]| -> Option<()> {
+        let end = len + bytes.len();
+        let dest = buf.get_mut(len..end)?;
+        dest.copy_from_slice(bytes);
+        dest.make_ascii_lowercase();
+        len = end;
+        Some(())
+    };
+    push(scheme.as_bytes())?;
+    push(b"://")?;
+    push(host.as_bytes())?;
+    if let Some(port) = port {
+        let mut digits = [0u8; 6];
+        let mut n = port;
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        at -= 1;
+        digits[at] = b':';
+        push(&digits[at..])?;
+    }
+    std::str::from_utf8(&buf[..len]).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origin_keys_match_the_canonical_origin() {
+        for uri in [
+            "https://example.com/a?b",
+            "HTTPS://Example.COM:443/a",
+            "http://example.com:80/",
+            "http://example.com:8080/x",
+            "http://127.0.0.1:3000/x",
+            "http://[::1]:8080/x",
+            "https://user:pw@example.com/x",
+        ] {
+            let parsed: http::Uri = uri.parse().unwrap();
+            let mut buf = [0u8; ORIGIN_KEY_MAX];
+            let key = origin_key(&parsed, &mut buf).unwrap();
+            assert_eq!(
+                key,
+                robots_fetch::Origin::parse(uri).unwrap().as_str(),
+                "{uri}"
+            );
+        }
+        let mut buf = [0u8; ORIGIN_KEY_MAX];
+        assert_eq!(origin_key(&"/relative".parse().unwrap(), &mut buf), None);
+    }
+}

@@ -1,0 +1,422 @@
+//! The tower layer on tokio's paused clock, against an in-memory site (a `service_fn` that
+//! serves robots.txt and pages per host, records when each request started, and counts how many
+//! are in flight).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use robots_fetch::BoxError;
+use robots_tower::{RobotsError, RobotsInfo, RobotsLayer};
+use tokio::time::Instant;
+use tower::{Layer, Service, ServiceExt};
+
+type Response = http::Response<Full<Bytes>>;
+
+/// A page's status and headers.
+type Page = (u16, Vec<(&'static str, &'static str)>);
+
+/// How a host answers: its robots.txt (status, body) and, per path, a status and headers.
+#[derive(Clone, Default)]
+struct Host {
+    robots: (u16, &'static str),
+    pages: HashMap<&'static str, Page>,
+    /// Answer 429 with this Retry-After to the first request for this path, then 200.
+    throttle_once: Option<(&'static str, &'static str)>,
+}
+
+#[derive(Clone, Default)]
+struct Site {
+    hosts: Arc<HashMap<&'static str, Host>>,
+    /// (host, path, start time) of every request, robots.txt included.
+    log: Arc<Mutex<Vec<(String, String, Instant)>>>,
+    in_flight: Arc<AtomicUsize>,
+    max_in_flight: Arc<AtomicUsize>,
+    latency: Duration,
+    throttled: Arc<Mutex<Vec<String>>>,
+}
+
+impl Site {
+    fn new(hosts: Vec<(&'static str, Host)>, latency: Duration) -> Site {
+        Site {
+            hosts: Arc::new(hosts.into_iter().collect()),
+            latency,
+            ..Default::default()
+        }
+    }
+
+    fn service(
+        &self,
+    ) -> impl Service<
+        http::Request<Full<Bytes>>,
+        Response = Response,
+        Error = BoxError,
+        Future = impl Send,
+    > + Clone
+    + Send
+    + Sync
+    + 'static {
+        let site = self.clone();
+        tower::service_fn(move |request: http::Request<Full<Bytes>>| {
+            let site = site.clone();
+            async move {
+                let host = request.uri().host().unwrap_or("").to_string();
+                let path = request.uri().path().to_string();
+                site.log
+                    .lock()
+                    .unwrap()
+                    .push((host.clone(), path.clone(), Instant::now()));
+                let now = site.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                site.max_in_flight.fetch_max(now, Ordering::SeqCst);
+                tokio::time::sleep(site.latency).await;
+                site.in_flight.fetch_sub(1, Ordering::SeqCst);
+                let spec = site.hosts.get(host.as_str()).cloned().unwrap_or_default();
+                let mut builder = http::Response::builder();
+                let body = if path == "/robots.txt" {
+                    builder = builder.status(spec.robots.0);
+                    spec.robots.1
+                } else if let Some((throttled_path, retry_after)) =
+                    spec.throttle_once.filter(|(p, _)| *p == path)
+                {
+                    let mut throttled = site.throttled.lock().unwrap();
+                    if throttled.contains(&format!("{host}{throttled_path}")) {
+                        "ok"
+                    } else {
+                        throttled.push(format!("{host}{throttled_path}"));
+                        builder = builder.status(429).header("retry-after", retry_after);
+                        "slow down"
+                    }
+                } else {
+                    let (status, headers) = spec
+                        .pages
+                        .get(path.as_str())
+                        .cloned()
+                        .unwrap_or((200, vec![]));
+                    builder = builder.status(status);
+                    for (name, value) in headers {
+                        builder = builder.header(name, value);
+                    }
+                    "page"
+                };
+                Ok::<_, BoxError>(
+                    builder
+                        .body(Full::new(Bytes::from_static(body.as_bytes())))
+                        .unwrap(),
+                )
+            }
+        })
+    }
+
+    fn starts(&self, host: &str) -> Vec<Instant> {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(h, p, _)| h == host && p != "/robots.txt")
+            .map(|(_, _, t)| *t)
+            .collect()
+    }
+
+    fn requests_for(&self, host: &str, path: &str) -> usize {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(h, p, _)| h == host && p == path)
+            .count()
+    }
+}
+
+fn get(url: &str) -> http::Request<Full<Bytes>> {
+    http::Request::get(url).body(Full::default()).unwrap()
+}
+
+fn host(robots: &'static str) -> Host {
+    Host {
+        robots: (200, robots),
+        ..Default::default()
+    }
+}
+
+async fn send<S>(service: &S, url: &str) -> Result<Response, BoxError>
+where
+    S: Service<http::Request<Full<Bytes>>, Response = Response, Error = BoxError> + Clone,
+{
+    service.clone().oneshot(get(url)).await
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_disallowed_url_never_reaches_the_server() {
+    let site = Site::new(
+        vec![("a.example", host("User-agent: *\nDisallow: /private\n"))],
+        Duration::ZERO,
+    );
+    let service = RobotsLayer::builder("FooBot/1.0")
+        .build()
+        .layer(site.service());
+    let error = send(&service, "http://a.example/private/x")
+        .await
+        .unwrap_err();
+    match error.downcast_ref::<RobotsError>() {
+        Some(RobotsError::Disallowed {
+            url,
+            rule: Some(rule),
+        }) => {
+            assert_eq!(url, "http://a.example/private/x");
+            assert_eq!((rule.line, rule.pattern.as_str()), (2, "/private"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(site.requests_for("a.example", "/private/x"), 0);
+    assert_eq!(
+        site.requests_for("a.example", "/robots.txt"),
+        1,
+        "robots.txt fetched through the inner service"
+    );
+    assert!(send(&service, "http://a.example/public").await.is_ok());
+}
+
+#[tokio::test(start_paused = true)]
+async fn requests_to_one_origin_are_spaced_and_others_are_not_slowed() {
+    let site = Site::new(
+        vec![
+            ("slow.example", host("User-agent: *\nCrawl-delay: 3\n")),
+            ("fast.example", host("User-agent: *\nDisallow:\n")),
+        ],
+        Duration::from_millis(10),
+    );
+    let service = RobotsLayer::builder("FooBot").build().layer(site.service());
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for i in 0..4 {
+        for host in ["slow.example", "fast.example"] {
+            let service = service.clone();
+            tasks.push(tokio::spawn(async move {
+                send(&service, &format!("http://{host}/page{i}"))
+                    .await
+                    .map(|_| ())
+            }));
+        }
+    }
+    for task in tasks {
+        task.await.unwrap().unwrap();
+    }
+    let gaps = |starts: Vec<Instant>| starts.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>();
+    let slow = site.starts("slow.example");
+    let fast = site.starts("fast.example");
+    assert_eq!((slow.len(), fast.len()), (4, 4));
+    assert!(
+        gaps(slow).iter().all(|g| *g >= Duration::from_secs(3)),
+        "Crawl-delay: 3 spaces slow.example"
+    );
+    assert!(
+        gaps(fast.clone())
+            .iter()
+            .all(|g| *g >= Duration::from_secs(1)),
+        "the 1 s minimum spaces fast.example"
+    );
+    // fast.example finished long before slow.example would have let it.
+    assert!(
+        fast[3] - started < Duration::from_secs(4),
+        "fast.example not slowed: {:?}",
+        fast[3] - started
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn crawl_delay_above_the_cap_is_clamped_and_reported() {
+    let site = Site::new(
+        vec![("a.example", host("User-agent: *\nCrawl-delay: 120\n"))],
+        Duration::ZERO,
+    );
+    let service = RobotsLayer::builder("FooBot")
+        .max_delay(Duration::from_secs(10))
+        .build()
+        .layer(site.service());
+    send(&service, "http://a.example/1").await.unwrap();
+    let response = send(&service, "http://a.example/2").await.unwrap();
+    let info = response.extensions().get::<RobotsInfo>().unwrap();
+    assert_eq!(
+        (info.interval, info.interval_clamped_from),
+        (Duration::from_secs(10), Some(Duration::from_secs(120)))
+    );
+    assert_eq!(info.waited, Duration::from_secs(10));
+}
+
+#[tokio::test(start_paused = true)]
+async fn retry_after_pauses_only_that_origin() {
+    let mut throttling = host("User-agent: *\nDisallow:\n");
+    throttling.throttle_once = Some(("/first", "30"));
+    let site = Site::new(
+        vec![("busy.example", throttling), ("calm.example", host(""))],
+        Duration::ZERO,
+    );
+    let layer = RobotsLayer::builder("FooBot").build();
+    let service = layer.layer(site.service());
+    let started = Instant::now();
+    let response = send(&service, "http://busy.example/first").await.unwrap();
+    assert_eq!(response.status(), 429);
+    let busy = robots_fetch::Origin::parse("http://busy.example").unwrap();
+    assert!(layer.paused_until(&busy).is_some());
+    // The other origin goes on at once.
+    send(&service, "http://calm.example/x").await.unwrap();
+    assert!(Instant::now() - started < Duration::from_secs(2));
+    // The throttled origin waits out Retry-After.
+    let response = send(&service, "http://busy.example/second").await.unwrap();
+    assert_eq!(response.status(), 200);
+    let starts = site.starts("busy.example");
+    assert!(
+        starts[1] - starts[0] >= Duration::from_secs(30),
+        "{:?}",
+        starts[1] - starts[0]
+    );
+    // The success ended the pause.
+    assert!(layer.paused_until(&busy).is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn repeated_503_without_retry_after_backs_off_exponentially() {
+    let mut failing = host("");
+    failing.pages.insert("/x", (503, vec![]));
+    let site = Site::new(vec![("down.example", failing)], Duration::ZERO);
+    let service = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .backoff(Duration::from_secs(5), Duration::from_secs(60))
+        .build()
+        .layer(site.service());
+    for _ in 0..4 {
+        assert_eq!(
+            send(&service, "http://down.example/x")
+                .await
+                .unwrap()
+                .status(),
+            503
+        );
+    }
+    let starts = site.starts("down.example");
+    let gaps: Vec<u64> = starts.windows(2).map(|w| (w[1] - w[0]).as_secs()).collect();
+    assert_eq!(gaps, [5, 10, 20]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_concurrency_limit_holds() {
+    let site = Site::new(vec![("a.example", host(""))], Duration::from_secs(1));
+    let service = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .concurrency(2)
+        .build()
+        .layer(site.service());
+    let tasks: Vec<_> = (0..10)
+        .map(|i| {
+            let service = service.clone();
+            tokio::spawn(async move {
+                send(&service, &format!("http://a.example/{i}"))
+                    .await
+                    .map(|_| ())
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap().unwrap();
+    }
+    assert_eq!(site.max_in_flight.load(Ordering::SeqCst), 2);
+    assert_eq!(site.starts("a.example").len(), 10);
+}
+
+#[tokio::test(start_paused = true)]
+async fn robots_txt_is_fetched_once_under_1000_concurrent_requests() {
+    let site = Site::new(
+        vec![("a.example", host("User-agent: *\nDisallow: /no\n"))],
+        Duration::from_millis(50),
+    );
+    let service = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .concurrency(1000)
+        .build()
+        .layer(site.service());
+    let tasks: Vec<_> = (0..1000)
+        .map(|i| {
+            let service = service.clone();
+            tokio::spawn(async move {
+                send(&service, &format!("http://a.example/{i}"))
+                    .await
+                    .is_ok()
+            })
+        })
+        .collect();
+    for task in tasks {
+        assert!(task.await.unwrap());
+    }
+    assert_eq!(site.requests_for("a.example", "/robots.txt"), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn relative_uris_and_unreachable_robots_txt_have_their_own_errors() {
+    let site = Site::new(
+        vec![(
+            "down.example",
+            Host {
+                robots: (503, ""),
+                ..Default::default()
+            },
+        )],
+        Duration::ZERO,
+    );
+    let service = RobotsLayer::builder("FooBot").build().layer(site.service());
+    let error = send(&service, "/relative/path").await.unwrap_err();
+    assert!(
+        matches!(error.downcast_ref::<RobotsError>(), Some(RobotsError::RelativeUri { uri }) if uri == "/relative/path")
+    );
+    let error = send(&service, "http://down.example/page")
+        .await
+        .unwrap_err();
+    match error.downcast_ref::<RobotsError>() {
+        Some(RobotsError::Unreachable {
+            origin,
+            retry_after,
+            cause,
+        }) => {
+            assert_eq!(origin.as_str(), "http://down.example");
+            assert_eq!(*retry_after, Duration::from_secs(60));
+            assert!(cause.contains("503"), "{cause}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(site.requests_for("down.example", "/page"), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn responses_carry_the_decision_and_page_directives() {
+    let mut h = host("User-agent: *\nDisallow: /a\nAllow: /a/open\n");
+    h.pages.insert(
+        "/a/open",
+        (
+            200,
+            vec![
+                ("x-robots-tag", "noarchive"),
+                ("x-robots-tag", "foobot: noindex, nofollow"),
+            ],
+        ),
+    );
+    let site = Site::new(vec![("a.example", h)], Duration::ZERO);
+    let service = RobotsLayer::builder("FooBot/1.0")
+        .build()
+        .layer(site.service());
+    let response = send(&service, "http://a.example/a/open").await.unwrap();
+    let info = response.extensions().get::<RobotsInfo>().unwrap();
+    let rule = info.rule.as_ref().unwrap();
+    assert_eq!(
+        (rule.line, rule.kind, rule.pattern.as_str()),
+        (3, robots_core::RuleKind::Allow, "/a/open")
+    );
+    assert!(matches!(
+        info.source,
+        robots_fetch::Source::Parsed { status: 200, .. }
+    ));
+    assert!(info.directives.noindex && info.directives.nofollow && info.directives.noarchive);
+    assert!(!info.page.all.noindex, "noindex was scoped to foobot");
+    assert_eq!(info.waited, Duration::ZERO);
+}
