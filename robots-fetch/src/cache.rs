@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use robots_core::{Matcher, RobotsTxt, Verdict};
 use tokio::time::Instant;
-use tracing::{debug, info, warn};
+use tracing::{debug, info, trace, warn};
 use url::Url;
 
 use crate::client::FetchClient;
@@ -469,6 +469,7 @@ impl RobotsCache {
             &self.inner.counters.misses
         };
         counter.fetch_add(1, Ordering::Relaxed);
+        trace!(origin, hit = found.is_some(), "robots.txt cache lookup");
         found
     }
 
@@ -511,6 +512,7 @@ impl RobotsCache {
             return entry;
         }
         let previous = self.inner.entries.get(origin);
+        debug!(%origin, refresh = previous.is_some(), "robots.txt cache miss: fetching");
         self.inner.counters.fetches.fetch_add(1, Ordering::Relaxed);
         let outcome = fetch(client, origin, &self.inner.fetch).await;
         if matches!(outcome, FetchOutcome::Unreachable(_)) {

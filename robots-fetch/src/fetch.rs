@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use http::header;
-use tracing::debug;
+use tracing::{Instrument, debug};
 use url::Url;
 
 use crate::body::{Coding, read_capped};
@@ -54,19 +54,16 @@ pub async fn fetch<C: FetchClient>(
     config: &FetchConfig,
 ) -> FetchOutcome {
     let started = tokio::time::Instant::now();
-    let outcome = match tokio::time::timeout(
-        config.timeout,
-        fetch_following_redirects(client, origin, config),
-    )
-    .await
-    {
+    let span = tracing::debug_span!("robots_fetch", %origin);
+    let attempt = fetch_following_redirects(client, origin, config).instrument(span.clone());
+    let outcome = match tokio::time::timeout(config.timeout, attempt).await {
         Ok(outcome) => outcome,
         Err(_) => FetchOutcome::Unreachable(Unreachable::Network(NetworkError {
             kind: NetworkErrorKind::Timeout,
             message: format!("no complete answer within {:?}", config.timeout),
         })),
     };
-    debug!(%origin, elapsed = ?started.elapsed(), outcome = outcome_name(&outcome), "fetched robots.txt");
+    span.in_scope(|| debug!(elapsed = ?started.elapsed(), outcome = outcome_name(&outcome), "fetched robots.txt"));
     outcome
 }
 

@@ -149,8 +149,9 @@ impl Politeness {
 
     fn slot(&self, origin: &str) -> Arc<Slot> {
         let mut origins = self.origins.lock().unwrap_or_else(|e| e.into_inner());
-        // Sweep idle origins once per as many calls as there are origins: amortised O(1).
-        if self.since_sweep.fetch_add(1, Ordering::Relaxed) >= origins.len().max(1024) {
+        // Sweep idle origins after half as many calls as there are origins (at least 1024): a
+        // sweep costs O(origins), so this is amortised O(1) per call.
+        if self.since_sweep.fetch_add(1, Ordering::Relaxed) >= (origins.len() / 2).max(1024) {
             self.since_sweep.store(0, Ordering::Relaxed);
             let now = Instant::now();
             let concurrency = self.config.concurrency.max(1);

@@ -1,0 +1,76 @@
+//! tracing events for robots.txt fetches, cache misses, disallows, politeness waits and
+//! back-offs, captured from a real subscriber.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use robots_fetch::BoxError;
+use robots_tower::RobotsLayer;
+use tower::{Layer, ServiceExt};
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_layer_reports_what_it_does() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+
+    let inner = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
+        let (status, body) = match request.uri().path() {
+            "/robots.txt" => (200, "User-agent: *\nDisallow: /private\n"),
+            "/busy" => (429, ""),
+            _ => (200, "page"),
+        };
+        Ok::<_, BoxError>(
+            http::Response::builder()
+                .status(status)
+                .body(Full::new(Bytes::from_static(body.as_bytes())))
+                .unwrap(),
+        )
+    });
+    let service = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::from_millis(100))
+        .build()
+        .layer(inner);
+    let get = |path: &str| {
+        http::Request::get(format!("http://a.example{path}"))
+            .body(Full::default())
+            .unwrap()
+    };
+    service.clone().oneshot(get("/one")).await.unwrap();
+    service.clone().oneshot(get("/two")).await.unwrap();
+    assert!(service.clone().oneshot(get("/private/x")).await.is_err());
+    service.clone().oneshot(get("/busy")).await.unwrap();
+
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    for expected in [
+        "robots.txt cache miss: fetching",
+        "robots_fetch",
+        "fetched robots.txt",
+        "politeness wait",
+        "disallowed by robots.txt",
+        "backing off",
+    ] {
+        assert!(log.contains(expected), "no `{expected}` in:\n{log}");
+    }
+}
