@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use robots_fetch::{CacheConfig, RobotsCache};
+use robots_fetch::{CacheConfig, RobotsCache, RobotsCacheBuilder};
 
 use crate::gate::Gate;
 use crate::politeness::{Politeness, PolitenessConfig};
@@ -26,11 +26,8 @@ use crate::service::RobotsLayer;
 #[derive(Debug, Clone)]
 pub struct RobotsConfig {
     user_agent: String,
-    tokens: Option<Vec<String>>,
-    from: Option<String>,
-    fetch_timeout: Duration,
-    connect_timeout: Duration,
-    cache_config: CacheConfig,
+    /// The cache to build when none is shared: identity and fetch settings live there.
+    cache_builder: RobotsCacheBuilder,
     cache: Option<RobotsCache>,
     pub(crate) politeness: PolitenessConfig,
     pub(crate) max_redirects: Option<usize>,
@@ -40,11 +37,7 @@ impl RobotsConfig {
     pub(crate) fn new(user_agent: &str) -> RobotsConfig {
         RobotsConfig {
             user_agent: user_agent.to_string(),
-            tokens: None,
-            from: None,
-            fetch_timeout: Duration::from_secs(10),
-            connect_timeout: Duration::from_secs(5),
-            cache_config: CacheConfig::default(),
+            cache_builder: RobotsCache::builder(user_agent),
             cache: None,
             politeness: PolitenessConfig::default(),
             max_redirects: Some(10),
@@ -58,13 +51,13 @@ impl RobotsConfig {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.tokens = Some(tokens.into_iter().map(Into::into).collect());
+        self.cache_builder = self.cache_builder.tokens(tokens);
         self
     }
 
     /// `From` header for robots.txt requests.
     pub fn from(mut self, from: &str) -> Self {
-        self.from = Some(from.to_string());
+        self.cache_builder = self.cache_builder.from(from);
         self
     }
 
@@ -114,19 +107,19 @@ impl RobotsConfig {
 
     /// Total time a robots.txt fetch may take (10 s).
     pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
-        self.fetch_timeout = timeout;
+        self.cache_builder = self.cache_builder.timeout(timeout);
         self
     }
 
     /// Connect timeout for the middleware's own robots.txt client (5 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
+        self.cache_builder = self.cache_builder.connect_timeout(timeout);
         self
     }
 
     /// Cache lifetimes and size, for a cache built here.
     pub fn cache_config(mut self, config: CacheConfig) -> Self {
-        self.cache_config = config;
+        self.cache_builder = self.cache_builder.config(config);
         self
     }
 
@@ -146,19 +139,10 @@ impl RobotsConfig {
     }
 
     pub(crate) fn gate(&self) -> Arc<Gate> {
-        let cache = self.cache.clone().unwrap_or_else(|| {
-            let mut builder = RobotsCache::builder(&self.user_agent)
-                .timeout(self.fetch_timeout)
-                .connect_timeout(self.connect_timeout)
-                .config(self.cache_config.clone());
-            if let Some(tokens) = &self.tokens {
-                builder = builder.tokens(tokens.clone());
-            }
-            if let Some(from) = &self.from {
-                builder = builder.from(from);
-            }
-            builder.build()
-        });
+        let cache = self
+            .cache
+            .clone()
+            .unwrap_or_else(|| self.cache_builder.clone().build());
         Arc::new(Gate {
             cache,
             politeness: Politeness::new(self.politeness.clone()),

@@ -420,3 +420,44 @@ async fn responses_carry_the_decision_and_page_directives() {
     assert!(!info.page.all.noindex, "noindex was scoped to foobot");
     assert_eq!(info.waited, Duration::ZERO);
 }
+
+#[tokio::test(start_paused = true)]
+async fn request_rate_raises_the_interval_too() {
+    let site = Site::new(
+        vec![("a.example", host("User-agent: *\nRequest-rate: 1/5s\n"))],
+        Duration::ZERO,
+    );
+    let service = RobotsLayer::builder("FooBot").build().layer(site.service());
+    for i in 0..3 {
+        send(&service, &format!("http://a.example/{i}"))
+            .await
+            .unwrap();
+    }
+    let starts = site.starts("a.example");
+    assert!(
+        starts
+            .windows(2)
+            .all(|w| w[1] - w[0] >= Duration::from_secs(5))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn layers_can_share_one_cache() {
+    let site = Site::new(
+        vec![("a.example", host("User-agent: FooBot\nDisallow: /x\n"))],
+        Duration::ZERO,
+    );
+    let cache = robots_fetch::RobotsCache::builder("FooBot/2.0").build();
+    let first = RobotsLayer::builder("FooBot/2.0")
+        .cache(cache.clone())
+        .build()
+        .layer(site.service());
+    let second = RobotsLayer::builder("FooBot/2.0")
+        .cache(cache.clone())
+        .build()
+        .layer(site.service());
+    send(&first, "http://a.example/1").await.unwrap();
+    assert!(send(&second, "http://a.example/x").await.is_err());
+    assert_eq!(site.requests_for("a.example", "/robots.txt"), 1);
+    assert_eq!(cache.stats().fetches, 1);
+}
