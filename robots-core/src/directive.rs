@@ -33,6 +33,60 @@ pub struct Directive<'a> {
     pub missing_colon: bool,
     /// The key was one of the accepted typos.
     pub typo: bool,
+    /// What the value may contain, learnt while the line was scanned.
+    pub hints: ValueHints,
+}
+
+/// Which bytes that need work a value may contain (`%`, `*`, bytes ≥ 0x80), found by the one
+/// scan of its line, so that escaping and pattern analysis can skip their own scans. A set
+/// flag means "may contain"; a clear one, "does not".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValueHints(u8);
+
+const PERCENT: u8 = 1;
+const STAR: u8 = 2;
+const HIGH: u8 = 4;
+const HASH: u8 = 8;
+const COLON: u8 = 16;
+
+/// The class of every byte for the line scan; 0 for the bytes that need nothing.
+const CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0x80;
+    while b < 256 {
+        table[b] = HIGH;
+        b += 1;
+    }
+    table[b'%' as usize] = PERCENT;
+    table[b'*' as usize] = STAR;
+    table[b'#' as usize] = HASH;
+    table[b':' as usize] = COLON;
+    table
+};
+
+impl ValueHints {
+    /// Nothing known: every flag set.
+    pub const UNKNOWN: ValueHints = ValueHints(PERCENT | STAR | HIGH);
+
+    /// The hints of a value, by scanning it.
+    pub fn of(value: &[u8]) -> ValueHints {
+        ValueHints(
+            value
+                .iter()
+                .fold(0, |seen, &b| seen | CLASS[usize::from(b)])
+                & (PERCENT | STAR | HIGH),
+        )
+    }
+
+    /// Whether escaping may change the value.
+    pub fn may_need_escaping(self) -> bool {
+        self.0 & (PERCENT | HIGH) != 0
+    }
+
+    /// Whether the value may hold a `*`.
+    pub fn may_have_star(self) -> bool {
+        self.0 & STAR != 0
+    }
 }
 
 /// What a line holds.
@@ -103,20 +157,39 @@ pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
 /// assert_eq!((d.kind, d.key, d.value), (KeyKind::Disallow, &b"Disallow /foo"[..], &b"bar"[..]));
 /// ```
 pub fn parse_line(content: &[u8]) -> LineContent<'_> {
-    let (text, has_comment) = match find_byte(b'#', content) {
-        Some(at) => (&content[..at], true),
-        None => (content, false),
-    };
-    let text = trim(text);
+    // One scan finds the comment, the first colon, and what the value may need.
+    let (mut comment, mut colon, mut seen) = (None, None, 0u8);
+    for (i, &b) in content.iter().enumerate() {
+        let class = CLASS[usize::from(b)];
+        if class == 0 {
+            continue;
+        }
+        if class == HASH {
+            comment = Some(i);
+            break;
+        }
+        if class == COLON && colon.is_none() {
+            colon = Some(i);
+        }
+        seen |= class;
+    }
+    let before_comment = &content[..comment.unwrap_or(content.len())];
+    let text = trim(before_comment);
     if text.is_empty() {
-        return if has_comment {
+        return if comment.is_some() {
             LineContent::Comment
         } else {
             LineContent::Empty
         };
     }
-    let (key, value, missing_colon) = match find_byte(b':', text) {
-        Some(at) => (trim(&text[..at]), trim(&text[at + 1..]), false),
+    // `text` is a subslice of `content`; the colon, not being whitespace, lies inside it.
+    let offset = text.as_ptr() as usize - content.as_ptr() as usize;
+    let (key, value, missing_colon) = match colon {
+        Some(at) => (
+            trim(&text[..at - offset]),
+            trim(&text[at - offset + 1..]),
+            false,
+        ),
         None => {
             // Google accepts whitespace for a forgotten colon, but only between exactly two words.
             let Some(at) = text.iter().position(|&b| is_separator_space(b)) else {
@@ -143,6 +216,7 @@ pub fn parse_line(content: &[u8]) -> LineContent<'_> {
         value,
         missing_colon,
         typo,
+        hints: ValueHints(seen & (PERCENT | STAR | HIGH)),
     })
 }
 
@@ -186,6 +260,14 @@ pub fn is_escaped_kind(kind: KeyKind) -> bool {
 /// assert!(matches!(escape_pattern(b"/plain"), std::borrow::Cow::Borrowed(_)));
 /// ```
 pub fn escape_pattern(value: &[u8]) -> Cow<'_, [u8]> {
+    escape_pattern_hinted(value, ValueHints::UNKNOWN)
+}
+
+/// [`escape_pattern`] for a value whose [`ValueHints`] are known.
+pub fn escape_pattern_hinted(value: &[u8], hints: ValueHints) -> Cow<'_, [u8]> {
+    if !hints.may_need_escaping() {
+        return Cow::Borrowed(value);
+    }
     // Most values are plain ASCII without `%`: both checks run a word or a vector at a time.
     if value.is_ascii() && find_byte(b'%', value).is_none() {
         return Cow::Borrowed(value);

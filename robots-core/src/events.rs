@@ -3,7 +3,7 @@
 //! read the file through this, so the grouping rule lives in one place: a user-agent line that
 //! follows an allow/disallow line of a group starts a new group; nothing else ends one.
 
-use crate::directive::{KeyKind, LineContent, parse_line};
+use crate::directive::{KeyKind, LineContent, ValueHints, parse_line};
 use crate::lines::{Lines, lines};
 use crate::robots::RuleKind;
 
@@ -17,6 +17,7 @@ pub(crate) enum Event<'a> {
         kind: RuleKind,
         value: &'a [u8],
         in_group: bool,
+        hints: ValueHints,
     },
     /// A sitemap line.
     Sitemap { key: &'a [u8], value: &'a [u8] },
@@ -77,6 +78,7 @@ impl<'a> Iterator for Events<'a> {
                         kind,
                         value: d.value,
                         in_group: self.in_group,
+                        hints: d.hints,
                     }
                 }
                 KeyKind::Sitemap => Event::Sitemap {

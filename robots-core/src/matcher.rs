@@ -12,7 +12,7 @@ use std::time::Duration;
 use std::borrow::Cow;
 
 use crate::agent::{is_global_agent, product_token, product_token_bytes};
-use crate::directive::{escape_pattern, rfind_byte};
+use crate::directive::{ValueHints, escape_pattern_hinted, rfind_byte};
 use crate::events::{Event, events};
 use crate::pattern::{Shape, Subject};
 use crate::records::{RequestRate, parse_crawl_delay};
@@ -263,10 +263,15 @@ impl Matcher {
                 selection = Selection::Global;
             }
         }
-        let rules = groups
-            .iter()
-            .flat_map(|g| g.rules())
-            .map(|r| (r.line, r.kind, Cow::Borrowed(r.pattern), r.written));
+        let rules = groups.iter().flat_map(|g| g.rules()).map(|r| {
+            (
+                r.line,
+                r.kind,
+                Cow::Borrowed(r.pattern),
+                r.written,
+                ValueHints::UNKNOWN,
+            )
+        });
         let records: Vec<_> = groups
             .iter()
             .flat_map(|g| g.records())
@@ -306,6 +311,7 @@ impl Matcher {
             kind: Option<RuleKind>,
             key: &'a [u8],
             value: &'a [u8],
+            hints: ValueHints,
         }
         let mut groups: Vec<(u64, bool)> = Vec::new();
         let mut kept: Vec<Kept<'_>> = Vec::new();
@@ -336,6 +342,7 @@ impl Matcher {
                     kind,
                     value,
                     in_group: true,
+                    hints,
                 } => {
                     // Only rules of groups that may apply are kept.
                     if let Some(&(mask, global)) = groups.last()
@@ -348,6 +355,7 @@ impl Matcher {
                             kind: Some(kind),
                             key: &[],
                             value,
+                            hints,
                         });
                     }
                 }
@@ -359,6 +367,7 @@ impl Matcher {
                         kind: None,
                         key,
                         value,
+                        hints: ValueHints::UNKNOWN,
                     });
                 }
                 _ => {}
@@ -382,8 +391,15 @@ impl Matcher {
             .iter()
             .filter(|k| k.kind.is_some() && applies(k))
             .filter_map(|k| {
-                k.kind
-                    .map(|kind| (k.line, kind, escape_pattern(k.value), k.value))
+                k.kind.map(|kind| {
+                    (
+                        k.line,
+                        kind,
+                        escape_pattern_hinted(k.value, k.hints),
+                        k.value,
+                        k.hints,
+                    )
+                })
             });
         let records: Vec<_> = kept
             .iter()
@@ -393,11 +409,12 @@ impl Matcher {
         Matcher::compile(selection, rules, &records)
     }
 
-    /// Builds the view from the applicable rules `(line, kind, escaped pattern, as written)` and
+    /// Builds the view from the applicable rules `(line, kind, escaped pattern, as written,
+    /// hints)` and
     /// records `(line, key, value)`, all in file order.
     fn compile<'r>(
         selection: Selection,
-        applicable_rules: impl Iterator<Item = (u32, RuleKind, Cow<'r, [u8]>, &'r [u8])>,
+        applicable_rules: impl Iterator<Item = (u32, RuleKind, Cow<'r, [u8]>, &'r [u8], ValueHints)>,
         records: &[(u32, &'r [u8], &'r [u8])],
     ) -> Matcher {
         let mut arena: Vec<u8> = Vec::new();
@@ -408,7 +425,7 @@ impl Matcher {
             arena.extend_from_slice(bytes);
             (start, arena.len() as u32)
         };
-        for (line, kind, pattern, written) in applicable_rules {
+        for (line, kind, pattern, written, hints) in applicable_rules {
             // Empty patterns (priority 0) never decide; patterns that start with neither `/` nor
             // `*` never match a path, which always starts with `/`.
             if !matches!(pattern.first(), Some(b'/' | b'*')) {
@@ -416,7 +433,7 @@ impl Matcher {
             }
             let written_span = store(&mut arena, written);
             let mut add = |arena: &mut Vec<u8>, pattern: &[u8]| {
-                let (body, shape) = Shape::of(pattern);
+                let (body, shape) = Shape::of_hinted(pattern, hints.may_have_star());
                 let body = if body == &written[..body.len().min(written.len())] {
                     (written_span.0, written_span.0 + body.len() as u32)
                 } else {

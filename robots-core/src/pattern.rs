@@ -170,10 +170,24 @@ impl<'p> Subject<'p> {
 impl Shape {
     /// Splits an escaped pattern into its body (without a trailing `$`) and its shape.
     pub(crate) fn of(pattern: &[u8]) -> (&[u8], Shape) {
+        Shape::of_hinted(pattern, true)
+    }
+
+    /// [`Shape::of`], told whether the pattern may hold a `*` at all.
+    pub(crate) fn of_hinted(pattern: &[u8], may_have_star: bool) -> (&[u8], Shape) {
         let (body, anchored) = match pattern {
             [rest @ .., b'$'] => (rest, true),
             _ => (pattern, false),
         };
+        if !may_have_star {
+            return (
+                body,
+                Shape {
+                    anchored,
+                    glob: None,
+                },
+            );
+        }
         let glob = match (find_byte(b'*', body), rfind_byte(b'*', body)) {
             (Some(first_star), Some(last_star)) => {
                 let mut needs = ByteSet::default();

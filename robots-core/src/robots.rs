@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use crate::agent::{is_global_agent, product_token_bytes};
-use crate::directive::escape_pattern;
+use crate::directive::{escape_pattern, escape_pattern_hinted};
 use crate::events::{Event, events};
 use crate::matcher::Matcher;
 
@@ -136,8 +136,9 @@ impl RobotsTxt {
                     kind,
                     value,
                     in_group,
+                    hints,
                 } => {
-                    let escaped = escape_pattern(value);
+                    let escaped = escape_pattern_hinted(value, hints);
                     let pattern = robots.store(&escaped);
                     let written = if *escaped == *value {
                         pattern

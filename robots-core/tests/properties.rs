@@ -100,6 +100,20 @@ proptest! {
         prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
     }
 
+    /// The hints from the line scan never hide work: a value they say needs no escaping is
+    /// unchanged by escaping, and one they say has no `*` has none.
+    #[test]
+    fn line_hints_are_safe(line in prop::collection::vec(prop_oneof![Just(b'%'), Just(b'*'), Just(b':'), Just(b'#'), Just(b' '), Just(0xC3u8), Just(b'a'), Just(b'f')], 0..24)) {
+        if let robots_core::directive::LineContent::Directive(d) = robots_core::directive::parse_line(&line) {
+            if !d.hints.may_need_escaping() {
+                prop_assert_eq!(&*robots_core::directive::escape_pattern(d.value), d.value);
+            }
+            if !d.hints.may_have_star() {
+                prop_assert!(!d.value.contains(&b'*'));
+            }
+        }
+    }
+
     #[test]
     fn url_paths_agree_with_googles_extraction(url in "[a-z:/?;#.@]{0,16}", any_url in any::<String>()) {
         prop_assert_eq!(path_of(&url), google_path_params_query(&url));
