@@ -398,9 +398,37 @@ async fn connection_refused_and_dns_failures_are_unreachable() {
         matches!(&outcome, FetchOutcome::Unreachable(Unreachable::Network(e)) if e.kind == NetworkErrorKind::Connect),
         "{outcome:?}"
     );
-    let outcome = outcome_of("http://robots-fetch-test.invalid").await;
+    // A DNS failure without touching any resolver: reqwest with a resolver that knows no name.
+    struct NoNames;
+    impl reqwest::dns::Resolve for NoNames {
+        fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+            let error = std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("failed to lookup address information: {}", name.as_str()),
+            );
+            Box::pin(std::future::ready(Err(error.into())))
+        }
+    }
+    let cache = cache();
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .dns_resolver(std::sync::Arc::new(NoNames))
+        .build()
+        .unwrap();
+    let origin = Origin::parse("http://robots-fetch-test.invalid").unwrap();
+    let outcome = robots_fetch::fetch(&client, &origin, cache.fetch_config()).await;
     assert!(
-        matches!(&outcome, FetchOutcome::Unreachable(Unreachable::Network(e)) if matches!(e.kind, NetworkErrorKind::Dns | NetworkErrorKind::Connect | NetworkErrorKind::Timeout)),
+        matches!(&outcome, FetchOutcome::Unreachable(Unreachable::Network(e)) if e.kind == NetworkErrorKind::Dns),
         "{outcome:?}"
+    );
+    let url = "http://robots-fetch-test.invalid/page".parse().unwrap();
+    assert!(
+        !cache
+            .get_for_url(&client, &url)
+            .await
+            .unwrap()
+            .check(&url)
+            .allowed,
+        "a DNS failure disallows all"
     );
 }
