@@ -37,6 +37,8 @@ pub struct RobotsInfo {
 /// A request let through: its place in the origin's queue, and what to attach to the response.
 pub(crate) struct Admission {
     /// Held until the response head arrives: the request counts as in flight until then.
+    /// (Holding it until the body is read would deadlock a caller that keeps an unread response
+    /// while it sends the next request to the same origin.)
     pub(crate) _permit: Permit,
     pub(crate) entry: Arc<CachedRobots>,
     pub(crate) rule: Option<DecidingRule>,

@@ -461,3 +461,19 @@ async fn layers_can_share_one_cache() {
     assert_eq!(site.requests_for("a.example", "/robots.txt"), 1);
     assert_eq!(cache.stats().fetches, 1);
 }
+
+/// A request is in flight until its response head arrives: keeping an unread response must not
+/// block the next request to the same origin (that would deadlock such callers).
+#[tokio::test(start_paused = true)]
+async fn an_unread_response_does_not_block_the_origin() {
+    let site = Site::new(vec![("a.example", host(""))], Duration::ZERO);
+    let service = RobotsLayer::builder("FooBot").build().layer(site.service());
+    let first = send(&service, "http://a.example/1").await.unwrap();
+    let second =
+        tokio::time::timeout(Duration::from_secs(5), send(&service, "http://a.example/2")).await;
+    assert!(
+        second.is_ok_and(|r| r.is_ok()),
+        "the second request waited for the first body"
+    );
+    drop(first);
+}
