@@ -6,8 +6,9 @@
 //! tokio's clock, so waits are timers in the request's future and tests run on paused time.
 //! Concurrency is a semaphore per origin; a request holds its place until its response head
 //! arrives (not until the body is read, which could deadlock a caller holding a response).
-//! State of idle origins is swept out, so memory stays bounded however many origins are crawled; an origin is idle only when forgetting it changes
-//! nothing (no request in flight or waiting, no pause, interval elapsed).
+//! State of idle origins is swept out, so memory stays bounded however many origins are
+//! crawled; an origin is idle only when forgetting it changes nothing (no request in flight or
+//! waiting, no pause, interval elapsed).
 
 use std::collections::HashMap;
 use std::ops::Add;
