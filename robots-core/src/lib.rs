@@ -21,8 +21,8 @@
 //!
 //! The modules follow the spec's steps: [`lines`] (bytes to lines), [`directive`] (a line to key
 //! and value), [`robots`] (groups and records), [`pattern`] and [`matcher`] (matching and the
-//! decision), [`url_path`] (URL to path), [`records`] (Crawl-delay, Request-rate), [`lint`]
-//! (diagnostics), [`page`] (X-Robots-Tag and meta robots) and [`reference`] (a direct port of Google's algorithm, the test oracle).
+//! decision), [`url_path`] (URL to path), [`records`] (Crawl-delay, Request-rate), [`lint`](mod@lint)
+//! (diagnostics), [`page`] (X-Robots-Tag and meta robots) and [`reference`](mod@reference) (a direct port of Google's algorithm, the test oracle).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -71,7 +71,7 @@ struct GroupData {
 }
 
 /// A parsed robots.txt. Parsing never fails: whatever is not understood is ignored, as Google
-/// does (see [`crate::lint`] for what was ignored and why).
+/// does (see [`crate::lint()`] for what was ignored and why).
 ///
 /// ```
 /// use robots_core::RobotsTxt;
