@@ -114,7 +114,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     status.as_u16(),
                     wait.as_millis()
                 );
-                if status.is_success() && !info.as_ref().is_some_and(|i| i.directives.nofollow) {
+                let html = response
+                    .headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|t| t.contains("html"));
+                if status.is_success()
+                    && html
+                    && !info.as_ref().is_some_and(|i| i.directives.nofollow)
+                {
                     let body = response.text().await.unwrap_or_default();
                     for link in links(&final_url, &body) {
                         if same_origin(&link, &start) && seen.insert(link.to_string()) {
@@ -231,11 +239,8 @@ async fn demo_site() -> wiremock::MockServer {
             .collect();
         format!("<!doctype html><title>{title}</title><h1>{title}</h1>\n{anchors}")
     };
-    let html = |body: String| {
-        ResponseTemplate::new(200)
-            .insert_header("content-type", "text/html")
-            .set_body_string(body)
-    };
+    let html =
+        |body: String| ResponseTemplate::new(200).set_body_raw(body, "text/html; charset=utf-8");
     let pages: Vec<(&str, ResponseTemplate)> = vec![
         (
             "/robots.txt",

@@ -162,9 +162,13 @@ impl PageDirectives {
     /// What applies to a crawler (a product token or a full User-Agent string): the directives
     /// for all crawlers plus those scoped to its token.
     pub fn for_agent(&self, agent: &str) -> Directives {
-        let token = crate::product_token(agent).to_ascii_lowercase();
+        let token = crate::product_token(agent);
         let mut merged = self.all.clone();
-        for (_, scoped) in self.scoped.iter().filter(|(a, _)| *a == token) {
+        for (_, scoped) in self
+            .scoped
+            .iter()
+            .filter(|(a, _)| a.eq_ignore_ascii_case(token))
+        {
             merged.noindex |= scoped.noindex;
             merged.nofollow |= scoped.nofollow;
             merged.noarchive |= scoped.noarchive;
