@@ -485,9 +485,18 @@ impl RobotsCache {
     /// The entry for `origin`, fetching robots.txt with `client` when it is absent or due.
     /// Concurrent calls for one origin share one fetch.
     pub async fn get<C: FetchClient>(&self, client: &C, origin: &Origin) -> Arc<CachedRobots> {
-        if let Some(entry) = self.cached(origin.as_str()) {
-            return entry;
+        match self.cached(origin.as_str()) {
+            Some(entry) => entry,
+            None => self.fetch_or_wait(client, origin).await,
         }
+    }
+
+    /// After a counted miss: wait for a fetch of `origin` already under way, or make it.
+    async fn fetch_or_wait<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &Origin,
+    ) -> Arc<CachedRobots> {
         let lock = {
             let mut inflight = self
                 .inner
@@ -534,7 +543,21 @@ impl RobotsCache {
             return Ok(entry);
         }
         let origin = Origin::of(url)?;
-        Ok(self.get(client, &origin).await)
+        Ok(self.fetch_or_wait(client, &origin).await)
+    }
+
+    /// The entry for an origin given as text (`scheme://host[:port]`, as
+    /// [`Origin::as_str`] writes it), fetching when needed. A cache hit does not allocate.
+    pub async fn get_by_key<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &str,
+    ) -> Result<Arc<CachedRobots>, OriginError> {
+        if let Some(entry) = self.cached(origin) {
+            return Ok(entry);
+        }
+        let origin = Origin::parse(origin)?;
+        Ok(self.fetch_or_wait(client, &origin).await)
     }
 
     /// Puts a robots.txt body in the cache for `origin` (pre-warming, or rules from elsewhere).

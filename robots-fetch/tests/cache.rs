@@ -336,3 +336,19 @@ async fn concurrent_lookups_share_one_fetch() {
     server.verify().await;
     assert_eq!(cache.stats().fetches, 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn every_lookup_counts_once() {
+    let script = Script::new(vec![(200, vec![], RULES)]);
+    let cache = RobotsCache::builder("FooBot").build();
+    let client = script.client();
+    let url: url::Url = "https://example.com/private/x".parse().unwrap();
+    cache.get_for_url(&client, &url).await.unwrap();
+    cache.get_for_url(&client, &url).await.unwrap();
+    cache
+        .get_by_key(&client, "https://example.com")
+        .await
+        .unwrap();
+    let stats = cache.stats();
+    assert_eq!((stats.hits, stats.misses, stats.fetches), (2, 1, 1));
+}

@@ -63,14 +63,11 @@ impl Gate {
         path: &str,
         url: impl Fn() -> String,
     ) -> Result<Admission, RobotsError> {
-        let entry = match self.cache.cached(origin_key) {
-            Some(entry) => entry,
-            None => {
-                let origin = Origin::parse(origin_key)
-                    .map_err(|_| RobotsError::RelativeUri { uri: url() })?;
-                self.cache.get(client, &origin).await
-            }
-        };
+        let entry = self
+            .cache
+            .get_by_key(client, origin_key)
+            .await
+            .map_err(|_| RobotsError::RelativeUri { uri: url() })?;
         let now = Instant::now();
         if entry.is_blocked_by_outage(now) {
             let cause = match entry.source() {

@@ -477,3 +477,19 @@ async fn an_unread_response_does_not_block_the_origin() {
     );
     drop(first);
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_cache_counts_each_request_once() {
+    let site = Site::new(vec![("a.example", host(""))], Duration::ZERO);
+    let layer = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .build();
+    let service = layer.layer(site.service());
+    for i in 0..3 {
+        send(&service, &format!("http://a.example/{i}"))
+            .await
+            .unwrap();
+    }
+    let stats = layer.cache().stats();
+    assert_eq!((stats.hits, stats.misses, stats.fetches), (2, 1, 1));
+}
