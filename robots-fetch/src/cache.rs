@@ -564,7 +564,7 @@ impl RobotsCache {
     /// It lives for the default lifetime, then is fetched like any entry.
     pub fn insert(&self, origin: &Origin, body: &[u8]) {
         let now = Instant::now();
-        let expires_at = now + self.inner.config.default_ttl;
+        let expires_at = later(now, self.inner.config.default_ttl);
         let entry = CachedRobots {
             origin: origin.clone(),
             rules: Rules::Parsed(Arc::new(self.parse(body))),
@@ -638,7 +638,7 @@ impl RobotsCache {
                 let ttl = max_age
                     .unwrap_or(config.default_ttl)
                     .clamp(config.min_ttl, config.max_ttl);
-                let expires_at = now + ttl;
+                let expires_at = later(now, ttl);
                 let source = Source::Parsed {
                     status,
                     fetched_at: now,
@@ -652,7 +652,7 @@ impl RobotsCache {
                 )
             }
             FetchOutcome::Unavailable { status, reason } => {
-                let expires_at = now + config.default_ttl;
+                let expires_at = later(now, config.default_ttl);
                 let rules = if config.auth_errors_disallow && matches!(status, 401 | 403) {
                     Rules::DisallowAll
                 } else {
@@ -672,7 +672,7 @@ impl RobotsCache {
                     Some(asked) => asked.clamp(config.retry_floor, config.retry_after_max),
                     None => backoff(config, failures),
                 };
-                let next_retry = now + delay;
+                let next_retry = later(now, delay);
                 match previous.and_then(|p| p.good_copy().map(|good| (p, good))) {
                     Some((previous, (status, fetched_at))) => {
                         let unreachable_since = match previous.source {
@@ -706,6 +706,13 @@ impl RobotsCache {
             }
         }
     }
+}
+
+/// `now + delay`, saturating far in the future instead of overflowing: delays come from
+/// configuration and from servers (`Retry-After`, `max-age`), and neither may crash a crawler.
+pub fn later(now: Instant, delay: Duration) -> Instant {
+    now.checked_add(delay)
+        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
 /// `retry_base × 2^(failures − 1)`, at most `retry_max`.

@@ -34,7 +34,7 @@ mod outcome;
 
 pub use cache::{
     CacheConfig, CacheStats, CachedRobots, ParsedRobots, RobotsCache, RobotsCacheBuilder, Rules,
-    Source, path_of_url,
+    Source, later, path_of_url,
 };
 pub use client::{BoxError, FetchClient, IntoBytes, ServiceClient};
 pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};

@@ -352,3 +352,21 @@ async fn every_lookup_counts_once() {
     let stats = cache.stats();
     assert_eq!((stats.hits, stats.misses, stats.fetches), (2, 1, 1));
 }
+
+/// A server's enormous Retry-After with no configured bound pauses far ahead without panicking.
+#[tokio::test(start_paused = true)]
+async fn huge_delays_saturate_instead_of_overflowing() {
+    let script = Script::new(vec![(
+        503,
+        vec![("Retry-After", "18446744073709551615".to_string())],
+        "",
+    )]);
+    let config = CacheConfig {
+        retry_after_max: Duration::MAX,
+        max_ttl: Duration::MAX,
+        ..Default::default()
+    };
+    let cache = RobotsCache::builder("FooBot").config(config).build();
+    let entry = cache.get(&script.client(), &origin()).await;
+    assert!(entry.refresh_at() > Instant::now() + 365 * DAY);
+}

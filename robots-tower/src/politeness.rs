@@ -21,6 +21,7 @@ use governor::middleware::NoOpMiddleware;
 use governor::nanos::Nanos;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
+use robots_fetch::later;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tracing::{debug, warn};
@@ -215,7 +216,7 @@ impl Politeness {
                 Some(asked) => asked.min(self.config.max_retry_after),
                 None => self.config.backoff(state.failures),
             };
-            let until = Instant::now() + pause;
+            let until = later(Instant::now(), pause);
             state.paused_until = Some(state.paused_until.map_or(until, |p| p.max(until)));
             warn!(
                 origin,
@@ -269,10 +270,10 @@ impl Slot {
             let limiter = RateLimiter::direct_with_clock(quota, TokioClock);
             // A new interval still counts from the last start.
             if let Some(last) = state.last_start
-                && now < last + interval
+                && now < later(last, interval)
             {
                 state.limiter = Some((interval, limiter));
-                return Some(last + interval);
+                return Some(later(last, interval));
             }
             state.limiter = Some((interval, limiter));
         }
@@ -294,7 +295,9 @@ impl Slot {
         let interval = state.limiter.as_ref().map_or(Duration::ZERO, |(i, _)| *i);
         state.failures == 0
             && state.paused_until.is_none_or(|p| p <= now)
-            && state.last_start.is_none_or(|last| last + interval <= now)
+            && state
+                .last_start
+                .is_none_or(|last| later(last, interval) <= now)
     }
 }
 

@@ -493,3 +493,25 @@ async fn the_cache_counts_each_request_once() {
     let stats = layer.cache().stats();
     assert_eq!((stats.hits, stats.misses, stats.fetches), (2, 1, 1));
 }
+
+/// An enormous Retry-After with an unbounded cap pauses the origin without panicking.
+#[tokio::test(start_paused = true)]
+async fn huge_retry_after_does_not_overflow() {
+    let mut throttling = host("");
+    throttling.throttle_once = Some(("/x", "18446744073709551615"));
+    let site = Site::new(vec![("a.example", throttling)], Duration::ZERO);
+    let layer = RobotsLayer::builder("FooBot")
+        .max_retry_after(Duration::MAX)
+        .build();
+    let service = layer.layer(site.service());
+    assert_eq!(
+        send(&service, "http://a.example/x").await.unwrap().status(),
+        429
+    );
+    let origin = robots_fetch::Origin::parse("http://a.example").unwrap();
+    assert!(
+        layer
+            .paused_until(&origin)
+            .is_some_and(|until| until > Instant::now() + Duration::from_secs(365 * 24 * 3600))
+    );
+}
