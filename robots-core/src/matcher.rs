@@ -431,6 +431,12 @@ impl Matcher {
             if !matches!(pattern.first(), Some(b'/' | b'*')) {
                 continue;
             }
+            // Offsets are u32: a view stops taking rules before its bytes would reach 4 GiB
+            // (a rule stores at most its written form, its escaped form and a retry).
+            let needed = written.len() + 2 * pattern.len() + 1;
+            if arena.len().saturating_add(needed) > u32::MAX as usize {
+                break;
+            }
             let written_span = store(&mut arena, written);
             let mut add = |arena: &mut Vec<u8>, pattern: &[u8]| {
                 let (body, shape) = Shape::of_hinted(pattern, hints.may_have_star());
