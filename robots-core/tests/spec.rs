@@ -721,3 +721,26 @@ fn sitemaps_and_other_records_are_kept_in_file_order() {
     // They never affect allow/disallow.
     assert!(robots.matcher("x").is_allowed("https://e.com/articles/"));
 }
+
+// ---------------------------------------------------------------- The view's guarantees
+
+#[test]
+fn views_are_cheap_to_clone_and_shareable_across_threads() {
+    fn shareable<T: Send + Sync + Clone + 'static>() {}
+    shareable::<robots_core::Matcher>();
+    shareable::<RobotsTxt>();
+    let matcher = RobotsTxt::parse(b"User-agent: *\nDisallow: /x\n").matcher("FooBot");
+    let clone = matcher.clone();
+    // Clones share the compiled rules: the same bytes, not a copy.
+    let a = matcher
+        .check_url("http://h/x")
+        .rule
+        .map(|r| r.pattern.as_ptr());
+    let b = clone
+        .check_url("http://h/x")
+        .rule
+        .map(|r| r.pattern.as_ptr());
+    assert_eq!(a, b);
+    let handle = std::thread::spawn(move || clone.is_allowed("http://h/x"));
+    assert!(!handle.join().unwrap());
+}

@@ -515,3 +515,14 @@ async fn huge_retry_after_does_not_overflow() {
             .is_some_and(|until| until > Instant::now() + Duration::from_secs(365 * 24 * 3600))
     );
 }
+
+#[test]
+fn handles_are_shareable_across_threads() {
+    fn shareable<T: Send + Sync + Clone + 'static>() {}
+    shareable::<RobotsLayer>();
+    shareable::<robots_tower::RobotsMiddleware>();
+    shareable::<robots_fetch::RobotsCache>();
+    shareable::<RobotsError>();
+    fn error<T: std::error::Error + Send + Sync + 'static>() {}
+    error::<RobotsError>();
+}
