@@ -68,16 +68,6 @@ impl ValueHints {
     /// Nothing known: every flag set.
     pub const UNKNOWN: ValueHints = ValueHints(PERCENT | STAR | HIGH);
 
-    /// The hints of a value, by scanning it.
-    pub fn of(value: &[u8]) -> ValueHints {
-        ValueHints(
-            value
-                .iter()
-                .fold(0, |seen, &b| seen | CLASS[usize::from(b)])
-                & (PERCENT | STAR | HIGH),
-        )
-    }
-
     /// Whether escaping may change the value.
     pub fn may_need_escaping(self) -> bool {
         self.0 & (PERCENT | HIGH) != 0

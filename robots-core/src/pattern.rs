@@ -289,11 +289,6 @@ impl Pattern {
     pub fn matches_subject(&self, subject: &mut Subject<'_>) -> bool {
         self.shape.matches(&self.body, subject)
     }
-
-    /// Whether the pattern has a `*` or a trailing `$`.
-    pub fn has_wildcards(&self) -> bool {
-        self.shape.anchored || self.shape.glob.is_some()
-    }
 }
 
 #[inline]

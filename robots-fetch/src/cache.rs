@@ -145,8 +145,7 @@ impl Source {
     /// `"parsed"`; a stale one is `"parsed"` too, its rules being a parsed file).
     pub fn outcome(&self) -> &'static str {
         match self {
-            Source::Parsed { .. } | Source::Inserted { .. } => "parsed",
-            Source::Stale { .. } => "parsed",
+            Source::Parsed { .. } | Source::Inserted { .. } | Source::Stale { .. } => "parsed",
             Source::Unavailable { .. } => "unavailable",
             Source::Unreachable { .. } => "unreachable",
         }

@@ -55,5 +55,5 @@ pub use error::{DecidingRule, RobotsError};
 pub use gate::RobotsInfo;
 #[cfg(feature = "reqwest")]
 pub use middleware::RobotsMiddleware;
-pub use politeness::{Permit, PolitenessConfig};
+pub use politeness::PolitenessConfig;
 pub use service::{RobotsLayer, RobotsService};

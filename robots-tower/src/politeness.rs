@@ -131,7 +131,7 @@ struct Slot {
 
 /// A place in an origin's queue: holding it counts as a request in flight.
 #[derive(Debug)]
-pub struct Permit {
+pub(crate) struct Permit {
     _in_flight: OwnedSemaphorePermit,
 }
 
