@@ -3,12 +3,15 @@
 use std::time::Duration;
 
 /// Parses a Crawl-delay value: seconds, decimals allowed (`10`, `0.5`, `.5`). Signs, exponents,
-/// units and anything else make it invalid (`None`), as does a value too large for a `Duration`.
+/// units and anything else make it invalid (`None`). A number too large for a `Duration` asks
+/// for as long as possible: it saturates to [`Duration::MAX`] (a crawler then clamps it to its
+/// maximum), so asking for more delay never means crawling faster.
 ///
 /// ```
 /// use std::time::Duration;
 /// use robots_core::parse_crawl_delay;
 /// assert_eq!(parse_crawl_delay(b"0.5"), Some(Duration::from_millis(500)));
+/// assert_eq!(parse_crawl_delay(b"99999999999999999999"), Some(Duration::MAX));
 /// assert_eq!(parse_crawl_delay(b"-1"), None);
 /// ```
 pub fn parse_crawl_delay(value: &[u8]) -> Option<Duration> {
@@ -18,8 +21,9 @@ pub fn parse_crawl_delay(value: &[u8]) -> Option<Duration> {
     if !digits(int) || !digits(frac) || (int.is_empty() && frac.is_empty()) {
         return None;
     }
+    // Only digits and one dot are left, so this parses; very long numbers become infinity.
     let seconds: f64 = text.parse().ok()?;
-    Duration::try_from_secs_f64(seconds).ok()
+    Some(Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX))
 }
 
 /// A `Request-rate: n/t` value: at most `requests` requests per `per`.
@@ -40,6 +44,7 @@ impl RequestRate {
 
     /// Parses `n/t[s|m|h]` (`1/10s`, `3/1m`, `1/5`: seconds when no unit). A visit-time window
     /// after whitespace (`1/10s 0600-0845`) is ignored. Zero requests or time is invalid.
+    /// Numbers too large to represent saturate (a huge `t` asks for as long as possible).
     ///
     /// ```
     /// use std::time::Duration;
@@ -58,20 +63,24 @@ impl RequestRate {
             b'h' | b'H' => (&t[..t.len() - 1], 3600),
             _ => (t, 1),
         };
-        let requests: u32 = parse_positive(n)?;
-        let per: u64 = parse_positive(t)?;
+        let requests = u32::try_from(parse_positive(n)?).unwrap_or(u32::MAX);
+        let per = parse_positive(t)?;
         Some(RequestRate {
             requests,
-            per: Duration::from_secs(per.checked_mul(unit)?),
+            per: Duration::from_secs(per.saturating_mul(unit)),
         })
     }
 }
 
-fn parse_positive<T: std::str::FromStr + Default + PartialEq>(s: &str) -> Option<T> {
+/// A positive decimal number; digits beyond `u64` saturate to `u64::MAX`.
+fn parse_positive(s: &str) -> Option<u64> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    s.parse().ok().filter(|v| *v != T::default())
+    let value = s.bytes().fold(0u64, |acc, b| {
+        acc.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+    });
+    (value != 0).then_some(value)
 }
 
 #[cfg(test)]
@@ -105,7 +114,19 @@ mod tests {
                 String::from_utf8_lossy(bad)
             );
         }
-        assert_eq!(parse_crawl_delay("9".repeat(400).as_bytes()), None);
+        // Too large to represent: as long as possible, never "invalid".
+        assert_eq!(
+            parse_crawl_delay("9".repeat(400).as_bytes()),
+            Some(Duration::MAX)
+        );
+        assert_eq!(
+            parse_crawl_delay(b"99999999999999999999"),
+            Some(Duration::MAX)
+        );
+        assert_eq!(
+            parse_crawl_delay(b"18446744073709551616.5"),
+            Some(Duration::MAX)
+        );
     }
 
     #[test]
@@ -137,9 +158,18 @@ mod tests {
             "a/5",
             "1/x",
             "-1/5",
-            "1/99999999999999999999h",
+            "0/99999999999999999999h",
         ] {
             assert_eq!(rate(bad), None, "{bad}");
         }
+        // Too large to represent: saturated, never ignored.
+        assert_eq!(
+            rate("1/99999999999999999999h").map(|r| r.interval()),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        assert_eq!(
+            rate("99999999999999/1s").map(|r| r.requests),
+            Some(u32::MAX)
+        );
     }
 }
