@@ -1,4 +1,10 @@
 //! User-agent values and crawler names (spec section 3): global `*`, product tokens.
+//!
+//! A crawler's token is compared **as given**, as Google's library does: `FooBot` matches
+//! `User-agent: FooBot/2.1`, but a name with any byte outside `[A-Za-z_-]` (`Foo Bar`,
+//! `AB42bot`) never matches a specific group and falls back to `*`. APIs that take a full
+//! User-Agent string reduce it with [`user_agent_token`], which says when that loses part of the
+//! crawler's name.
 
 /// The product token of a user-agent value or a full User-Agent string: its longest prefix of
 /// `[A-Za-z_-]`. Digits, `/`, spaces and everything else stop it.
@@ -16,6 +22,53 @@ pub fn product_token(agent: &str) -> &str {
         .unwrap_or(agent.len());
     // Every byte before `end` is ASCII, so this is a char boundary.
     &agent[..end]
+}
+
+/// Whether `token` can ever match a specific group: non-empty and only `[A-Za-z_-]`, as Google's
+/// `IsValidUserAgentToObey`. Other names still work, but only `*` groups apply to them.
+///
+/// ```
+/// use robots_core::is_valid_token;
+/// assert!(is_valid_token("Googlebot-Image"));
+/// assert!(!is_valid_token("Foo Bar"));
+/// assert!(!is_valid_token("AB42bot"));
+/// assert!(!is_valid_token(""));
+/// ```
+pub fn is_valid_token(token: &str) -> bool {
+    !token.is_empty() && product_token(token).len() == token.len()
+}
+
+/// A full User-Agent string reduced to the token rules are selected by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserAgentToken<'a> {
+    /// The product token: the longest prefix of `[A-Za-z_-]`.
+    pub token: &'a str,
+    /// The crawler's name as written (up to the first `/` or whitespace) when the token is
+    /// shorter than it: `AB42bot/1.0` gives token `AB` and loses `AB42bot`. Such a crawler
+    /// should name its tokens explicitly.
+    pub lost: Option<&'a str>,
+}
+
+/// Reduces a full User-Agent string (`FooBot/2.1 (+https://foo.example/bot)`) to its product
+/// token, and tells when that cuts the crawler's name short.
+///
+/// ```
+/// use robots_core::user_agent_token;
+/// let ua = user_agent_token("FooBot/2.1 (+https://foo.example/bot)");
+/// assert_eq!((ua.token, ua.lost), ("FooBot", None));
+/// let ua = user_agent_token("AB42bot/1.0");
+/// assert_eq!((ua.token, ua.lost), ("AB", Some("AB42bot")));
+/// ```
+pub fn user_agent_token(user_agent: &str) -> UserAgentToken<'_> {
+    let token = product_token(user_agent);
+    let name_end = user_agent
+        .find(|c: char| c == '/' || c.is_whitespace())
+        .unwrap_or(user_agent.len());
+    let name = &user_agent[..name_end];
+    UserAgentToken {
+        token,
+        lost: (token.len() < name.len()).then_some(name),
+    }
 }
 
 /// Byte version of [`product_token`] for user-agent values, which are not UTF-8-validated.
@@ -60,6 +113,23 @@ mod tests {
                 token.as_bytes(),
                 "{given}"
             );
+        }
+    }
+
+    #[test]
+    fn user_agent_reduction_reports_lost_names() {
+        for (ua, token, lost) in [
+            ("FooBot/2.1 (+https://foo.example/bot)", "FooBot", None),
+            ("FooBot", "FooBot", None),
+            ("Foo Bar", "Foo", None),
+            ("AB42bot/1.0", "AB", Some("AB42bot")),
+            ("Bot2 x", "Bot", Some("Bot2")),
+            ("Bötchen/1", "B", Some("Bötchen")),
+            ("", "", None),
+            ("/1.0", "", None),
+        ] {
+            let reduced = user_agent_token(ua);
+            assert_eq!((reduced.token, reduced.lost), (token, lost), "{ua}");
         }
     }
 

@@ -9,7 +9,7 @@
 //!
 //! let body = b"User-agent: *\nDisallow: /search\nAllow: /search/about\nCrawl-delay: 2\n";
 //! let robots = RobotsTxt::parse(body);
-//! let bot = robots.matcher("FooBot/2.1 (+https://foo.example/bot)");
+//! let bot = robots.matcher("FooBot"); // the crawler's product token, compared as given
 //!
 //! assert!(bot.is_allowed("https://example.com/"));
 //! assert!(!bot.is_allowed("https://example.com/search?q=rust"));
@@ -39,7 +39,7 @@ pub mod reference;
 pub mod robots;
 pub mod url_path;
 
-pub use agent::{is_global_agent, product_token};
+pub use agent::{UserAgentToken, is_global_agent, is_valid_token, product_token, user_agent_token};
 pub use lint::{Diagnostic, DiagnosticKind, lint};
 pub use matcher::{CrawlDelay, MatchedRule, Matcher, Selection, Verdict};
 pub use page::{Directives, ImagePreview, PageDirectives};

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use std::borrow::Cow;
 
-use crate::agent::{is_global_agent, product_token, product_token_bytes};
+use crate::agent::{is_global_agent, product_token_bytes};
 use crate::directive::{ValueHints, escape_pattern_hinted, rfind_byte};
 use crate::events::{Event, events};
 use crate::pattern::{Shape, Subject};
@@ -145,7 +145,7 @@ impl FirstByteIndex {
 /// ```
 /// use robots_core::{RobotsTxt, RuleKind};
 /// let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n");
-/// let matcher = robots.matcher("FooBot/2.1 (+https://foo.example/bot)");
+/// let matcher = robots.matcher("FooBot");
 /// let verdict = matcher.check_url("https://example.com/private/x");
 /// assert!(!verdict.allowed);
 /// let rule = verdict.rule.unwrap();
@@ -250,7 +250,8 @@ impl Matcher {
         let mut selection = Selection::None;
         let mut groups: Vec<Group<'_>> = Vec::new();
         for agent in agents {
-            let token = product_token(agent.as_ref());
+            // Compared as given (spec section 3): no reduction to a product token here.
+            let token = agent.as_ref();
             groups = robots.groups_for_token(token);
             if !groups.is_empty() {
                 selection = Selection::Agent(token.into());
@@ -289,7 +290,7 @@ impl Matcher {
     ///
     /// ```
     /// use robots_core::Matcher;
-    /// let bot = Matcher::from_body(b"User-agent: *\nDisallow: /tmp/\n", ["FooBot/1.0"]);
+    /// let bot = Matcher::from_body(b"User-agent: *\nDisallow: /tmp/\n", ["FooBot"]);
     /// assert!(!bot.is_allowed("https://example.com/tmp/x"));
     /// ```
     pub fn from_body<I, S>(body: &[u8], agents: I) -> Matcher
@@ -298,7 +299,7 @@ impl Matcher {
         S: AsRef<str>,
     {
         let names: Vec<S> = agents.into_iter().collect();
-        let tokens: Vec<&str> = names.iter().map(|a| product_token(a.as_ref())).collect();
+        let tokens: Vec<&str> = names.iter().map(|a| a.as_ref()).collect();
         if tokens.len() > 64 {
             // Group membership is tracked in a 64-bit mask; more names take the general path.
             return RobotsTxt::parse(body).matcher_for(&tokens);

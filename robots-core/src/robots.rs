@@ -76,7 +76,7 @@ struct GroupData {
 /// ```
 /// use robots_core::RobotsTxt;
 /// let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /private\nSitemap: https://e.com/s.xml\n");
-/// let matcher = robots.matcher("FooBot/1.0");
+/// let matcher = robots.matcher("FooBot");
 /// assert!(!matcher.is_allowed("https://e.com/private/x"));
 /// assert_eq!(robots.sitemaps().next().map(|s| s.url), Some(&b"https://e.com/s.xml"[..]));
 /// ```
@@ -249,8 +249,10 @@ impl RobotsTxt {
         }
     }
 
-    /// Compiles the view for one crawler. `agent` may be a product token (`FooBot`) or a full
-    /// User-Agent string (`FooBot/2.1 (+https://foo.example)`), which is reduced to its token.
+    /// Compiles the view for one crawler, named by its product token (`FooBot`). The token is
+    /// compared as given, as Google's library does: a name with bytes outside `[A-Za-z_-]`
+    /// (`Foo Bar`, `FooBot/2.1`) matches only `*` groups. Reduce a full User-Agent string with
+    /// [`crate::user_agent_token`] first, or use [`RobotsTxt::matcher_for_user_agent`].
     pub fn matcher(&self, agent: &str) -> Matcher {
         Matcher::new(self, [agent])
     }
@@ -263,6 +265,21 @@ impl RobotsTxt {
         S: AsRef<str>,
     {
         Matcher::new(self, agents)
+    }
+
+    /// Compiles the view for a crawler named by a full User-Agent string
+    /// (`FooBot/2.1 (+https://foo.example/bot)` → `FooBot`). When the reduction cuts the name
+    /// short (`AB42bot/1.0` → `AB`), [`crate::user_agent_token`] says so: name the tokens
+    /// explicitly with [`RobotsTxt::matcher_for`] instead.
+    ///
+    /// ```
+    /// use robots_core::RobotsTxt;
+    /// let robots = RobotsTxt::parse(b"User-agent: FooBot\nDisallow: /\n");
+    /// let bot = robots.matcher_for_user_agent("FooBot/2.1 (+https://foo.example/bot)");
+    /// assert!(!bot.is_allowed("https://example.com/x"));
+    /// ```
+    pub fn matcher_for_user_agent(&self, user_agent: &str) -> Matcher {
+        Matcher::new(self, [crate::product_token(user_agent)])
     }
 
     /// One-off check: is `url` allowed for `agent`? Compile a [`Matcher`] to check many URLs.

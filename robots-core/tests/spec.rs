@@ -3,7 +3,9 @@
 //! direct port of Google's algorithm, and both must give the expected answer.
 
 use robots_core::reference::google_verdict;
-use robots_core::{RobotsTxt, RuleKind, Selection, product_token};
+use robots_core::{
+    RobotsTxt, RuleKind, Selection, is_valid_token, product_token, user_agent_token,
+};
 
 /// Allowed? Checked by the matcher and by the Google port, which must agree (line included).
 fn allowed(body: &str, agent: &str, url: &str) -> bool {
@@ -13,8 +15,8 @@ fn allowed(body: &str, agent: &str, url: &str) -> bool {
 fn allowed_bytes(body: &[u8], agent: &str, url: &str) -> bool {
     let matcher = RobotsTxt::parse(body).matcher(agent);
     let ours = matcher.check_url(url);
-    let token = product_token(agent);
-    let google = google_verdict(body, &[token], url);
+    // The crawler's token is handed to both as given (spec section 3).
+    let google = google_verdict(body, &[agent], url);
     assert_eq!(
         (ours.allowed, ours.rule.map_or(0, |r| r.line)),
         google,
@@ -324,22 +326,63 @@ fn product_tokens_of_user_agent_lines() {
 }
 
 #[test]
-fn crawler_names_are_reduced_to_their_token() {
-    let robots = RobotsTxt::parse(b"User-agent: FooBot\nDisallow: /\n");
+fn crawler_tokens_are_compared_as_given() {
+    let body = "User-agent: FooBot\nDisallow: /\n";
+    let robots = RobotsTxt::parse(body.as_bytes());
+    for name in ["FooBot", "foobot", "FOOBOT"] {
+        assert!(!allowed(body, name, &url("/")), "{name}");
+        assert_eq!(
+            robots.matcher(name).selection(),
+            &Selection::Agent(name.into())
+        );
+    }
+    // Names that are not a bare token never match a specific group (Google compares them as
+    // given), and with no `*` group everything is allowed.
     for name in [
-        "FooBot",
-        "foobot",
         "FooBot/2.1 (+https://foo.example/bot)",
         "FooBot2",
         "FooBot ssh",
+        "FooBotX",
     ] {
-        assert!(!robots.matcher(name).is_allowed(&url("/")), "{name}");
-        assert_eq!(
-            robots.matcher(name).selection(),
-            &Selection::Agent(product_token(name).into())
-        );
+        assert!(allowed(body, name, &url("/")), "{name}");
+        assert_eq!(robots.matcher(name).selection(), &Selection::None, "{name}");
     }
-    assert!(robots.matcher("FooBotX").is_allowed(&url("/")));
+    // APIs that take a User-Agent reduce it first.
+    let ua = "FooBot/2.1 (+https://foo.example/bot)";
+    assert!(!robots.matcher_for_user_agent(ua).is_allowed(&url("/")));
+    assert_eq!(user_agent_token(ua).token, product_token(ua));
+}
+
+#[test]
+fn google_user_agent_cases() {
+    // ID_UserAgentValueCaseInsensitive, as Google wrote it (user-agent values with a space).
+    for value in ["FOO BAR", "foo bar", "FoO bAr"] {
+        let body = format!("User-Agent: {value}\nAllow: /x/\nDisallow: /\n");
+        for agent in ["Foo", "foo"] {
+            assert!(allowed(&body, agent, &url("/x/y")), "{value} {agent}");
+            assert!(!allowed(&body, agent, &url("/a/b")), "{value} {agent}");
+        }
+    }
+    // GoogleOnly_AcceptUserAgentUpToFirstSpace.
+    assert!(!is_valid_token("Foobot Bar"));
+    let body = "User-Agent: *\nDisallow: /\nUser-Agent: Foo Bar\nAllow: /x/\nDisallow: /\n";
+    assert!(allowed(body, "Foo", &url("/x/y")));
+    assert!(!allowed(body, "Foo Bar", &url("/x/y")));
+    // ID_VerifyValidUserAgentsToObey.
+    for valid in ["Foobot", "Foobot-Bar", "Foo_Bar"] {
+        assert!(is_valid_token(valid), "{valid}");
+    }
+    for invalid in ["", "ツ", "Foobot*", " Foobot ", "Foobot/2.1", "Foobot Bar"] {
+        assert!(!is_valid_token(invalid), "{invalid}");
+    }
+    // A token with digits is compared as given: `AB42bot` is not `AB`, and falls back to `*`.
+    let body = "User-agent: AB\nAllow: /\nUser-agent: *\nDisallow: /\n";
+    assert!(!allowed(body, "AB42bot", &url("/page")));
+    assert!(allowed(body, "AB", &url("/page")));
+    let reduced = user_agent_token("AB42bot/1.0");
+    assert_eq!((reduced.token, reduced.lost), ("AB", Some("AB42bot")));
+    // GoogleOnly_SystemTest: an empty agent matches no group here.
+    assert!(allowed("User-agent: FooBot\nDisallow: /\n", "", &url("/")));
 }
 
 #[test]
@@ -350,7 +393,7 @@ fn ordered_token_lists_use_the_first_token_that_has_a_group() {
     assert!(!image.is_allowed(&url("/b")) && image.is_allowed(&url("/a")));
     let robots =
         RobotsTxt::parse(b"User-agent: Googlebot\nDisallow: /a\nUser-agent: *\nDisallow: /c\n");
-    let image = robots.matcher_for(["Googlebot-Image", "Googlebot/2.1"]);
+    let image = robots.matcher_for(["Googlebot-Image", "Googlebot"]);
     assert_eq!(image.selection(), &Selection::Agent("Googlebot".into()));
     assert!(!image.is_allowed(&url("/a")) && image.is_allowed(&url("/c")));
     let other = robots.matcher_for(["Other", "Another"]);
