@@ -50,9 +50,180 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
     }
 }
 
+/// The other paths a web server may serve for `path` (path, params and query, as
+/// [`path_of`] gives it): distinct from `path` and from each other, in no particular order, and
+/// empty — without allocating — when `path` is already in normal form.
+///
+/// The core matches the path as given (spec section 5), which is Google's verdict. But servers
+/// resolve what they receive: `/public/../private/x` and `/public/%2e%2e/private/x` reach
+/// `/private/x`, and nginx merges slashes, so `/a/..//private` reaches `/private`. A polite
+/// client therefore refuses a URL when the path as given *or* any path returned here is
+/// disallowed. Each is built from the path part (the query is kept as it is) by:
+///
+/// - decoding percent-encoded unreserved characters (`%2e` → `.`, `%41` → `A`; RFC 3986
+///   §6.2.2.2 makes them equivalent), so encoded dot segments are dot segments;
+/// - removing dot segments (RFC 3986 §5.2.4) and merging runs of `/`, in both orders (servers
+///   differ: `/a//../b` is `/b` when slashes are merged first, `/a/b` otherwise).
+///
+/// ```
+/// use robots_core::url_path::served_paths;
+/// assert_eq!(served_paths("/public/../private/x"), ["/private/x"]);
+/// assert_eq!(served_paths("/public/%2E%2e/private/x?q=/../"), ["/private/x?q=/../"]);
+/// assert_eq!(served_paths("/a/..//private"), ["/private"]);
+/// assert!(served_paths("/plain/path.html?x=1").is_empty());
+/// ```
+pub fn served_paths(path: &str) -> Vec<String> {
+    let (part, query) = path.split_at(path.find('?').unwrap_or(path.len()));
+    // Fast exit for the usual path: nothing that resolution could change.
+    let bytes = part.as_bytes();
+    if !bytes.starts_with(b"/")
+        || !(memchr::memmem::find(bytes, b"//").is_some()
+            || memchr::memmem::find(bytes, b"/.").is_some()
+            || memchr::memchr(b'%', bytes).is_some())
+    {
+        return Vec::new();
+    }
+    let decoded = decode_unreserved(bytes);
+    let mut found: Vec<String> = Vec::new();
+    for resolved in [
+        merge_slashes(&remove_dot_segments(&decoded)),
+        remove_dot_segments(&merge_slashes(&decoded)),
+    ] {
+        if resolved != bytes
+            && !found
+                .iter()
+                .any(|f| f.as_bytes()[..f.len() - query.len()] == resolved[..])
+        {
+            // Only unreserved (ASCII) bytes were decoded, so the result is still UTF-8.
+            let mut text = String::from_utf8_lossy(&resolved).into_owned();
+            text.push_str(query);
+            found.push(text);
+        }
+    }
+    found
+}
+
+/// `%XX` decoded where it encodes an unreserved character (`A-Z a-z 0-9 - . _ ~`).
+fn decode_unreserved(path: &[u8]) -> Vec<u8> {
+    let hex = |b: u8| char::from(b).to_digit(16);
+    let mut out = Vec::with_capacity(path.len());
+    let mut i = 0;
+    while i < path.len() {
+        if path[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                path.get(i + 1).and_then(|&b| hex(b)),
+                path.get(i + 2).and_then(|&b| hex(b)),
+            )
+        {
+            let byte = (h * 16 + l) as u8;
+            if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+                out.push(byte);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(path[i]);
+        i += 1;
+    }
+    out
+}
+
+/// RFC 3986 §5.2.4 for an absolute path: `.` segments dropped, `..` drops the one before
+/// (never above the root), a trailing dot segment leaves a trailing `/`.
+fn remove_dot_segments(path: &[u8]) -> Vec<u8> {
+    let mut segments: Vec<&[u8]> = Vec::new();
+    let mut parts = path
+        .strip_prefix(b"/")
+        .unwrap_or(path)
+        .split(|&b| b == b'/')
+        .peekable();
+    while let Some(segment) = parts.next() {
+        let last = parts.peek().is_none();
+        match segment {
+            b"." => {}
+            b".." => {
+                segments.pop();
+            }
+            other => {
+                segments.push(other);
+                continue;
+            }
+        }
+        if last {
+            segments.push(b"");
+        }
+    }
+    let mut out = Vec::with_capacity(path.len());
+    for segment in segments {
+        out.push(b'/');
+        out.extend_from_slice(segment);
+    }
+    if out.is_empty() {
+        out.push(b'/');
+    }
+    out
+}
+
+/// Runs of `/` merged into one, as nginx does by default (`merge_slashes on`).
+fn merge_slashes(path: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(path.len());
+    for &b in path {
+        if !(b == b'/' && out.last() == Some(&b'/')) {
+            out.push(b);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn served_paths_resolve_dot_segments_and_merged_slashes() {
+        for (path, expected) in [
+            ("/public/../private/x", &["/private/x"][..]),
+            ("/public/%2e%2e/private/x", &["/private/x"]),
+            ("/public/%2E%2E/private/x", &["/private/x"]),
+            ("/./private/x", &["/private/x"]),
+            ("/public/.%2e/private/x", &["/private/x"]),
+            ("/public/%2e./private/x", &["/private/x"]),
+            ("/a/..//private", &["/private"]),
+            ("//private", &["/private"]),
+            ("/a/b/..", &["/a/"]),
+            ("/a/.", &["/a/"]),
+            ("/..", &["/"]),
+            ("/../../x", &["/x"]),
+            ("/%70rivate", &["/private"]),
+            ("/a/../b?q=/../c#", &["/b?q=/../c#"]),
+            ("/a//../b", &["/a/b", "/b"]),
+        ] {
+            let mut got = served_paths(path);
+            got.sort();
+            let mut want: Vec<&str> = expected.to_vec();
+            want.sort();
+            assert_eq!(got, want, "{path}");
+        }
+        for normal in [
+            "/",
+            "/a/b/",
+            "/index.html",
+            "/a.b/c..d/...",
+            "/.well-known/x",
+            "/a/.hidden",
+            "/%2F..x",
+            "/%C3%A9",
+            "/q?a=//b/../c",
+            "",
+            "*",
+        ] {
+            assert!(
+                served_paths(normal).is_empty(),
+                "{normal}: {:?}",
+                served_paths(normal)
+            );
+        }
+    }
 
     #[test]
     fn google_examples() {
