@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use crate::agent::{is_global_agent, product_token_bytes};
 use crate::directive::{ValueHints, escape_pattern_hinted, rfind_byte};
 use crate::events::{Event, events};
-use crate::pattern::{Shape, Subject};
+use crate::pattern::{Glob, Shape, Subject, glob_matches};
 use crate::records::{RequestRate, parse_crawl_delay};
 use crate::robots::{Group, RobotsTxt, RuleKind};
 use crate::url_path::path_of;
@@ -45,22 +45,52 @@ pub struct CrawlDelay {
     pub line: u32,
 }
 
-/// A rule ready to match. Its bytes live in `Inner::arena`.
+/// A rule ready to match, 16 bytes: views of big files hold tens of thousands of these, and a
+/// cached view must cost little more than the file itself. Its bytes live in `Inner::arena`;
+/// the `*` analysis of the few rules that have one lives in `Inner::globs`.
 #[derive(Debug, Clone, Copy)]
 struct CompiledRule {
-    /// The escaped pattern without its trailing `$`: what is matched.
-    body: (u32, u32),
-    /// The pattern as written in the file: what is reported.
-    written: (u32, u32),
-    shape: Shape,
-    kind: RuleKind,
+    /// Start of the escaped pattern without its trailing `$` (what is matched) in the arena.
+    /// The pattern as written (what is reported) starts here too, `written_len` long, unless
+    /// the rule is listed in `Inner::written`.
+    start: u32,
+    len: u32,
     line: u32,
+    /// `FLAG_*` bits, and above them the index into `Inner::globs` (when `FLAG_GLOB`).
+    meta: u32,
+}
+
+const FLAG_ALLOW: u32 = 1;
+const FLAG_ANCHORED: u32 = 1 << 1;
+const FLAG_GLOB: u32 = 1 << 2;
+/// The written form is not at `start` (escaping changed it, or an index.html retry).
+const FLAG_WRITTEN_ELSEWHERE: u32 = 1 << 3;
+const META_SHIFT: u32 = 4;
+
+impl CompiledRule {
+    fn kind(&self) -> RuleKind {
+        if self.meta & FLAG_ALLOW != 0 {
+            RuleKind::Allow
+        } else {
+            RuleKind::Disallow
+        }
+    }
+
+    fn body(&self) -> (u32, u32) {
+        (self.start, self.start + self.len)
+    }
 }
 
 #[derive(Debug)]
 struct Inner {
     selection: Selection,
     rules: Box<[CompiledRule]>,
+    /// `*` analysis of the rules with `FLAG_GLOB`.
+    globs: Box<[Glob]>,
+    /// Where the written form is for rules with `FLAG_WRITTEN_ELSEWHERE`: (rule position,
+    /// start, end), sorted by rule position. For the others it is `start..start + len (+1 for
+    /// `$`)`.
+    written: Box<[(u32, u32, u32)]>,
     /// For views with many rules: which rules can match, by the path's second byte.
     index: Option<Box<FirstByteIndex>>,
     arena: Box<[u8]>,
@@ -84,13 +114,19 @@ impl FirstByteIndex {
     /// Views with fewer rules are scanned directly; the index would not pay for itself.
     const MIN_RULES: usize = 32;
 
-    fn build(rules: &[CompiledRule], arena: &[u8]) -> Option<Box<FirstByteIndex>> {
+    fn build(rules: &[CompiledRule], globs: &[Glob], arena: &[u8]) -> Option<Box<FirstByteIndex>> {
         if rules.len() < Self::MIN_RULES {
             return None;
         }
         let second_byte = |r: &CompiledRule| {
-            let body = &arena[r.body.0 as usize..r.body.1 as usize];
-            let prefix = &body[..r.shape.literal_prefix_len(body)];
+            let (start, end) = r.body();
+            let body = &arena[start as usize..end as usize];
+            let prefix_len = if r.meta & FLAG_GLOB != 0 {
+                globs[(r.meta >> META_SHIFT) as usize].literal_prefix_len()
+            } else {
+                body.len()
+            };
+            let prefix = &body[..prefix_len];
             match prefix {
                 [b'/', b, ..] => Some(*b),
                 _ => None,
@@ -209,6 +245,23 @@ fn decision_order(rank: &[u32]) -> Vec<u32> {
 /// Keys whose values the view keeps (the rest of the records is only in [`RobotsTxt`]).
 fn is_rate_key(key: &[u8]) -> bool {
     key.eq_ignore_ascii_case(b"crawl-delay") || key.eq_ignore_ascii_case(b"request-rate")
+}
+
+impl Inner {
+    /// Where rule `position`'s written form is in the arena.
+    #[inline]
+    fn written_span(&self, position: usize, rule: &CompiledRule) -> (u32, u32) {
+        if rule.meta & FLAG_WRITTEN_ELSEWHERE == 0 {
+            let (start, end) = rule.body();
+            return (start, end + u32::from(rule.meta & FLAG_ANCHORED != 0));
+        }
+        let position = position as u32;
+        match self.written.binary_search_by_key(&position, |&(p, _, _)| p) {
+            Ok(i) => (self.written[i].1, self.written[i].2),
+            // Every rule with the flag is listed; an empty span would only hide the pattern.
+            Err(_) => (rule.start, rule.start),
+        }
+    }
 }
 
 impl MatchedRule<'_> {
@@ -424,7 +477,10 @@ impl Matcher {
     ) -> Matcher {
         // Sized up front: growing these one rule at a time was a visible share of parse time.
         let mut arena: Vec<u8> = Vec::with_capacity(expected_bytes);
-        let mut rules: Vec<CompiledRule> = Vec::with_capacity(expected_rules);
+        // Per rule before sorting: the compact rule, and its written span when that is not at
+        // the body's start.
+        let mut rules: Vec<(CompiledRule, Option<(u32, u32)>)> = Vec::with_capacity(expected_rules);
+        let mut globs: Vec<Glob> = Vec::new();
         let mut rank: Vec<u32> = Vec::with_capacity(expected_rules);
         let store = |arena: &mut Vec<u8>, bytes: &[u8]| {
             let start = arena.len() as u32;
@@ -438,32 +494,54 @@ impl Matcher {
                 continue;
             }
             // Offsets are u32: a view stops taking rules before its bytes would reach 4 GiB
-            // (a rule stores at most its written form, its escaped form and a retry).
+            // (a rule stores at most its written form, its escaped form and a retry), or before
+            // glob indices would overflow the bits left for them.
             let needed = written.len() + 2 * pattern.len() + 1;
-            if arena.len().saturating_add(needed) > u32::MAX as usize {
+            if arena.len().saturating_add(needed) > u32::MAX as usize
+                || globs.len() >= (u32::MAX >> META_SHIFT) as usize
+            {
                 break;
             }
             let written_span = store(&mut arena, written);
             let mut add = |arena: &mut Vec<u8>, pattern: &[u8]| {
                 let (body, shape) = Shape::of_hinted(pattern, hints.may_have_star());
-                let body = if body == &written[..body.len().min(written.len())] {
+                // The written form doubles as the body when the body is its prefix (no escaping
+                // changed it); the reported pattern is then the body plus any `$`.
+                let shares = body == &written[..body.len().min(written.len())];
+                let body_span = if shares {
                     (written_span.0, written_span.0 + body.len() as u32)
                 } else {
                     store(arena, body)
                 };
+                let written_elsewhere = !(shares
+                    && written_span.1 - written_span.0
+                        == body.len() as u32 + u32::from(shape.anchored));
                 // Decision order: priority descending, allow before disallow, then file order.
                 let priority = u32::try_from(pattern.len())
                     .unwrap_or(u32::MAX / 2)
                     .min(u32::MAX / 2);
                 rank.push(priority * 2 + u32::from(kind == RuleKind::Allow));
+                let mut meta = 0;
+                if kind == RuleKind::Allow {
+                    meta |= FLAG_ALLOW;
+                }
+                if shape.anchored {
+                    meta |= FLAG_ANCHORED;
+                }
+                if let Some(glob) = shape.glob {
+                    meta |= FLAG_GLOB | ((globs.len() as u32) << META_SHIFT);
+                    globs.push(glob);
+                }
+                if written_elsewhere {
+                    meta |= FLAG_WRITTEN_ELSEWHERE;
+                }
                 let compiled = CompiledRule {
-                    body,
-                    written: written_span,
-                    shape,
-                    kind,
+                    start: body_span.0,
+                    len: body_span.1 - body_span.0,
                     line,
+                    meta,
                 };
-                rules.push(compiled);
+                rules.push((compiled, written_elsewhere.then_some(written_span)));
             };
             add(&mut arena, &pattern);
             // Google's index.html retry: an allow whose last segment starts with `/index.htm` is
@@ -479,7 +557,18 @@ impl Matcher {
             }
         }
         let order = decision_order(&rank);
-        let sorted: Box<[CompiledRule]> = order.iter().map(|&i| rules[i as usize]).collect();
+        let mut written = Vec::new();
+        let sorted: Box<[CompiledRule]> = order
+            .iter()
+            .enumerate()
+            .map(|(position, &i)| {
+                let (rule, span) = rules[i as usize];
+                if let Some((start, end)) = span {
+                    written.push((position as u32, start, end));
+                }
+                rule
+            })
+            .collect();
 
         let is = |key: &[u8], name: &str| key.eq_ignore_ascii_case(name.as_bytes());
         let crawl_delay = records
@@ -492,11 +581,14 @@ impl Matcher {
             .iter()
             .filter(|(_, key, _)| is(key, "request-rate"))
             .find_map(|&(line, _, value)| RequestRate::parse(value).map(|rate| (rate, line)));
+        arena.shrink_to_fit();
         Matcher {
             inner: Arc::new(Inner {
-                index: FirstByteIndex::build(&sorted, &arena),
+                index: FirstByteIndex::build(&sorted, &globs, &arena),
                 selection,
                 rules: sorted,
+                globs: globs.into(),
+                written: written.into(),
                 arena: arena.into(),
                 crawl_delay,
                 request_rate,
@@ -523,20 +615,26 @@ impl Matcher {
         let inner = &*self.inner;
         let mut subject = Subject::new(path);
         let bytes = |(start, end): (u32, u32)| &inner.arena[start as usize..end as usize];
-        let mut decide = |rule: &CompiledRule| {
-            rule.shape
-                .matches(bytes(rule.body), &mut subject)
-                .then(|| Verdict {
-                    allowed: rule.kind == RuleKind::Allow,
-                    rule: Some(MatchedRule {
-                        line: rule.line,
-                        kind: rule.kind,
-                        pattern: bytes(rule.written),
-                    }),
-                })
+        let mut decide = |(position, rule): (usize, &CompiledRule)| {
+            let glob = (rule.meta & FLAG_GLOB != 0)
+                .then(|| &inner.globs[(rule.meta >> META_SHIFT) as usize]);
+            glob_matches(
+                rule.meta & FLAG_ANCHORED != 0,
+                glob,
+                bytes(rule.body()),
+                &mut subject,
+            )
+            .then(|| Verdict {
+                allowed: rule.meta & FLAG_ALLOW != 0,
+                rule: Some(MatchedRule {
+                    line: rule.line,
+                    kind: rule.kind(),
+                    pattern: bytes(inner.written_span(position, rule)),
+                }),
+            })
         };
         let found = match &inner.index {
-            None => inner.rules.iter().find_map(decide),
+            None => inner.rules.iter().enumerate().find_map(decide),
             Some(index) => {
                 // Merge the two candidate lists by rule position, i.e. in decision order.
                 let (mut a, mut b) = index.candidates(path);
@@ -556,7 +654,7 @@ impl Matcher {
                         }
                         (None, None) => break None,
                     };
-                    if let Some(verdict) = decide(&inner.rules[next as usize]) {
+                    if let Some(verdict) = decide((next as usize, &inner.rules[next as usize])) {
                         break Some(verdict);
                     }
                 }
@@ -599,6 +697,8 @@ impl Matcher {
         let inner = &*self.inner;
         std::mem::size_of::<Inner>()
             + inner.rules.len() * std::mem::size_of::<CompiledRule>()
+            + inner.globs.len() * std::mem::size_of::<Glob>()
+            + inner.written.len() * std::mem::size_of::<(u32, u32, u32)>()
             + inner.index.as_ref().map_or(0, |i| i.heap_bytes())
             + inner.arena.len()
             + match &inner.selection {

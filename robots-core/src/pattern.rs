@@ -69,6 +69,13 @@ pub(crate) struct Glob {
     needs: ByteSet,
 }
 
+impl Glob {
+    /// How many leading bytes of the body are literal (every match starts with them).
+    pub(crate) fn literal_prefix_len(&self) -> usize {
+        self.first_star as usize
+    }
+}
+
 /// A set of byte values, 256 bits on the stack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ByteSet([u64; 4]);
@@ -208,57 +215,65 @@ impl Shape {
         (body, Shape { anchored, glob })
     }
 
-    /// How many leading bytes of `body` are literal (every match starts with them).
-    pub(crate) fn literal_prefix_len(&self, body: &[u8]) -> usize {
-        self.glob.map_or(body.len(), |g| g.first_star as usize)
-    }
-
     /// Whether `body` with this shape matches (a prefix of) the subject's path.
     #[inline]
     pub(crate) fn matches(&self, body: &[u8], subject: &mut Subject<'_>) -> bool {
-        let path = subject.path;
-        let Some(glob) = &self.glob else {
-            return if self.anchored {
-                path == body
-            } else {
-                path.starts_with(body)
+        glob_matches(self.anchored, self.glob.as_ref(), body, subject)
+    }
+}
+
+/// Whether `body` matches (a prefix of) the subject's path, with a trailing `$` (`anchored`) and
+/// the `*` analysis `glob` (none when the body has no `*`). Shapes stored apart from their
+/// bodies (as compiled views do, to stay small) call this directly.
+#[inline]
+pub(crate) fn glob_matches(
+    anchored: bool,
+    glob: Option<&Glob>,
+    body: &[u8],
+    subject: &mut Subject<'_>,
+) -> bool {
+    let path = subject.path;
+    let Some(glob) = glob else {
+        return if anchored {
+            path == body
+        } else {
+            path.starts_with(body)
+        };
+    };
+    let (first_star, last_star) = (glob.first_star as usize, glob.last_star as usize);
+    if path.len() < glob.min_len as usize || !path.starts_with(&body[..first_star]) {
+        return false;
+    }
+    let suffix = &body[last_star + 1..];
+    // With `$` the last literal must sit at the very end; it bounds the middle.
+    let end = if anchored {
+        if !path.ends_with(suffix) {
+            return false;
+        }
+        path.len() - suffix.len()
+    } else {
+        path.len()
+    };
+    if !glob.needs.is_subset(subject.bytes()) {
+        return false;
+    }
+    let mut at = first_star;
+    if first_star < last_star {
+        for segment in body[first_star + 1..last_star].split(|&b| b == b'*') {
+            let found = match segment {
+                [b] => subject.find_byte_from(*b, at, end),
+                _ => find(&path[at.min(end)..end], segment).map(|i| i + at),
             };
-        };
-        let (first_star, last_star) = (glob.first_star as usize, glob.last_star as usize);
-        if path.len() < glob.min_len as usize || !path.starts_with(&body[..first_star]) {
-            return false;
-        }
-        let suffix = &body[last_star + 1..];
-        // With `$` the last literal must sit at the very end; it bounds the middle.
-        let end = if self.anchored {
-            if !path.ends_with(suffix) {
-                return false;
-            }
-            path.len() - suffix.len()
-        } else {
-            path.len()
-        };
-        if !glob.needs.is_subset(subject.bytes()) {
-            return false;
-        }
-        let mut at = first_star;
-        if first_star < last_star {
-            for segment in body[first_star + 1..last_star].split(|&b| b == b'*') {
-                let found = match segment {
-                    [b] => subject.find_byte_from(*b, at, end),
-                    _ => find(&path[at.min(end)..end], segment).map(|i| i + at),
-                };
-                match found {
-                    Some(found) => at = found + segment.len(),
-                    None => return false,
-                }
+            match found {
+                Some(found) => at = found + segment.len(),
+                None => return false,
             }
         }
-        if self.anchored {
-            at <= end
-        } else {
-            at <= end && find(&path[at..], suffix).is_some()
-        }
+    }
+    if anchored {
+        at <= end
+    } else {
+        at <= end && find(&path[at..], suffix).is_some()
     }
 }
 
