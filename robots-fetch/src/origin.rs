@@ -1,5 +1,7 @@
 //! One robots.txt per origin (spec section 7): scheme + host + port, the host lowercase and in its
-//! IDNA (punycode) form, default ports dropped. The `url` crate does the normalising.
+//! IDNA (punycode) form, default ports dropped, and a trailing dot removed (`example.com.` is the
+//! same host to DNS, so it gets the same robots.txt and the same pacing). The `url` crate does
+//! the rest of the normalising.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -53,15 +55,17 @@ impl Origin {
     pub fn of(url: &Url) -> Result<Origin, OriginError> {
         match origin_str(url) {
             Some(s) => Ok(Origin(s.into())),
-            None if url.host().is_none() => Err(OriginError::NoHost {
-                url: url.to_string(),
-            }),
-            // Userinfo sits between scheme and host: rebuild without it.
-            None => {
-                let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
-                let host = url.host_str().unwrap_or_default();
-                Ok(Origin(format!("{}://{host}{port}", url.scheme()).into()))
-            }
+            None => match url.host_str().filter(|h| !h.is_empty()) {
+                None => Err(OriginError::NoHost {
+                    url: url.to_string(),
+                }),
+                // Userinfo or a trailing dot: rebuild without them.
+                Some(host) => {
+                    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+                    let host = strip_root_dot(host);
+                    Ok(Origin(format!("{}://{host}{port}", url.scheme()).into()))
+                }
+            },
         }
     }
 
@@ -83,13 +87,27 @@ impl Origin {
     }
 }
 
-/// The origin of `url` as a slice of it, without allocating: `None` when the URL has no host or
-/// carries userinfo (which the origin leaves out).
+/// The origin of `url` as a slice of it, without allocating: `None` when the URL has no host, or
+/// carries userinfo or a trailing dot on its host (which the origin leaves out; [`Origin::of`]
+/// handles those).
 pub fn origin_str(url: &Url) -> Option<&str> {
-    if url.host().is_none() || !url.username().is_empty() || url.password().is_some() {
+    if url.host().is_none()
+        || !url.username().is_empty()
+        || url.password().is_some()
+        || url.host_str().is_some_and(|h| h.ends_with('.'))
+    {
         return None;
     }
     Some(&url[..Position::AfterPort])
+}
+
+/// `example.com.` → `example.com`: the root label's dot names the same host. A host that is only
+/// dots is left alone (it resolves nowhere either way).
+pub(crate) fn strip_root_dot(host: &str) -> &str {
+    match host.strip_suffix('.') {
+        Some(stripped) if !stripped.is_empty() && !stripped.ends_with('.') => stripped,
+        _ => host,
+    }
 }
 
 impl Borrow<str> for Origin {
@@ -158,6 +176,20 @@ mod tests {
             "https://example.com:8443"
         );
         assert_eq!(origin("https://user@example.com/a"), "https://example.com");
+        // A trailing dot names the same host.
+        assert_eq!(origin("http://example.com./a"), "http://example.com");
+        assert_eq!(
+            origin("http://Example.COM.:8080/a"),
+            "http://example.com:8080"
+        );
+        assert_eq!(origin("https://u:p@example.com./a"), "https://example.com");
+        assert_eq!(
+            Origin::parse("http://example.com./x")
+                .unwrap()
+                .robots_url()
+                .as_str(),
+            "http://example.com/robots.txt"
+        );
         // Other schemes with hosts have origins too.
         assert_eq!(
             origin("ftp://files.example.com/a"),
@@ -198,5 +230,6 @@ mod tests {
         let url = Url::parse("https://Example.com:443/x?y").unwrap();
         assert_eq!(origin_str(&url), Some("https://example.com"));
         assert_eq!(origin_str(&Url::parse("https://u@e.com/").unwrap()), None);
+        assert_eq!(origin_str(&Url::parse("https://e.com./").unwrap()), None);
     }
 }
