@@ -6,7 +6,8 @@ use std::time::{Duration, SystemTime};
 use http::HeaderMap;
 
 /// `Retry-After` as a delay from now: delta-seconds, or an HTTP date (a date in the past is zero).
-/// `None` when absent or unreadable.
+/// `None` when absent or unreadable. A number of seconds too large to represent asks for as long
+/// as possible: it saturates to [`Duration::MAX`] and callers clamp it to their maximum.
 ///
 /// ```
 /// use std::time::Duration;
@@ -20,8 +21,8 @@ pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .to_str()
         .ok()?
         .trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
+    if let Some(seconds) = saturating_seconds(value) {
+        return Some(seconds);
     }
     let date = httpdate::parse_http_date(value).ok()?;
     Some(
@@ -48,8 +49,8 @@ pub fn max_age(headers: &HeaderMap) -> Option<Duration> {
             let name = name.trim().to_ascii_lowercase();
             match name.as_str() {
                 "max-age" => {
-                    if let Ok(seconds) = arg.trim().trim_matches('"').parse::<u64>() {
-                        found = Some(Duration::from_secs(seconds));
+                    if let Some(seconds) = saturating_seconds(arg.trim().trim_matches('"')) {
+                        found = Some(seconds);
                     }
                 }
                 "no-store" | "no-cache" => return Some(Duration::ZERO),
@@ -58,6 +59,17 @@ pub fn max_age(headers: &HeaderMap) -> Option<Duration> {
         }
     }
     found
+}
+
+/// A non-empty run of ASCII digits as seconds; too many for a `u64` saturate to `Duration::MAX`.
+fn saturating_seconds(text: &str) -> Option<Duration> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(
+        text.parse::<u64>()
+            .map_or(Duration::MAX, Duration::from_secs),
+    )
 }
 
 #[cfg(test)]
@@ -93,6 +105,14 @@ mod tests {
             None
         );
         assert_eq!(retry_after(&headers(http::header::RETRY_AFTER, "-5")), None);
+        // Too large to represent: as long as possible, never ignored.
+        assert_eq!(
+            retry_after(&headers(
+                http::header::RETRY_AFTER,
+                "99999999999999999999999"
+            )),
+            Some(Duration::MAX)
+        );
         assert_eq!(retry_after(&HeaderMap::new()), None);
     }
 
@@ -107,5 +127,6 @@ mod tests {
         assert_eq!(cc("no-cache"), Some(Duration::ZERO));
         assert_eq!(cc("private"), None);
         assert_eq!(cc("max-age=abc"), None);
+        assert_eq!(cc("max-age=99999999999999999999999"), Some(Duration::MAX));
     }
 }
