@@ -169,13 +169,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sitemaps: Vec<String> = robots::fetch::Origin::of(&start)
         .ok()
         .and_then(|o| cache.cached(o.as_str()))
-        .and_then(|entry| {
-            entry.robots().map(|r| {
-                r.sitemaps()
-                    .map(|s| String::from_utf8_lossy(s.url).into_owned())
-                    .collect()
-            })
-        })
+        .map(|entry| entry.sitemaps().map(String::from).collect())
         .unwrap_or_default();
     println!(
         "\nsummary: {fetched} pages fetched, {blocked} blocked by robots.txt, {backoffs} back-off(s), {failed} failed, {} left in the queue",

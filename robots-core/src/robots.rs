@@ -227,6 +227,35 @@ impl RobotsTxt {
         self.records.iter().map(move |r| self.view_record(r))
     }
 
+    /// The records that concern the crawler a view was compiled for (`selection` is
+    /// [`Matcher::selection`]): those of the selected groups, and those before the first group,
+    /// which belong to no group (a leading `Host:` or `Content-Signal:`). In file order.
+    ///
+    /// ```
+    /// use robots_core::RobotsTxt;
+    /// let robots = RobotsTxt::parse(b"Host: e.com\nUser-agent: a\nCrawl-delay: 5\nUser-agent: *\nDisallow: /x\nUser-agent: b\nAllow: /\nCrawl-delay: 9\n");
+    /// let view = robots.matcher("a");
+    /// let lines: Vec<u32> = robots.records_for(view.selection()).iter().map(|r| r.line).collect();
+    /// assert_eq!(lines, [1, 3]);
+    /// ```
+    pub fn records_for(&self, selection: &crate::Selection) -> Vec<Record<'_>> {
+        let groups: Vec<Group<'_>> = match selection {
+            crate::Selection::Agent(token) => self.groups_for_token(token),
+            crate::Selection::Global => self.global_groups().collect(),
+            crate::Selection::None => Vec::new(),
+        };
+        let first_grouped = self
+            .groups
+            .first()
+            .map_or(self.records.len(), |g| g.records.start);
+        let mut records: Vec<Record<'_>> = self.records[..first_grouped]
+            .iter()
+            .map(|r| self.view_record(r))
+            .collect();
+        records.extend(groups.iter().flat_map(|g| g.records()));
+        records
+    }
+
     /// Allow/disallow lines that came before any user-agent line; they apply to nobody.
     pub fn rules_outside_groups(&self) -> impl ExactSizeIterator<Item = Rule<'_>> + '_ {
         self.orphan_rules.iter().map(move |r| self.view_rule(r))

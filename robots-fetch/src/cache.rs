@@ -5,6 +5,11 @@
 //! `tokio::time::pause`. The map itself is a bounded `quick_cache` used only for storage and
 //! eviction (its reads never allocate); freshness is decided here from the times each entry
 //! carries.
+//!
+//! Memory is bounded in bytes: every entry is weighed by the heap it holds (the compiled view,
+//! sitemaps and the crawler's records; the file itself is not kept), and the cache holds at most
+//! [`CacheConfig::max_bytes`] of them, so a hostile site cannot grow it past the budget with
+//! big files on many subdomains.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,8 +48,12 @@ pub struct CacheConfig {
     pub give_up_after: Duration,
     /// Treat 401 and 403 as disallow all (the older convention) instead of allow all.
     pub auth_errors_disallow: bool,
-    /// How many origins are kept (100,000); the least useful are evicted beyond that.
+    /// How many origins are kept at most (100,000); the least useful are evicted beyond that.
+    /// (Each entry weighs at least `max_bytes / capacity`, which is how both bounds hold.)
     pub capacity: u64,
+    /// Heap bytes the cached entries may hold together (256 MiB, at least 4 MiB); the least
+    /// useful are evicted beyond that. An entry for a 500 KiB file takes about 1.3× its size.
+    pub max_bytes: u64,
 }
 
 impl Default for CacheConfig {
@@ -60,17 +69,90 @@ impl Default for CacheConfig {
             give_up_after: Duration::from_secs(30 * 24 * 3600),
             auth_errors_disallow: false,
             capacity: 100_000,
+            max_bytes: 256 * 1024 * 1024,
         }
     }
 }
 
-/// A parsed robots.txt with the view compiled for the cache's crawler.
+/// What the cache keeps of a parsed robots.txt: the view compiled for the cache's crawler, the
+/// sitemaps and the records that concern it. Not the file itself: that would double what every
+/// entry costs.
 #[derive(Debug)]
 pub struct ParsedRobots {
-    /// Everything in the file (sitemaps, other records, all groups).
-    pub robots: RobotsTxt,
-    /// The view for the cache's crawler.
-    pub matcher: Matcher,
+    matcher: Matcher,
+    sitemaps: Box<[Box<str>]>,
+    records: Box<[CrawlerRecord]>,
+    body_len: usize,
+}
+
+/// A record (Crawl-delay, Host, Content-Signal, an unknown key…) of the crawler's groups or
+/// outside any group, kept with its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrawlerRecord {
+    /// Line in robots.txt.
+    pub line: u32,
+    /// The key as written (invalid UTF-8 replaced).
+    pub key: Box<str>,
+    /// The value, escaped like a pattern as Google does (invalid UTF-8 replaced).
+    pub value: Box<str>,
+}
+
+impl ParsedRobots {
+    /// Parses `body` and keeps what the crawler with these tokens needs.
+    pub fn new<S: AsRef<str>>(body: &[u8], tokens: &[S]) -> ParsedRobots {
+        let robots = RobotsTxt::parse(body);
+        let matcher = robots.matcher_for(tokens);
+        let lossy = |bytes: &[u8]| -> Box<str> { String::from_utf8_lossy(bytes).into() };
+        let sitemaps = robots.sitemaps().map(|s| lossy(s.url)).collect();
+        let records = robots
+            .records_for(matcher.selection())
+            .into_iter()
+            .map(|r| CrawlerRecord {
+                line: r.line,
+                key: lossy(r.key),
+                value: lossy(r.value),
+            })
+            .collect();
+        ParsedRobots {
+            matcher,
+            sitemaps,
+            records,
+            body_len: body.len(),
+        }
+    }
+
+    /// The view compiled for the cache's crawler.
+    pub fn matcher(&self) -> &Matcher {
+        &self.matcher
+    }
+
+    /// Every sitemap URL in the file, in file order, as written.
+    pub fn sitemaps(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.sitemaps.iter().map(|s| &**s)
+    }
+
+    /// The records of the crawler's groups and those outside any group, in file order.
+    pub fn records(&self) -> &[CrawlerRecord] {
+        &self.records
+    }
+
+    /// How long the fetched body was (after the 500 KiB cap).
+    pub fn body_len(&self) -> usize {
+        self.body_len
+    }
+
+    /// Heap bytes held (what the cache weighs it by).
+    pub fn heap_bytes(&self) -> usize {
+        let strings = |s: &str| s.len() + std::mem::size_of::<Box<str>>();
+        std::mem::size_of::<Self>()
+            + self.matcher.heap_bytes()
+            + self.sitemaps.iter().map(|s| strings(s)).sum::<usize>()
+            + self
+                .records
+                .iter()
+                .map(|r| std::mem::size_of::<CrawlerRecord>() + r.key.len() + r.value.len())
+                .sum::<usize>()
+    }
 }
 
 /// The rules an entry applies.
@@ -174,6 +256,57 @@ pub struct CachedRobots {
     /// Consecutive unreachable fetches, for the back-off.
     failures: u32,
     give_up_after: Duration,
+    /// Heap bytes held, computed once: the cache weighs entries often.
+    heap_bytes: usize,
+}
+
+impl CachedRobots {
+    fn new(
+        origin: Origin,
+        rules: Rules,
+        source: Source,
+        refresh_at: Instant,
+        failures: u32,
+        give_up_after: Duration,
+    ) -> CachedRobots {
+        let cause_bytes = match &source {
+            Source::Stale { cause, .. } | Source::Unreachable { cause, .. } => match cause {
+                Unreachable::Network(e) => e.message.len(),
+                Unreachable::Status { .. } => 0,
+            },
+            _ => 0,
+        };
+        let rules_bytes = match &rules {
+            Rules::Parsed(parsed) => parsed.heap_bytes(),
+            Rules::AllowAll | Rules::DisallowAll => 0,
+        };
+        CachedRobots {
+            heap_bytes: std::mem::size_of::<CachedRobots>()
+                + origin.as_str().len()
+                + rules_bytes
+                + cause_bytes,
+            origin,
+            rules,
+            source,
+            refresh_at,
+            failures,
+            give_up_after,
+        }
+    }
+}
+
+/// Weighs entries by their heap bytes for `quick_cache`, with a floor that makes the count bound
+/// hold too (`max_bytes / capacity` each).
+#[derive(Debug, Clone, Copy)]
+struct ByteWeighter {
+    floor: u64,
+}
+
+impl quick_cache::Weighter<Origin, Arc<CachedRobots>> for ByteWeighter {
+    fn weight(&self, origin: &Origin, entry: &Arc<CachedRobots>) -> u64 {
+        // Computed once per entry at construction: weighing must be cheap.
+        (entry.heap_bytes as u64 + origin.as_str().len() as u64).max(self.floor)
+    }
 }
 
 impl CachedRobots {
@@ -192,12 +325,23 @@ impl CachedRobots {
         &self.rules
     }
 
-    /// The parsed file, when there is one (sitemaps, other records…).
-    pub fn robots(&self) -> Option<&RobotsTxt> {
+    /// What was kept of the parsed file, when there is one (the view, sitemaps, the crawler's
+    /// records).
+    pub fn parsed(&self) -> Option<&ParsedRobots> {
         match &self.rules {
-            Rules::Parsed(parsed) => Some(&parsed.robots),
+            Rules::Parsed(parsed) => Some(parsed),
             _ => None,
         }
+    }
+
+    /// The sitemap URLs of the parsed file (none without one).
+    pub fn sitemaps(&self) -> impl Iterator<Item = &str> + '_ {
+        self.parsed().into_iter().flat_map(|p| p.sitemaps())
+    }
+
+    /// Heap bytes this entry holds (its share of a parsed file included), as the cache weighs it.
+    pub fn heap_bytes(&self) -> usize {
+        self.heap_bytes
     }
 
     /// When the cache will fetch this origin again.
@@ -308,7 +452,7 @@ struct Inner {
     config: CacheConfig,
     fetch: FetchConfig,
     tokens: Vec<String>,
-    entries: quick_cache::sync::Cache<Origin, Arc<CachedRobots>>,
+    entries: quick_cache::sync::Cache<Origin, Arc<CachedRobots>, ByteWeighter>,
     /// One lock per origin being fetched, so concurrent callers wait for the one fetch.
     inflight: Mutex<HashMap<Origin, Arc<tokio::sync::Mutex<()>>>>,
     counters: Counters,
@@ -347,8 +491,49 @@ pub struct RobotsCacheBuilder {
     config: CacheConfig,
     fetch: FetchConfig,
     tokens: Option<Vec<String>>,
+    tokens_from_user_agent: bool,
     user_agent: String,
     invalid_user_agent: bool,
+}
+
+/// Smallest byte budget: a shard of the map must hold several of the largest entries
+/// (a 500 KiB file takes about 650 KB), or big files would never stay cached and every request
+/// to their origin would fetch robots.txt again.
+const MIN_BUDGET: u64 = 4 * 1024 * 1024;
+/// Each shard of the map gets at least this much of the budget.
+const MIN_SHARD_BYTES: u64 = 4 * 1024 * 1024;
+
+fn entries_map(
+    config: &CacheConfig,
+) -> quick_cache::sync::Cache<Origin, Arc<CachedRobots>, ByteWeighter> {
+    let budget = config.max_bytes.max(MIN_BUDGET);
+    let capacity = config.capacity.max(1);
+    let parallelism = std::thread::available_parallelism().map_or(4, |n| n.get()) as u64;
+    let shards = (budget / MIN_SHARD_BYTES).clamp(1, parallelism * 4);
+    let estimated = usize::try_from(capacity.min(budget / 2048).max(1)).unwrap_or(usize::MAX);
+    let mut options = quick_cache::OptionsBuilder::new();
+    options
+        .estimated_items_capacity(estimated)
+        .weight_capacity(budget)
+        .shards(usize::try_from(shards).unwrap_or(1));
+    match options.build() {
+        Ok(options) => quick_cache::sync::Cache::with_options(
+            options,
+            ByteWeighter {
+                floor: (budget / capacity).max(1),
+            },
+            Default::default(),
+            Default::default(),
+        ),
+        // Only a zero capacity is refused, and both are at least 1 here.
+        Err(_) => quick_cache::sync::Cache::with_weighter(
+            estimated,
+            budget,
+            ByteWeighter {
+                floor: (budget / capacity).max(1),
+            },
+        ),
+    }
 }
 
 impl RobotsCacheBuilder {
@@ -389,20 +574,23 @@ impl RobotsCacheBuilder {
 
     /// Builds the cache. A User-Agent that is not a valid header value is sent with the invalid
     /// bytes dropped.
-    pub fn build(self) -> RobotsCache {
+    pub fn build(mut self) -> RobotsCache {
+        // A User-Agent is reduced to its token here only (spec section 3); given tokens are
+        // compared as they are.
+        self.tokens_from_user_agent = self.tokens.is_none();
         let tokens = self
             .tokens
             .unwrap_or_else(|| vec![robots_core::product_token(&self.user_agent).to_string()]);
         if self.invalid_user_agent {
             warn!(user_agent = %self.user_agent, "User-Agent has bytes a header cannot carry; they are dropped");
         }
+        let reduced = robots_core::user_agent_token(&self.user_agent);
+        if let (true, Some(name)) = (self.tokens_from_user_agent, reduced.lost) {
+            warn!(user_agent = %self.user_agent, name, token = reduced.token, "the User-Agent's crawler name is cut short to its product token; name the tokens with .tokens([...])");
+        }
         RobotsCache {
             inner: Arc::new(Inner {
-                entries: quick_cache::sync::Cache::new(
-                    usize::try_from(self.config.capacity)
-                        .unwrap_or(usize::MAX)
-                        .max(1),
-                ),
+                entries: entries_map(&self.config),
                 config: self.config,
                 fetch: self.fetch,
                 tokens,
@@ -439,6 +627,7 @@ impl RobotsCache {
             config: CacheConfig::default(),
             fetch: FetchConfig::new(value),
             tokens: None,
+            tokens_from_user_agent: false,
             user_agent: user_agent.to_string(),
             invalid_user_agent: invalid,
         }
@@ -564,17 +753,17 @@ impl RobotsCache {
     pub fn insert(&self, origin: &Origin, body: &[u8]) {
         let now = Instant::now();
         let expires_at = later(now, self.inner.config.default_ttl);
-        let entry = CachedRobots {
-            origin: origin.clone(),
-            rules: Rules::Parsed(Arc::new(self.parse(body))),
-            source: Source::Inserted {
+        let entry = CachedRobots::new(
+            origin.clone(),
+            Rules::Parsed(Arc::new(self.parse(body))),
+            Source::Inserted {
                 at: now,
                 expires_at,
             },
-            refresh_at: expires_at,
-            failures: 0,
-            give_up_after: self.inner.config.give_up_after,
-        };
+            expires_at,
+            0,
+            self.inner.config.give_up_after,
+        );
         self.inner.entries.insert(origin.clone(), Arc::new(entry));
     }
 
@@ -599,15 +788,18 @@ impl RobotsCache {
         self.inner.entries.len()
     }
 
+    /// Heap bytes the cached entries weigh together (at most [`CacheConfig::max_bytes`]).
+    pub fn weight(&self) -> u64 {
+        self.inner.entries.weight()
+    }
+
     /// Whether nothing is cached.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     fn parse(&self, body: &[u8]) -> ParsedRobots {
-        let robots = RobotsTxt::parse(body);
-        let matcher = robots.matcher_for(&self.inner.tokens);
-        ParsedRobots { robots, matcher }
+        ParsedRobots::new(body, &self.inner.tokens)
     }
 
     /// The entry after a fetch, given the previous one: the spec's outcome table plus the
@@ -620,13 +812,15 @@ impl RobotsCache {
         now: Instant,
     ) -> CachedRobots {
         let config = &self.inner.config;
-        let entry = |rules, source, refresh_at, failures| CachedRobots {
-            origin: origin.clone(),
-            rules,
-            source,
-            refresh_at,
-            failures,
-            give_up_after: config.give_up_after,
+        let entry = |rules, source, refresh_at, failures| {
+            CachedRobots::new(
+                origin.clone(),
+                rules,
+                source,
+                refresh_at,
+                failures,
+                config.give_up_after,
+            )
         };
         match outcome {
             FetchOutcome::Parsed {
@@ -668,7 +862,12 @@ impl RobotsCache {
             FetchOutcome::Unreachable(cause) => {
                 let failures = previous.map_or(0, |p| p.failures).saturating_add(1);
                 let delay = match cause.retry_after() {
-                    Some(asked) => asked.clamp(config.retry_floor, config.retry_after_max),
+                    Some(asked) => {
+                        if asked > config.retry_after_max {
+                            warn!(%origin, ?asked, applied = ?config.retry_after_max, "robots.txt Retry-After above the maximum: clamped");
+                        }
+                        asked.clamp(config.retry_floor, config.retry_after_max)
+                    }
                     None => backoff(config, failures),
                 };
                 let next_retry = later(now, delay);

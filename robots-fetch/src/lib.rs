@@ -33,8 +33,8 @@ mod origin;
 mod outcome;
 
 pub use cache::{
-    CacheConfig, CacheStats, CachedRobots, ParsedRobots, RobotsCache, RobotsCacheBuilder, Rules,
-    Source, later, path_of_url,
+    CacheConfig, CacheStats, CachedRobots, CrawlerRecord, ParsedRobots, RobotsCache,
+    RobotsCacheBuilder, Rules, Source, later, path_of_url,
 };
 pub use client::{BoxError, FetchClient, IntoBytes, ServiceClient};
 pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
