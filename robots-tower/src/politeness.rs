@@ -1,6 +1,8 @@
 //! Per-origin politeness (spec section 8): one request in flight by default, a minimum interval
 //! between request starts (raised by Crawl-delay/Request-rate up to a cap), and a pause after
-//! 429/503 for `Retry-After` or an exponential back-off, ended by the next success.
+//! 429/503 for `Retry-After` or an exponential back-off, ended by the next success. With one
+//! request in flight, the interval also runs from the end of the previous request (its response
+//! head), so a slow server gets its pause too ([`Spacing::FromEnd`], the default).
 //!
 //! Spacing is a `governor` rate limiter per origin (one request per interval, no burst) on
 //! tokio's clock, so waits are timers in the request's future and tests run on paused time.
@@ -8,7 +10,9 @@
 //! arrives (not until the body is read, which could deadlock a caller holding a response).
 //! State of idle origins is swept out, so memory stays bounded however many origins are
 //! crawled; an origin is idle only when forgetting it changes nothing (no request in flight or
-//! waiting, no pause, interval elapsed).
+//! waiting, interval elapsed since its last start and end) or nothing that still matters: an
+//! origin that answered 429/503 is forgotten once its pause has been over for `backoff_max`
+//! (the longest back-off) with no request, so its back-off starts afresh.
 
 use std::collections::HashMap;
 use std::ops::Add;
@@ -25,6 +29,20 @@ use robots_fetch::later;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tracing::{debug, warn};
+
+/// Where the interval between two requests to one origin is measured from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Spacing {
+    /// From the previous request's start, and also from its end (response head) when one
+    /// request is in flight per origin: a server that takes 3 s to answer still gets the whole
+    /// interval of quiet before the next request (as Yandex defines Crawl-delay). The default.
+    #[default]
+    FromEnd,
+    /// From the previous request's start only: a slow server may get the next request as soon
+    /// as it answers.
+    StartToStart,
+}
 
 /// The politeness numbers. Defaults are polite: 1 request at a time, 1 s apart, at most 30 s.
 #[derive(Debug, Clone)]
@@ -43,6 +61,8 @@ pub struct PolitenessConfig {
     pub backoff_base: Duration,
     /// …up to this (5 min).
     pub backoff_max: Duration,
+    /// Where the interval is measured from ([`Spacing::FromEnd`]).
+    pub spacing: Spacing,
 }
 
 impl Default for PolitenessConfig {
@@ -55,6 +75,7 @@ impl Default for PolitenessConfig {
             max_retry_after: Duration::from_secs(600),
             backoff_base: Duration::from_secs(5),
             backoff_max: Duration::from_secs(300),
+            spacing: Spacing::FromEnd,
         }
     }
 }
@@ -70,6 +91,11 @@ impl PolitenessConfig {
         } else {
             (wanted, None)
         }
+    }
+
+    /// Whether the interval also runs from the end of the previous request.
+    fn spaces_from_end(&self) -> bool {
+        self.spacing == Spacing::FromEnd && self.concurrency <= 1
     }
 
     fn backoff(&self, failures: u32) -> Duration {
@@ -120,6 +146,8 @@ struct SlotState {
     /// The limiter and the interval it was built for (rebuilt when the interval changes).
     limiter: Option<(Duration, Limiter)>,
     last_start: Option<Instant>,
+    /// When the last request's response head arrived (or it failed).
+    last_end: Option<Instant>,
     paused_until: Option<Instant>,
     failures: u32,
 }
@@ -129,10 +157,18 @@ struct Slot {
     state: Mutex<SlotState>,
 }
 
-/// A place in an origin's queue: holding it counts as a request in flight.
-#[derive(Debug)]
+/// A place in an origin's queue: holding it counts as a request in flight. Dropping it ends the
+/// request: the end is recorded before the place is freed, so the next request sees it.
 pub(crate) struct Permit {
+    slot: Arc<Slot>,
     _in_flight: OwnedSemaphorePermit,
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        let mut state = self.slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.last_end = Some(Instant::now());
+    }
 }
 
 pub(crate) struct Politeness {
@@ -158,7 +194,8 @@ impl Politeness {
             self.since_sweep.store(0, Ordering::Relaxed);
             let now = Instant::now();
             let concurrency = self.config.concurrency.max(1);
-            origins.retain(|_, slot| !slot.is_idle(now, concurrency));
+            let forget_failures_after = self.config.backoff_max;
+            origins.retain(|_, slot| !slot.is_idle(now, concurrency, forget_failures_after));
         }
         if let Some(slot) = origins.get(origin) {
             return slot.clone();
@@ -168,6 +205,7 @@ impl Politeness {
             state: Mutex::new(SlotState {
                 limiter: None,
                 last_start: None,
+                last_end: None,
                 paused_until: None,
                 failures: 0,
             }),
@@ -187,8 +225,9 @@ impl Politeness {
             Ok(permit) => permit,
             Err(_) => unreachable!("politeness semaphores are never closed"),
         };
+        let from_end = self.config.spaces_from_end();
         loop {
-            let wait_until = slot.next_start(interval);
+            let wait_until = slot.next_start(interval, from_end);
             match wait_until {
                 None => break,
                 Some(at) => tokio::time::sleep_until(at).await,
@@ -200,6 +239,7 @@ impl Politeness {
         }
         (
             Permit {
+                slot,
                 _in_flight: in_flight,
             },
             waited,
@@ -213,7 +253,11 @@ impl Politeness {
         if status == 429 || status == 503 {
             state.failures = state.failures.saturating_add(1);
             let pause = match retry_after {
-                Some(asked) => asked.min(self.config.max_retry_after),
+                Some(asked) if asked > self.config.max_retry_after => {
+                    warn!(origin, ?asked, applied = ?self.config.max_retry_after, "Retry-After above the maximum: clamped");
+                    self.config.max_retry_after
+                }
+                Some(asked) => asked,
                 None => self.config.backoff(state.failures),
             };
             let until = later(Instant::now(), pause);
@@ -251,11 +295,18 @@ impl Politeness {
 
 impl Slot {
     /// `None` when a request may start now (and records the start), else when to look again.
-    fn next_start(&self, interval: Duration) -> Option<Instant> {
+    /// With `from_end`, the interval also runs from the previous request's end.
+    fn next_start(&self, interval: Duration, from_end: bool) -> Option<Instant> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         if let Some(until) = state.paused_until.filter(|p| *p > now) {
             return Some(until);
+        }
+        if from_end
+            && let Some(end) = state.last_end
+            && now < later(end, interval)
+        {
+            return Some(later(end, interval));
         }
         if interval.is_zero() {
             state.last_start = Some(now);
@@ -287,17 +338,27 @@ impl Slot {
         }
     }
 
-    fn is_idle(self: &Arc<Self>, now: Instant, concurrency: usize) -> bool {
+    /// Whether forgetting the origin changes nothing that matters: nothing in flight or waiting,
+    /// the interval over since the last start and end, and any pause over for
+    /// `forget_failures_after` (after which its back-off may start afresh).
+    fn is_idle(
+        self: &Arc<Self>,
+        now: Instant,
+        concurrency: usize,
+        forget_failures_after: Duration,
+    ) -> bool {
         if Arc::strong_count(self) > 1 || self.in_flight.available_permits() < concurrency {
             return false;
         }
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let interval = state.limiter.as_ref().map_or(Duration::ZERO, |(i, _)| *i);
-        state.failures == 0
-            && state.paused_until.is_none_or(|p| p <= now)
-            && state
-                .last_start
-                .is_none_or(|last| later(last, interval) <= now)
+        let elapsed =
+            |at: Option<Instant>, after: Duration| at.is_none_or(|t| later(t, after) <= now);
+        let pause_forgotten = match state.paused_until {
+            Some(until) => later(until, forget_failures_after) <= now,
+            None => state.failures == 0,
+        };
+        pause_forgotten && elapsed(state.last_start, interval) && elapsed(state.last_end, interval)
     }
 }
 
@@ -336,6 +397,89 @@ mod tests {
         let config = PolitenessConfig::default();
         let secs: Vec<u64> = (1..=8).map(|n| config.backoff(n).as_secs()).collect();
         assert_eq!(secs, [5, 10, 20, 40, 80, 160, 300, 300]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn paused_origins_are_swept_once_their_pause_is_long_over() {
+        let politeness = Politeness::new(PolitenessConfig {
+            min_delay: Duration::from_millis(10),
+            ..Default::default()
+        });
+        for i in 0..3000 {
+            let origin = format!("https://paused{i}.example");
+            let (permit, _) = politeness.acquire(&origin, Duration::from_millis(10)).await;
+            drop(permit);
+            politeness.observe(&origin, 429, Some(Duration::from_secs(60)));
+        }
+        assert_eq!(politeness.tracked(), 3000);
+        // While paused (and for a while after), they are kept: forgetting would lose the pause
+        // and the back-off count.
+        tokio::time::advance(Duration::from_secs(120)).await;
+        for i in 0..1100 {
+            let (permit, _) = politeness
+                .acquire(
+                    &format!("https://busy{i}.example"),
+                    Duration::from_millis(10),
+                )
+                .await;
+            drop(permit);
+        }
+        assert!(politeness.tracked() >= 3000, "{}", politeness.tracked());
+        // Once the pause has been over for the longest back-off, they go.
+        tokio::time::advance(PolitenessConfig::default().backoff_max).await;
+        for i in 0..3000 {
+            let (permit, _) = politeness
+                .acquire(
+                    &format!("https://later{i}.example"),
+                    Duration::from_millis(10),
+                )
+                .await;
+            drop(permit);
+            tokio::time::advance(Duration::from_millis(1)).await;
+        }
+        let tracked = politeness.tracked();
+        assert!(tracked < 2100, "{tracked} origins tracked");
+        assert!(
+            politeness.paused_until("https://paused0.example").is_none(),
+            "a forgotten origin has no pause"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_interval_runs_from_the_end_of_a_slow_request() {
+        for (spacing, expected_gap) in [
+            (Spacing::FromEnd, Duration::from_secs(4)),
+            (Spacing::StartToStart, Duration::from_secs(3)),
+        ] {
+            let politeness = Politeness::new(PolitenessConfig {
+                spacing,
+                ..Default::default()
+            });
+            let origin = "https://slow.example";
+            let interval = Duration::from_secs(1);
+            let (permit, _) = politeness.acquire(origin, interval).await;
+            let first = Instant::now();
+            // The server takes 3 s to answer.
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            drop(permit);
+            let (_permit, _) = politeness.acquire(origin, interval).await;
+            assert_eq!(first.elapsed(), expected_gap, "{spacing:?}");
+        }
+        // With several requests in flight there is no single "previous end": start to start.
+        let politeness = Politeness::new(PolitenessConfig {
+            concurrency: 2,
+            ..Default::default()
+        });
+        let (permit, _) = politeness
+            .acquire("https://o.example", Duration::from_secs(1))
+            .await;
+        let first = Instant::now();
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        drop(permit);
+        let _second = politeness
+            .acquire("https://o.example", Duration::from_secs(1))
+            .await;
+        assert_eq!(first.elapsed(), Duration::from_secs(3));
     }
 
     #[tokio::test(start_paused = true)]
