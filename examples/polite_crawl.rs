@@ -27,7 +27,7 @@ struct Args {
     /// The crawler's User-Agent.
     #[arg(
         long,
-        default_value = "PoliteCrawl/0.1 (+https://github.com/robots-rs/robots)"
+        default_value = "PoliteCrawl/0.1"
     )]
     agent: String,
 }
@@ -58,8 +58,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .min_delay(min_delay)
         .build_middleware()?;
     let cache = robots.cache().clone();
+    // (The middleware sets the crawler's User-Agent on every request.)
     let inner = reqwest::Client::builder()
-        .user_agent(&args.agent)
         .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(20))
         .build()?;
@@ -132,13 +132,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
             Err(error) => match robots_error(&error) {
-                Some(RobotsError::Disallowed { url: target, rule }) => {
+                Some(RobotsError::Disallowed {
+                    url: target,
+                    rule,
+                    resolved_path,
+                }) => {
                     blocked += 1;
-                    let why = rule
+                    let mut why = rule
                         .as_ref()
                         .map_or("everything disallowed".to_string(), |r| {
                             format!("Disallow: {} on line {}", r.pattern, r.line)
                         });
+                    if let Some(path) = resolved_path {
+                        why.push_str(&format!(" (as the server resolves it: {path})"));
+                    }
                     let via = if *target != url.to_string() {
                         format!(" (redirected to {target})")
                     } else {

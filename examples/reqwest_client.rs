@@ -15,15 +15,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => vec![format!("{}/", _site.uri()), format!("{}/old", _site.uri())],
     };
 
-    let robots = RobotsMiddleware::builder("ReqwestExample/0.1 (+https://example.com/bot)")
-        .build_middleware()?;
-    // The middleware follows redirects itself, checking every hop: turn reqwest's off.
-    let inner = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()?;
-    let client = reqwest_middleware::ClientBuilder::new(inner)
-        .with(robots)
-        .build();
+    // A ready client: reqwest's own redirect following off, every hop followed, checked and
+    // paced by the middleware, and the crawler's User-Agent on every request.
+    let client = RobotsMiddleware::builder("ReqwestExample/0.1 (+https://example.com/bot)")
+        .build_client()?;
 
     for url in urls {
         match client.get(&url).send().await {

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use robots_fetch::{CacheConfig, RobotsCache, RobotsCacheBuilder};
 
-use crate::gate::Gate;
-use crate::politeness::{Politeness, PolitenessConfig};
+use crate::gate::{Gate, IdentityHeaders};
+use crate::politeness::{Politeness, PolitenessConfig, Spacing};
 use crate::service::RobotsLayer;
 
 /// Configuration of the robots layer and middleware. Every number has a polite default.
@@ -31,6 +31,7 @@ pub struct RobotsConfig {
     cache: Option<RobotsCache>,
     pub(crate) politeness: PolitenessConfig,
     pub(crate) max_redirects: Option<usize>,
+    identity: IdentityHeaders,
 }
 
 impl RobotsConfig {
@@ -41,6 +42,7 @@ impl RobotsConfig {
             cache: None,
             politeness: PolitenessConfig::default(),
             max_redirects: Some(10),
+            identity: IdentityHeaders::IfMissing,
         }
     }
 
@@ -55,9 +57,17 @@ impl RobotsConfig {
         self
     }
 
-    /// `From` header for robots.txt requests.
+    /// `From` header (an address to reach the crawler's operator), sent on robots.txt requests
+    /// and on every request that goes through the layer or middleware.
     pub fn from(mut self, from: &str) -> Self {
         self.cache_builder = self.cache_builder.from(from);
+        self
+    }
+
+    /// Whether the crawler's `User-Agent` (and `From`) replace a request's own
+    /// ([`IdentityHeaders::IfMissing`]: they are set on every request that has none).
+    pub fn identity_headers(mut self, policy: IdentityHeaders) -> Self {
+        self.identity = policy;
         self
     }
 
@@ -70,6 +80,14 @@ impl RobotsConfig {
     /// Crawl-delay and Request-rate raise the interval up to this (30 s).
     pub fn max_delay(mut self, delay: Duration) -> Self {
         self.politeness.max_delay = delay;
+        self
+    }
+
+    /// Where the interval is measured from: by default also from the end of the previous
+    /// request when one is in flight per origin ([`Spacing::FromEnd`]);
+    /// [`Spacing::StartToStart`] measures from starts only.
+    pub fn spacing(mut self, spacing: Spacing) -> Self {
+        self.politeness.spacing = spacing;
         self
     }
 
@@ -124,7 +142,9 @@ impl RobotsConfig {
     }
 
     /// Use this cache (shared with other layers, middlewares or code) instead of a new one. Its
-    /// own User-Agent, tokens and fetch settings then apply to robots.txt requests.
+    /// own User-Agent, `From`, tokens and fetch settings then apply, to robots.txt requests and
+    /// page requests alike, so the identity that read the rules is the one that crawls (a
+    /// different User-Agent given to this builder is reported and not used).
     pub fn cache(mut self, cache: RobotsCache) -> Self {
         self.cache = Some(cache);
         self
@@ -139,14 +159,29 @@ impl RobotsConfig {
     }
 
     pub(crate) fn gate(&self) -> Arc<Gate> {
-        let cache = self
-            .cache
-            .clone()
-            .unwrap_or_else(|| self.cache_builder.clone().build());
+        let cache = match &self.cache {
+            Some(cache) => {
+                let shared = cache.fetch_config().user_agent.as_bytes();
+                if shared != self.user_agent.as_bytes() {
+                    tracing::warn!(
+                        builder = %self.user_agent,
+                        cache = %String::from_utf8_lossy(shared),
+                        "a shared cache brings its own User-Agent; it is the one sent"
+                    );
+                }
+                cache.clone()
+            }
+            None => self.cache_builder.clone().build(),
+        };
+        let fetch = cache.fetch_config();
+        let agent = cache.tokens().first().cloned().unwrap_or_default();
         Arc::new(Gate {
-            cache,
+            user_agent: fetch.user_agent.clone(),
+            from: fetch.from.clone(),
+            identity: self.identity,
+            agent,
             politeness: Politeness::new(self.politeness.clone()),
-            agent: self.user_agent.clone(),
+            cache,
         })
     }
 

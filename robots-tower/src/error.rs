@@ -18,13 +18,16 @@ use robots_fetch::Origin;
 #[non_exhaustive]
 pub enum RobotsError {
     /// robots.txt disallows the URL for this crawler.
-    #[error("{url} is disallowed by robots.txt{}", DisallowedBy(rule.as_ref()))]
+    #[error("{url} is disallowed by robots.txt{}{}", DisallowedBy(rule.as_ref()), ResolvedTo(resolved_path.as_deref()))]
     Disallowed {
         /// The URL as requested.
         url: String,
         /// The deciding rule; `None` when everything is disallowed without a rule (a 401/403
         /// robots.txt under the option that treats those as disallow all).
         rule: Option<DecidingRule>,
+        /// When the path as given is allowed but a server would resolve it to a disallowed one
+        /// (`/public/../private/x` is `/private/x`), that path.
+        resolved_path: Option<String>,
     },
     /// robots.txt could not be fetched and no good copy is known: nothing may be fetched from
     /// the origin for now. Reschedule after `retry_after`.
@@ -44,6 +47,15 @@ pub enum RobotsError {
     RelativeUri {
         /// The URI as given.
         uri: String,
+    },
+    /// The URL's scheme is not `http` or `https`, so robots.txt does not govern it: a request
+    /// to it, or a redirect into it (`file:`, `javascript:`, `ftp:`), is refused.
+    #[error("`{url}` has the scheme `{scheme}`; only http and https URLs are fetched")]
+    UnsupportedScheme {
+        /// The URL as given, or the redirect target.
+        url: String,
+        /// Its scheme.
+        scheme: String,
     },
 }
 
@@ -69,6 +81,17 @@ impl DecidingRule {
 }
 
 struct DisallowedBy<'a>(Option<&'a DecidingRule>);
+
+struct ResolvedTo<'a>(Option<&'a str>);
+
+impl fmt::Display for ResolvedTo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(path) => write!(f, ", which a server resolves to {path}"),
+            None => Ok(()),
+        }
+    }
+}
 
 impl fmt::Display for DisallowedBy<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,10 +1,13 @@
-//! What the layer and the middleware share: look up (or fetch) the origin's rules, decide, turn
-//! "no" into a typed error, wait for the origin's politeness slot, and learn from responses.
+//! What the layer and the middleware share: look up (or fetch) the origin's rules, decide (the
+//! path as given and every path a server may resolve it to), turn "no" into a typed error, wait
+//! for the origin's politeness slot, say who is asking, and learn from responses. Both front ends
+//! go through here, so they cannot disagree.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use robots_core::PageDirectives;
+use robots_core::url_path::served_paths;
 use robots_fetch::{CachedRobots, FetchClient, Origin, RobotsCache, Source};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
@@ -47,15 +50,44 @@ pub(crate) struct Admission {
     pub(crate) clamped_from: Option<Duration>,
 }
 
+/// Whether the crawler's `User-Agent` and `From` replace a request's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum IdentityHeaders {
+    /// Set them on every request that has none; a request's own header is kept (default).
+    #[default]
+    IfMissing,
+    /// Set them on every request, replacing the request's own.
+    Always,
+}
+
 pub(crate) struct Gate {
     pub(crate) cache: RobotsCache,
     pub(crate) politeness: Politeness,
+    /// The token page directives (`X-Robots-Tag: foobot: noindex`) are scoped by.
     pub(crate) agent: String,
+    pub(crate) user_agent: http::HeaderValue,
+    pub(crate) from: Option<http::HeaderValue>,
+    pub(crate) identity: IdentityHeaders,
 }
 
 impl Gate {
+    /// Puts the crawler's identity on a request, per the configured policy.
+    pub(crate) fn identify(&self, headers: &mut http::HeaderMap) {
+        let always = self.identity == IdentityHeaders::Always;
+        if always || !headers.contains_key(http::header::USER_AGENT) {
+            headers.insert(http::header::USER_AGENT, self.user_agent.clone());
+        }
+        if let Some(from) = &self.from
+            && (always || !headers.contains_key(http::header::FROM))
+        {
+            headers.insert(http::header::FROM, from.clone());
+        }
+    }
+
     /// Decides a request for `path` at the origin whose key is `origin_key`
-    /// (`scheme://host[:port]`), fetching robots.txt with `client` when needed.
+    /// (`scheme://host[:port]`), fetching robots.txt with `client` when needed, then waits for
+    /// the origin's politeness slot.
     pub(crate) async fn admit<C: FetchClient>(
         &self,
         client: &C,
@@ -63,6 +95,43 @@ impl Gate {
         path: &str,
         url: impl Fn() -> String,
     ) -> Result<Admission, RobotsError> {
+        let (entry, rule) = self.decide(client, origin_key, path, &url).await?;
+        let asked = [
+            entry.crawl_delay().map(|c| c.delay),
+            entry.request_rate().map(|r| r.interval()),
+        ]
+        .into_iter()
+        .flatten()
+        .max();
+        let (interval, clamped_from) = self.politeness.config.interval(asked);
+        if let Some(asked) = clamped_from {
+            warn!(origin = %entry.origin(), ?asked, applied = ?interval, "Crawl-delay above the maximum: clamped");
+        }
+        let (permit, waited) = self
+            .politeness
+            .acquire(entry.origin().as_str(), interval)
+            .await;
+        debug!(url = %url(), ?waited, "allowed by robots.txt");
+        Ok(Admission {
+            _permit: permit,
+            entry,
+            rule,
+            waited,
+            interval,
+            clamped_from,
+        })
+    }
+
+    /// The robots.txt verdict alone (no politeness): the rules (fetched when needed), refused
+    /// when robots.txt is unreachable with no good copy, or when the path as given or any path
+    /// a server may resolve it to is disallowed.
+    pub(crate) async fn decide<C: FetchClient>(
+        &self,
+        client: &C,
+        origin_key: &str,
+        path: &str,
+        url: &impl Fn() -> String,
+    ) -> Result<(Arc<CachedRobots>, Option<DecidingRule>), RobotsError> {
         let entry = self
             .cache
             .get_by_key(client, origin_key)
@@ -88,32 +157,27 @@ impl Gate {
         };
         if !allowed {
             info!(url = %url(), rule = ?rule, "disallowed by robots.txt");
-            return Err(RobotsError::Disallowed { url: url(), rule });
+            return Err(RobotsError::Disallowed {
+                url: url(),
+                rule,
+                resolved_path: None,
+            });
         }
-        let asked = [
-            entry.crawl_delay().map(|c| c.delay),
-            entry.request_rate().map(|r| r.interval()),
-        ]
-        .into_iter()
-        .flatten()
-        .max();
-        let (interval, clamped_from) = self.politeness.config.interval(asked);
-        if let Some(asked) = clamped_from {
-            warn!(origin = %entry.origin(), ?asked, applied = ?interval, "Crawl-delay above the maximum: clamped");
+        // Servers resolve dot segments and merge slashes: what they would serve must be allowed
+        // too. Nothing to resolve (the usual case) costs one scan and no allocation.
+        for resolved in served_paths(path) {
+            let verdict = entry.verdict_at(resolved.as_bytes(), now);
+            if !verdict.allowed {
+                let rule = verdict.rule.as_ref().map(DecidingRule::of);
+                info!(url = %url(), resolved = %resolved, rule = ?rule, "disallowed by robots.txt once resolved");
+                return Err(RobotsError::Disallowed {
+                    url: url(),
+                    rule,
+                    resolved_path: Some(resolved),
+                });
+            }
         }
-        let (permit, waited) = self
-            .politeness
-            .acquire(entry.origin().as_str(), interval)
-            .await;
-        debug!(url = %url(), ?waited, "allowed by robots.txt");
-        Ok(Admission {
-            _permit: permit,
-            entry,
-            rule,
-            waited,
-            interval,
-            clamped_from,
-        })
+        Ok((entry, rule))
     }
 
     /// Learns from a response (429/503 pause the origin) and builds the info for its extensions.

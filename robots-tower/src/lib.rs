@@ -52,8 +52,8 @@ mod service;
 
 pub use config::RobotsConfig;
 pub use error::{DecidingRule, RobotsError};
-pub use gate::RobotsInfo;
+pub use gate::{IdentityHeaders, RobotsInfo};
 #[cfg(feature = "reqwest")]
 pub use middleware::RobotsMiddleware;
-pub use politeness::PolitenessConfig;
+pub use politeness::{PolitenessConfig, Spacing};
 pub use service::{RobotsLayer, RobotsService};

@@ -1,7 +1,10 @@
 //! `RobotsMiddleware` for reqwest-middleware: the same checks and politeness as the layer, and
-//! redirects followed here so that every hop is checked (turn the client's own following off).
+//! redirects followed here so that every hop is checked (turn the client's own following off, or
+//! let [`RobotsConfig::build_client`] build the client). A client that follows redirects itself
+//! is detected: the final URL is checked, refused when disallowed, and reported.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use http::{Extensions, Method, StatusCode, header};
 use reqwest_middleware::{Error, Middleware, Next};
@@ -11,9 +14,14 @@ use crate::config::RobotsConfig;
 use crate::error::RobotsError;
 use crate::gate::Gate;
 
-/// A reqwest-middleware `Middleware` enforcing robots.txt and per-origin politeness. Errors
-/// come back as `reqwest_middleware::Error::Middleware`; `downcast_ref::<RobotsError>()` finds
-/// the reason.
+/// A reqwest-middleware `Middleware` enforcing robots.txt and per-origin politeness, and setting
+/// the crawler's `User-Agent` (and `From`, when configured) on every request that has none.
+/// Errors come back as `reqwest_middleware::Error::Middleware`; `downcast_ref::<RobotsError>()`
+/// finds the reason.
+///
+/// The easy way is [`RobotsConfig::build_client`], which returns a ready client. To add the
+/// middleware to a client of your own, turn the client's redirect following off, so that every
+/// hop comes back here to be checked and paced:
 ///
 /// ```no_run
 /// use robots_tower::RobotsMiddleware;
@@ -22,11 +30,18 @@ use crate::gate::Gate;
 /// let client = reqwest_middleware::ClientBuilder::new(inner).with(robots).build();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// A client that follows redirects itself is caught after the fact: when the response comes
+/// from another URL, that URL is checked, refused with [`RobotsError::Disallowed`] when
+/// disallowed (it was fetched, so a warning says so), and a warning says once per middleware
+/// that the client's redirect policy should be `none`.
 #[derive(Clone)]
 pub struct RobotsMiddleware {
     gate: Arc<Gate>,
     client: reqwest::Client,
     max_redirects: Option<usize>,
+    /// Whether the "client follows redirects itself" warning was given.
+    warned_redirects: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for RobotsMiddleware {
@@ -52,7 +67,8 @@ impl RobotsMiddleware {
 
 impl RobotsConfig {
     /// The reqwest-middleware middleware. robots.txt is fetched with a client of its own
-    /// (no redirect following, the configured timeouts).
+    /// (no redirect following, the configured timeouts). Add it to a client whose redirect
+    /// following is off, or use [`RobotsConfig::build_client`].
     pub fn build_middleware(self) -> Result<RobotsMiddleware, reqwest::Error> {
         let gate = self.gate();
         let client = robots_fetch::reqwest_client(gate.cache.fetch_config())?;
@@ -60,8 +76,40 @@ impl RobotsConfig {
             gate,
             client,
             max_redirects: self.max_redirects,
+            warned_redirects: Arc::new(AtomicBool::new(false)),
         })
     }
+
+    /// A ready, correctly wired reqwest client: redirect following off in reqwest and done hop
+    /// by hop by the middleware (every hop checked and paced), the crawler's `User-Agent` set,
+    /// and the middleware added.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use robots_tower::RobotsMiddleware;
+    /// let client = RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)").build_client()?;
+    /// let page = client.get("https://example.com/").send().await?;
+    /// println!("{}", page.status());
+    /// # Ok(()) }
+    /// ```
+    pub fn build_client(self) -> Result<reqwest_middleware::ClientWithMiddleware, reqwest::Error> {
+        let middleware = self.build_middleware()?;
+        let inner = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(middleware.gate.user_agent.clone())
+            .build()?;
+        Ok(reqwest_middleware::ClientBuilder::new(inner)
+            .with(middleware)
+            .build())
+    }
+}
+
+/// `Some(error)` when `url` is not an http(s) URL.
+fn unsupported_scheme(url: &url::Url) -> Option<RobotsError> {
+    (!matches!(url.scheme(), "http" | "https")).then(|| RobotsError::UnsupportedScheme {
+        url: url.to_string(),
+        scheme: url.scheme().to_string(),
+    })
 }
 
 #[async_trait::async_trait]
@@ -76,6 +124,9 @@ impl Middleware for RobotsMiddleware {
         let mut hops = 0;
         loop {
             let url = request.url().clone();
+            if let Some(error) = unsupported_scheme(&url) {
+                return Err(Error::middleware(error));
+            }
             let owned_origin;
             let origin = match origin_str(&url) {
                 Some(origin) => origin,
@@ -93,6 +144,7 @@ impl Middleware for RobotsMiddleware {
                 .admit(&self.client, origin, path_of_url(&url), || url.to_string())
                 .await
                 .map_err(Error::middleware)?;
+            self.gate.identify(request.headers_mut());
             let replay = request.try_clone();
             let mut response = next.clone().run(request, extensions).await?;
             let status = response.status();
@@ -100,6 +152,9 @@ impl Middleware for RobotsMiddleware {
                 .gate
                 .observe(admission, status.as_u16(), response.headers());
             response.extensions_mut().insert(info);
+            if response.url() != &url {
+                self.check_followed(&url, response.url()).await?;
+            }
             let Some(max) = self.max_redirects.filter(|_| status.is_redirection()) else {
                 return Ok(response);
             };
@@ -111,11 +166,53 @@ impl Middleware for RobotsMiddleware {
             let (Some(target), true) = (target, hops < max) else {
                 return Ok(response);
             };
+            if let Some(error) = unsupported_scheme(&target) {
+                return Err(Error::middleware(error));
+            }
             match redirect(replay, status, target) {
                 Some(next_request) => request = next_request,
                 None => return Ok(response),
             }
             hops += 1;
+        }
+    }
+}
+
+impl RobotsMiddleware {
+    /// The client followed redirects itself (`requested` was answered from `fetched`): the hops
+    /// went unchecked and unpaced. Refuse what robots.txt forbids and say how to fix the setup.
+    async fn check_followed(
+        &self,
+        requested: &url::Url,
+        fetched: &url::Url,
+    ) -> reqwest_middleware::Result<()> {
+        if !self.warned_redirects.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                %requested, %fetched,
+                "the reqwest client follows redirects itself, so hops skip the robots check and pacing: build it with redirect::Policy::none() (or use RobotsConfig::build_client)"
+            );
+        }
+        let url_text = || fetched.to_string();
+        if let Some(error) = unsupported_scheme(fetched) {
+            return Err(Error::middleware(error));
+        }
+        let origin = Origin::of(fetched)
+            .map_err(|_| Error::middleware(RobotsError::RelativeUri { uri: url_text() }))?;
+        match self
+            .gate
+            .decide(
+                &self.client,
+                origin.as_str(),
+                path_of_url(fetched),
+                &url_text,
+            )
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(error) => {
+                tracing::warn!(%requested, %fetched, %error, "a redirect followed inside the client reached a URL robots.txt forbids; it was fetched, and is refused");
+                Err(Error::middleware(error))
+            }
         }
     }
 }

@@ -13,8 +13,14 @@ use crate::error::RobotsError;
 use crate::gate::Gate;
 
 /// A tower `Layer` that checks every request against its origin's robots.txt (fetched through
-/// the same inner service and cached) and paces requests per origin. Build it with
+/// the same inner service and cached), paces requests per origin, and sets the crawler's
+/// `User-Agent` (and `From`, when configured) on every request that has none. Build it with
 /// [`RobotsLayer::builder`].
+///
+/// A request is refused when its path as given, or any path a server may resolve it to (dot
+/// segments, encoded ones included, and merged slashes), is disallowed. Put
+/// `tower_http::follow_redirect::FollowRedirectLayer` *outside* this layer so every hop is
+/// checked.
 ///
 /// ```
 /// use robots_tower::RobotsLayer;
@@ -107,11 +113,20 @@ where
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, request: http::Request<ReqB>) -> Self::Future {
+    fn call(&mut self, mut request: http::Request<ReqB>) -> Self::Future {
         let inner = self.inner.clone();
         let gate = self.gate.clone();
         Box::pin(async move {
             let uri = request.uri();
+            if let Some(scheme) = uri.scheme_str()
+                && !matches!(scheme, "http" | "https")
+            {
+                return Err(RobotsError::UnsupportedScheme {
+                    url: uri.to_string(),
+                    scheme: scheme.to_string(),
+                }
+                .into());
+            }
             let mut key = [0u8; ORIGIN_KEY_MAX];
             let origin = origin_key(uri, &mut key).ok_or_else(|| RobotsError::RelativeUri {
                 uri: uri.to_string(),
@@ -121,6 +136,7 @@ where
             let admission = gate
                 .admit(&client, origin, path, || uri.to_string())
                 .await?;
+            gate.identify(request.headers_mut());
             let mut response = inner.oneshot(request).await.map_err(Into::into)?;
             let info = gate.observe(admission, response.status().as_u16(), response.headers());
             response.extensions_mut().insert(info);
@@ -132,12 +148,17 @@ where
 /// Longest `scheme://host:port` written without allocating; longer ones use the URL parser.
 const ORIGIN_KEY_MAX: usize = 320;
 
-/// The origin of an absolute URI as `scheme://host[:port]`, lowercase, default port dropped,
-/// written into `buf`. `None` for a URI without scheme or host. (A host the URL parser would
-/// normalise further only costs a cache lookup by the canonical origin.)
+/// The origin of an absolute URI as `scheme://host[:port]`, lowercase, default port dropped, a
+/// trailing dot on the host removed, written into `buf`. `None` for a URI without scheme or
+/// host. (A host the URL parser would normalise further only costs a cache lookup by the
+/// canonical origin.)
 fn origin_key<'b>(uri: &http::Uri, buf: &'b mut [u8; ORIGIN_KEY_MAX]) -> Option<&'b str> {
     let scheme = uri.scheme_str()?;
     let host = uri.host().filter(|h| !h.is_empty())?;
+    let host = match host.strip_suffix('.') {
+        Some(stripped) if !stripped.is_empty() && !stripped.ends_with('.') => stripped,
+        _ => host,
+    };
     let default_port = match scheme {
         "http" => Some(80),
         "https" => Some(443),
@@ -189,6 +210,8 @@ mod tests {
             "http://127.0.0.1:3000/x",
             "http://[::1]:8080/x",
             "https://user:pw@example.com/x",
+            "http://example.com./x",
+            "http://Example.com.:8080/x",
         ] {
             let parsed: http::Uri = uri.parse().unwrap();
             let mut buf = [0u8; ORIGIN_KEY_MAX];

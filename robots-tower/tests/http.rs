@@ -91,7 +91,7 @@ async fn tower_blocks_disallowed_urls_and_redirects_into_them() {
         .await
         .unwrap_err();
     match error.downcast_ref::<RobotsError>() {
-        Some(RobotsError::Disallowed { url, rule }) => {
+        Some(RobotsError::Disallowed { url, rule, .. }) => {
             assert!(url.ends_with("/private/secret"), "{url}");
             assert_eq!(rule.as_ref().map(|r| r.line), Some(2));
         }

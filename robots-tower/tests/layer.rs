@@ -10,7 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::Full;
 use robots_fetch::BoxError;
-use robots_tower::{RobotsError, RobotsInfo, RobotsLayer};
+use robots_tower::{RobotsError, RobotsInfo, RobotsLayer, Spacing};
 use tokio::time::Instant;
 use tower::{Layer, Service, ServiceExt};
 
@@ -164,6 +164,7 @@ async fn a_disallowed_url_never_reaches_the_server() {
         Some(RobotsError::Disallowed {
             url,
             rule: Some(rule),
+            resolved_path: None,
         }) => {
             assert_eq!(url, "http://a.example/private/x");
             assert_eq!((rule.line, rule.pattern.as_str()), (2, "/private"));
@@ -244,6 +245,76 @@ async fn crawl_delay_above_the_cap_is_clamped_and_reported() {
         (Duration::from_secs(10), Some(Duration::from_secs(120)))
     );
     assert_eq!(info.waited, Duration::from_secs(10));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_crawl_delay_too_large_to_represent_is_the_longest_delay() {
+    let site = Site::new(
+        vec![(
+            "a.example",
+            host("User-agent: *\nCrawl-delay: 99999999999999999999\n"),
+        )],
+        Duration::ZERO,
+    );
+    let service = RobotsLayer::builder("FooBot").build().layer(site.service());
+    send(&service, "http://a.example/1").await.unwrap();
+    let response = send(&service, "http://a.example/2").await.unwrap();
+    let info = response.extensions().get::<RobotsInfo>().unwrap();
+    assert_eq!(
+        (info.interval, info.interval_clamped_from),
+        (Duration::from_secs(30), Some(Duration::MAX)),
+        "asking for more delay never means crawling faster"
+    );
+    assert_eq!(info.waited, Duration::from_secs(30));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_server_gets_the_interval_after_it_answers() {
+    for (spacing, gap) in [
+        (Spacing::FromEnd, Duration::from_secs(4)),
+        (Spacing::StartToStart, Duration::from_secs(3)),
+    ] {
+        // The server takes 3 s to answer; Crawl-delay asks for 1 s.
+        let site = Site::new(
+            vec![("slow.example", host("User-agent: *\nCrawl-delay: 1\n"))],
+            Duration::from_secs(3),
+        );
+        let service = RobotsLayer::builder("FooBot")
+            .spacing(spacing)
+            .build()
+            .layer(site.service());
+        for i in 0..3 {
+            send(&service, &format!("http://slow.example/{i}"))
+                .await
+                .unwrap();
+        }
+        let starts = site.starts("slow.example");
+        let gaps: Vec<Duration> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+        assert_eq!(gaps, [gap, gap], "{spacing:?}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_trailing_dot_names_the_same_origin() {
+    let site = Site::new(
+        vec![("a.example", host("User-agent: *\nDisallow: /private\n"))],
+        Duration::ZERO,
+    );
+    let service = RobotsLayer::builder("FooBot").build().layer(site.service());
+    send(&service, "http://a.example/1").await.unwrap();
+    let response = send(&service, "http://a.example./2").await.unwrap();
+    let info = response.extensions().get::<RobotsInfo>().unwrap();
+    assert_eq!(info.origin.as_str(), "http://a.example");
+    assert_eq!(info.waited, Duration::from_secs(1), "one pacing for both");
+    assert!(matches!(
+        send(&service, "http://a.example./private/x")
+            .await
+            .unwrap_err()
+            .downcast_ref::<RobotsError>(),
+        Some(RobotsError::Disallowed { .. })
+    ));
+    assert_eq!(site.requests_for("a.example", "/robots.txt"), 1);
+    assert_eq!(site.requests_for("a.example.", "/robots.txt"), 0);
 }
 
 #[tokio::test(start_paused = true)]

@@ -1,0 +1,417 @@
+//! The guarantees, checked on the wire: a raw local HTTP server logs every request line and
+//! header it receives, and the tests assert what reached it through the tower layer (hyper's
+//! client, tower-http's redirect following) and the reqwest middleware. No URL that resolves to a
+//! disallowed path may arrive; every page request must say who is asking.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use robots_fetch::BoxError;
+use robots_tower::{IdentityHeaders, RobotsError, RobotsLayer, RobotsMiddleware};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tower::{Service, ServiceBuilder, ServiceExt};
+use tower_http::follow_redirect::FollowRedirectLayer;
+
+const UA: &str = "FooBot/1.0 (+https://foo.example/bot)";
+const FROM: &str = "ops@foo.example";
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+struct Seen {
+    target: String,
+    user_agent: Option<String>,
+    from: Option<String>,
+}
+
+/// A raw HTTP/1.1 server on 127.0.0.1: robots.txt disallows `/private`; `/go-private`
+/// redirects into `/private/`, `/go-file` to a `file:` URL, `/go-js` to `javascript:`; anything
+/// else is a 200. One request per connection, every request logged as received.
+#[derive(Clone)]
+struct Server {
+    base: String,
+    log: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Server {
+    async fn start() -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let log: Arc<Mutex<Vec<Seen>>> = Arc::default();
+        let server_log = log.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let log = server_log.clone();
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 65536 {
+                        match stream.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let text = String::from_utf8_lossy(&head).into_owned();
+                    let mut lines = text.split("\r\n");
+                    let target = lines
+                        .next()
+                        .and_then(|l| l.split(' ').nth(1))
+                        .unwrap_or("")
+                        .to_string();
+                    let header = |name: &str| {
+                        text.split("\r\n").skip(1).find_map(|l| {
+                            let (k, v) = l.split_once(':')?;
+                            k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+                        })
+                    };
+                    log.lock().unwrap().push(Seen {
+                        target: target.clone(),
+                        user_agent: header("user-agent"),
+                        from: header("from"),
+                    });
+                    let (status, extra, body) = match target.as_str() {
+                        "/robots.txt" => ("200 OK", "", "User-agent: *\nDisallow: /private\n"),
+                        "/go-private" => ("301 Moved", "Location: /private/\r\n", ""),
+                        "/go-file" => ("302 Found", "Location: file:///etc/passwd\r\n", ""),
+                        "/go-js" => ("302 Found", "Location: javascript:alert(1)\r\n", ""),
+                        _ => ("200 OK", "", "page"),
+                    };
+                    let response = format!(
+                        "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = stream.write_all(response.as_bytes()).await;
+                    let _ = stream.shutdown().await;
+                });
+            }
+        });
+        Server { base, log }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Page requests (not robots.txt) as received.
+    fn pages(&self) -> Vec<Seen> {
+        self.seen()
+            .into_iter()
+            .filter(|s| s.target != "/robots.txt")
+            .collect()
+    }
+
+    fn clear(&self) {
+        self.log.lock().unwrap().clear();
+    }
+}
+
+/// Paths that servers resolve to `/private…`: dot segments, encoded ones, and a merged slash.
+const DOT_SEGMENT_VARIANTS: [&str; 6] = [
+    "/public/../private/x",
+    "/public/%2e%2e/private/x",
+    "/public/%2E%2E/private/x",
+    "/./private/x",
+    "/public/.%2e/private/x",
+    "/a/..//private",
+];
+
+fn tower_client(
+    layer: RobotsLayer,
+) -> impl Service<
+    http::Request<Full<Bytes>>,
+    Response = http::Response<hyper::body::Incoming>,
+    Error = BoxError,
+> + Clone {
+    let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
+    ServiceBuilder::new()
+        .layer(FollowRedirectLayer::new())
+        .layer(layer)
+        .service(client)
+        .map_err(BoxError::from)
+}
+
+fn get(url: &str) -> http::Request<Full<Bytes>> {
+    http::Request::get(url).body(Full::default()).unwrap()
+}
+
+fn middleware_error(error: &reqwest_middleware::Error) -> Option<&RobotsError> {
+    match error {
+        reqwest_middleware::Error::Middleware(e) => e.downcast_ref::<RobotsError>(),
+        reqwest_middleware::Error::Reqwest(_) => None,
+    }
+}
+
+#[tokio::test]
+async fn dot_segments_never_reach_the_server_through_the_layer() {
+    let server = Server::start().await;
+    let service = tower_client(RobotsLayer::builder(UA).min_delay(Duration::ZERO).build());
+    for path in DOT_SEGMENT_VARIANTS {
+        let error = service
+            .clone()
+            .oneshot(get(&server.url(path)))
+            .await
+            .unwrap_err();
+        match error.downcast_ref::<RobotsError>() {
+            Some(RobotsError::Disallowed {
+                url,
+                rule,
+                resolved_path: Some(resolved),
+            }) => {
+                assert!(url.ends_with(path), "{url}");
+                assert!(resolved.starts_with("/private"), "{path} → {resolved}");
+                assert_eq!(rule.as_ref().map(|r| r.line), Some(2));
+            }
+            other => panic!("{path}: {other:?} ({error})"),
+        }
+    }
+    // The control: an allowed path arrives as written, so the log is real.
+    let response = service
+        .clone()
+        .oneshot(get(&server.url("/public/./x")))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let pages: Vec<String> = server.pages().into_iter().map(|s| s.target).collect();
+    assert_eq!(pages, ["/public/./x"]);
+}
+
+#[tokio::test]
+async fn dot_segments_never_reach_the_server_through_the_middleware() {
+    let server = Server::start().await;
+    let client = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .build_client()
+        .unwrap();
+    for path in DOT_SEGMENT_VARIANTS {
+        let error = client.get(server.url(path)).send().await.unwrap_err();
+        assert!(
+            matches!(
+                middleware_error(&error),
+                Some(RobotsError::Disallowed { .. })
+            ),
+            "{path}: {error}"
+        );
+    }
+    let response = client.get(server.url("/public/x")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let pages: Vec<String> = server.pages().into_iter().map(|s| s.target).collect();
+    assert_eq!(pages, ["/public/x"]);
+}
+
+#[tokio::test]
+async fn every_request_says_who_sends_it() {
+    let server = Server::start().await;
+    let identity = |seen: &Seen| (seen.user_agent.clone(), seen.from.clone());
+    let ours = (Some(UA.to_string()), Some(FROM.to_string()));
+    let theirs = (
+        Some("Custom/1".to_string()),
+        Some("me@x.example".to_string()),
+    );
+
+    // The layer.
+    for (policy, expected) in [
+        (IdentityHeaders::IfMissing, theirs.clone()),
+        (IdentityHeaders::Always, ours.clone()),
+    ] {
+        server.clear();
+        let service = tower_client(
+            RobotsLayer::builder(UA)
+                .from(FROM)
+                .identity_headers(policy)
+                .min_delay(Duration::ZERO)
+                .build(),
+        );
+        service
+            .clone()
+            .oneshot(get(&server.url("/page")))
+            .await
+            .unwrap();
+        let mut own = get(&server.url("/page"));
+        own.headers_mut()
+            .insert("user-agent", "Custom/1".parse().unwrap());
+        own.headers_mut()
+            .insert("from", "me@x.example".parse().unwrap());
+        service.clone().oneshot(own).await.unwrap();
+        let seen = server.seen();
+        assert!(seen.iter().all(|s| s.user_agent.is_some()), "{seen:?}");
+        let pages = server.pages();
+        assert_eq!(identity(&pages[0]), ours, "a request without identity");
+        assert_eq!(identity(&pages[1]), expected, "{policy:?}");
+    }
+
+    // The middleware, on a plain client (no User-Agent of its own) and on build_client.
+    for (policy, expected) in [
+        (IdentityHeaders::IfMissing, theirs.clone()),
+        (IdentityHeaders::Always, ours.clone()),
+    ] {
+        server.clear();
+        let middleware = RobotsMiddleware::builder(UA)
+            .from(FROM)
+            .identity_headers(policy)
+            .min_delay(Duration::ZERO)
+            .build_middleware()
+            .unwrap();
+        let inner = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let client = reqwest_middleware::ClientBuilder::new(inner)
+            .with(middleware)
+            .build();
+        client.get(server.url("/page")).send().await.unwrap();
+        client
+            .get(server.url("/page"))
+            .header("user-agent", "Custom/1")
+            .header("from", "me@x.example")
+            .send()
+            .await
+            .unwrap();
+        let pages = server.pages();
+        assert_eq!(identity(&pages[0]), ours, "a request without identity");
+        assert_eq!(identity(&pages[1]), expected, "{policy:?}");
+    }
+    server.clear();
+    let client = RobotsMiddleware::builder(UA)
+        .from(FROM)
+        .min_delay(Duration::ZERO)
+        .build_client()
+        .unwrap();
+    client.get(server.url("/page")).send().await.unwrap();
+    let seen = server.seen();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    for request in seen {
+        assert_eq!(identity(&request), ours, "{}", request.target);
+    }
+}
+
+/// A tracing writer that keeps what was written.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_follows_redirects_itself_is_caught() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+    let server = Server::start().await;
+    // Misuse: reqwest's default policy follows redirects inside the client.
+    let middleware = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .build_middleware()
+        .unwrap();
+    let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(middleware)
+        .build();
+    let error = client
+        .get(server.url("/go-private"))
+        .send()
+        .await
+        .unwrap_err();
+    match middleware_error(&error) {
+        Some(RobotsError::Disallowed { url, rule, .. }) => {
+            assert!(url.ends_with("/private/"), "{url}");
+            assert_eq!(rule.as_ref().map(|r| r.line), Some(2));
+        }
+        other => panic!("{other:?} ({error})"),
+    }
+    // Allowed redirects still work (and only warn).
+    let response = client.get(server.url("/public")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let logs = captured.text();
+    assert_eq!(
+        logs.matches("follows redirects itself").count(),
+        1,
+        "warned once per client: {logs}"
+    );
+    assert!(logs.contains("it was fetched, and is refused"), "{logs}");
+
+    // The ready-made client follows hop by hop: the disallowed target is never requested.
+    server.clear();
+    let client = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .build_client()
+        .unwrap();
+    let error = client
+        .get(server.url("/go-private"))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            middleware_error(&error),
+            Some(RobotsError::Disallowed { .. })
+        ),
+        "{error}"
+    );
+    let pages: Vec<String> = server.pages().into_iter().map(|s| s.target).collect();
+    assert_eq!(pages, ["/go-private"]);
+}
+
+#[tokio::test]
+async fn redirects_to_other_schemes_have_their_own_error() {
+    let server = Server::start().await;
+    let client = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .build_client()
+        .unwrap();
+    for (path, scheme) in [("/go-file", "file"), ("/go-js", "javascript")] {
+        let error = client.get(server.url(path)).send().await.unwrap_err();
+        match middleware_error(&error) {
+            Some(RobotsError::UnsupportedScheme { scheme: s, url }) => {
+                assert_eq!(s, scheme, "{url}");
+            }
+            other => panic!("{path}: {other:?} ({error})"),
+        }
+    }
+    // tower-http does not follow a redirect to `file:` (the 302 comes back as it is), and a
+    // request that names another scheme is refused by the layer itself.
+    let service = tower_client(RobotsLayer::builder(UA).min_delay(Duration::ZERO).build());
+    let response = service
+        .clone()
+        .oneshot(get(&server.url("/go-file")))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 302);
+    for (url, scheme) in [
+        ("file://localhost/etc/passwd", "file"),
+        ("ftp://127.0.0.1/file", "ftp"),
+    ] {
+        let error = service.clone().oneshot(get(url)).await.unwrap_err();
+        assert!(
+            matches!(
+                error.downcast_ref::<RobotsError>(),
+                Some(RobotsError::UnsupportedScheme { scheme: s, .. }) if s == scheme
+            ),
+            "{url}: {error}"
+        );
+    }
+}
