@@ -38,7 +38,7 @@ fn check_json_follows_the_contract_byte_for_byte() {
             "check",
             "--robots",
             path.to_str().unwrap(),
-            "--agent",
+            "--user-agent",
             "BarBot/1.0 (+https://bar.example)",
             "--format",
             "json",
@@ -257,4 +257,104 @@ fn lint_reports_lines_and_kinds() {
     let clean = robots(&["lint", "-"], b"User-agent: *\nDisallow: /x\n");
     assert_eq!(clean.status.code(), Some(0));
     assert!(clean.stdout.is_empty());
+}
+
+#[test]
+fn agent_is_a_token_compared_as_given_and_user_agent_is_reduced() {
+    let body = b"User-agent: FooBot\nDisallow: /foo\nUser-agent: *\nDisallow: /all\n";
+    let check = |crawler: &[&str], url: &str| {
+        let mut args = vec!["check", "--robots", "-"];
+        args.extend_from_slice(crawler);
+        args.extend_from_slice(&["--format", "json", url]);
+        robots(&args, body)
+    };
+    // --agent: the token as given, like Google's robots_main.
+    let out = check(&["--agent", "FooBot"], "https://e.com/foo");
+    assert_eq!(out.status.code(), Some(1));
+    for name in [
+        "FooBot/1.0",
+        "Foo Bar",
+        "Mozilla/5.0 (compatible; FooBot/1.0)",
+    ] {
+        let out = check(&["--agent", name], "https://e.com/foo");
+        assert_eq!(out.status.code(), Some(0), "{name} falls back to *");
+        let out = check(&["--agent", name], "https://e.com/all");
+        assert_eq!(out.status.code(), Some(1), "{name} falls back to *");
+    }
+    // --user-agent: reduced to its token.
+    let out = check(
+        &["--user-agent", "FooBot/2.1 (+https://foo.example/bot)"],
+        "https://e.com/foo",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // ...and says when that cuts the name short.
+    let out = check(&["--user-agent", "AB42bot/1.0"], "https://e.com/x");
+    let warning = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        warning.contains("`AB42bot`") && warning.contains("`AB`"),
+        "{warning}"
+    );
+    // One of the two is required, not both.
+    assert_eq!(check(&[], "https://e.com/").status.code(), Some(2));
+    assert_eq!(
+        check(&["--agent", "a", "--user-agent", "b"], "https://e.com/")
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn text_output_notes_a_path_a_server_resolves_differently() {
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "FooBot",
+            "https://e.com/public/../private/x",
+            "https://e.com/public/x",
+        ],
+        b"User-agent: *\nDisallow: /private\n",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    // Google's verdict for the URL as given stays the verdict (and the exit status)...
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(lines[0].starts_with("allowed"), "{text}");
+    // ...with a note that the resolved path is disallowed.
+    assert!(
+        lines[1].contains(
+            "note: a server resolves the path to /private/x, which is disallowed by line 2"
+        ),
+        "{text}"
+    );
+    assert!(
+        lines[2].starts_with("allowed") && lines.len() == 3,
+        "{text}"
+    );
+    // JSON keeps its contract.
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "FooBot",
+            "--format",
+            "json",
+            "https://e.com/public/../private/x",
+        ],
+        b"User-agent: *\nDisallow: /private\n",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"url\": \"https://e.com/public/../private/x\", \"allowed\": true, \"rule\": null}\n"
+    );
 }

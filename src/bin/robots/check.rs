@@ -7,8 +7,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Args;
-use robots::core::{MAX_BODY_BYTES, MatchedRule, RobotsTxt, RuleKind, Verdict};
+use clap::{ArgGroup, Args};
+use robots::core::url_path::served_paths;
+use robots::core::{MAX_BODY_BYTES, MatchedRule, RobotsTxt, RuleKind, Verdict, path_of};
 use robots_fetch::{CachedRobots, Origin, RobotsCache};
 use serde::Serialize;
 use url::Url;
@@ -16,15 +17,21 @@ use url::Url;
 use crate::{CliError, Format, input, output};
 
 #[derive(Args)]
+#[command(group(ArgGroup::new("crawler").required(true).args(["agent", "user_agent"])))]
 pub struct CheckArgs {
     /// The robots.txt file, or `-` for stdin. Only its first 512,000 bytes are read. Without it,
     /// each URL's robots.txt is fetched from its origin.
     #[arg(long, value_name = "FILE|-")]
     robots: Option<String>,
-    /// The crawler: a product token (`FooBot`) or a full User-Agent string (also sent when
-    /// fetching robots.txt).
+    /// The crawler's product token (`FooBot`), compared as given like Google's robots_main: a
+    /// name with other characters (`Foo Bar`, `FooBot/1.0`) matches only `*` groups. Sent as the
+    /// User-Agent when fetching robots.txt.
+    #[arg(long, value_name = "TOKEN")]
+    agent: Option<String>,
+    /// A full User-Agent string (`FooBot/2.1 (+https://foo.example/bot)`), reduced to its
+    /// product token (`FooBot`) for matching and sent as is when fetching robots.txt.
     #[arg(long, value_name = "UA")]
-    agent: String,
+    user_agent: Option<String>,
     /// When fetching: seconds a robots.txt fetch may take, redirects and body included.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_timeout)]
     timeout: f64,
@@ -62,6 +69,61 @@ struct RobotsJson {
     status: Option<u16>,
 }
 
+/// The token rules are matched with, and the User-Agent sent when fetching.
+struct Crawler {
+    token: String,
+    user_agent: String,
+}
+
+impl CheckArgs {
+    fn crawler(&self) -> Crawler {
+        match (&self.agent, &self.user_agent) {
+            (Some(token), _) => Crawler {
+                token: token.clone(),
+                user_agent: token.clone(),
+            },
+            (None, user_agent) => {
+                let user_agent = user_agent.clone().unwrap_or_default();
+                let reduced = robots::core::user_agent_token(&user_agent);
+                if let Some(name) = reduced.lost {
+                    eprintln!(
+                        "robots: warning: the User-Agent's crawler name `{name}` is matched as `{}`; give the token with --agent to match it exactly",
+                        reduced.token
+                    );
+                }
+                Crawler {
+                    token: reduced.token.to_string(),
+                    user_agent,
+                }
+            }
+        }
+    }
+}
+
+/// For text output: when a server would resolve the URL's path to one decided differently, say
+/// so (the verdict itself stays Google's, for the URL as given).
+fn resolved_note<'a>(
+    url: &str,
+    verdict: &Verdict<'_>,
+    check: impl Fn(&[u8]) -> Verdict<'a>,
+) -> Option<String> {
+    served_paths(&path_of(url)).into_iter().find_map(|path| {
+        let resolved = check(path.as_bytes());
+        (resolved.allowed != verdict.allowed).then(|| {
+            let word = if resolved.allowed {
+                "allowed"
+            } else {
+                "disallowed"
+            };
+            let by = resolved
+                .rule
+                .map(|r| format!(" by line {}", r.line))
+                .unwrap_or_default();
+            format!("a server resolves the path to {path}, which is {word}{by}; polite clients decide by both")
+        })
+    })
+}
+
 pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
     if args.robots.as_deref() == Some("-") && args.urls.is_empty() {
         return Err(CliError::Usage(
@@ -80,41 +142,59 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let crawler = args.crawler();
     let mut any_disallowed = false;
-    let mut emit =
-        |url: &str, verdict: &Verdict<'_>, robots: Option<&CachedRobots>| -> Result<(), CliError> {
-            any_disallowed |= !verdict.allowed;
-            let robots = robots.map(|entry| RobotsJson {
-                outcome: entry.source().outcome(),
-                status: entry.source().status(),
-            });
-            match args.format {
-                Format::Json => output::json_line(
-                    &mut out,
-                    &JsonVerdict {
-                        url,
-                        allowed: verdict.allowed,
-                        rule: verdict.rule,
-                        robots,
-                    },
-                ),
-                Format::Text => writeln!(out, "{}", text_line(url, verdict, robots.as_ref()))
-                    .map_err(CliError::Write),
+    let mut emit = |url: &str,
+                    verdict: &Verdict<'_>,
+                    robots: Option<&CachedRobots>,
+                    note: Option<String>|
+     -> Result<(), CliError> {
+        any_disallowed |= !verdict.allowed;
+        let robots = robots.map(|entry| RobotsJson {
+            outcome: entry.source().outcome(),
+            status: entry.source().status(),
+        });
+        match args.format {
+            Format::Json => output::json_line(
+                &mut out,
+                &JsonVerdict {
+                    url,
+                    allowed: verdict.allowed,
+                    rule: verdict.rule,
+                    robots,
+                },
+            ),
+            Format::Text => {
+                writeln!(out, "{}", text_line(url, verdict, robots.as_ref()))
+                    .map_err(CliError::Write)?;
+                match note {
+                    Some(note) => {
+                        writeln!(out, "            note: {note}").map_err(CliError::Write)
+                    }
+                    None => Ok(()),
+                }
             }
-        };
+        }
+    };
     match body {
         Some(body) => {
             let robots = RobotsTxt::parse(&body);
-            let matcher = robots.matcher(&args.agent);
+            let matcher = robots.matcher(&crawler.token);
             for url in &urls {
-                emit(url, &matcher.check_url(url), None)?;
+                let verdict = matcher.check_url(url);
+                let note = resolved_note(url, &verdict, |p| matcher.check_path(p));
+                emit(url, &verdict, None, note)?;
             }
         }
         None => {
-            let entries = fetch_all(args, &urls)?;
+            let entries = fetch_all(args, &crawler, &urls)?;
+            let now = tokio::time::Instant::now();
             for (url, parsed) in urls.iter().zip(&entries) {
                 let (parsed_url, entry) = parsed;
-                emit(url, &entry.check(parsed_url), Some(entry))?;
+                let verdict = entry.check(parsed_url);
+                let note =
+                    resolved_note(parsed_url.as_str(), &verdict, |p| entry.verdict_at(p, now));
+                emit(url, &verdict, Some(entry), note)?;
             }
         }
     }
@@ -127,7 +207,11 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
 }
 
 /// Fetches every origin's robots.txt once, all origins at once, and pairs each URL with its entry.
-fn fetch_all(args: &CheckArgs, urls: &[String]) -> Result<Vec<(Url, Arc<CachedRobots>)>, CliError> {
+fn fetch_all(
+    args: &CheckArgs,
+    crawler: &Crawler,
+    urls: &[String],
+) -> Result<Vec<(Url, Arc<CachedRobots>)>, CliError> {
     let mut parsed = Vec::with_capacity(urls.len());
     for url in urls {
         let url_parsed = Url::parse(url)
@@ -135,7 +219,8 @@ fn fetch_all(args: &CheckArgs, urls: &[String]) -> Result<Vec<(Url, Arc<CachedRo
         let origin = Origin::of(&url_parsed).map_err(|e| CliError::Usage(e.to_string()))?;
         parsed.push((url_parsed, origin));
     }
-    let cache = RobotsCache::builder(&args.agent)
+    let cache = RobotsCache::builder(&crawler.user_agent)
+        .tokens([crawler.token.as_str()])
         .timeout(Duration::from_secs_f64(args.timeout))
         .build();
     let client = robots_fetch::reqwest_client(cache.fetch_config())
