@@ -25,10 +25,7 @@ struct Args {
     #[arg(long, default_value_t = 50)]
     max_pages: usize,
     /// The crawler's User-Agent.
-    #[arg(
-        long,
-        default_value = "PoliteCrawl/0.1"
-    )]
+    #[arg(long, default_value = "PoliteCrawl/0.1")]
     agent: String,
 }
 
