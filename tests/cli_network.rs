@@ -40,7 +40,15 @@ async fn fetched_rules_apply_once_per_origin() {
         format!("{}/public", server.uri()),
     );
     let out = tokio::task::spawn_blocking(move || {
-        robots(&["check", "--user-agent", "FooBot/1.0", "--format", "json", &a, &b])
+        robots(&[
+            "check",
+            "--user-agent",
+            "FooBot/1.0",
+            "--format",
+            "json",
+            &a,
+            &b,
+        ])
     })
     .await
     .unwrap();

@@ -75,6 +75,20 @@ fn cached_entries_are_weighed_in_bytes_and_the_budget_holds() {
         "weighed {weighed}, held {held}"
     );
     drop(entry);
+    // The extreme: the shortest useful patterns (`Disallow: /123456`, 7 bytes), where the
+    // 20 bytes of bookkeeping per rule weigh most.
+    let mut short = String::from("User-agent: *\n");
+    let mut i = 0;
+    while short.len() < 511_000 {
+        short.push_str(&format!("Disallow: /{}\n", 100_000 + i));
+        i += 1;
+    }
+    let origin = Origin::parse("https://short.example").unwrap();
+    let before = live();
+    cache.insert(&origin, short.as_bytes());
+    let ratio = (live() - before) as f64 / short.len() as f64;
+    println!("511 KB of 7-byte patterns: {ratio:.2}x");
+    assert!(ratio <= 1.5, "{ratio:.2}x");
     drop(cache);
 
     // 1,000 hostile subdomains of 500 KB each against a 48 MiB budget.

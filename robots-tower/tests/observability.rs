@@ -74,3 +74,54 @@ async fn the_layer_reports_what_it_does() {
         assert!(log.contains(expected), "no `{expected}` in:\n{log}");
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn lossy_names_and_clamped_delays_are_reported() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _default = tracing::subscriber::set_default(subscriber);
+
+    let inner = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
+        let (status, retry_after, body) = match request.uri().path() {
+            "/robots.txt" => (
+                200,
+                None,
+                "User-agent: *\nCrawl-delay: 99999999999999999999\n",
+            ),
+            "/busy" => (503, Some("99999999999999999999999"), ""),
+            _ => (200, None, "page"),
+        };
+        let mut response = http::Response::builder().status(status);
+        if let Some(value) = retry_after {
+            response = response.header("retry-after", value);
+        }
+        Ok::<_, BoxError>(
+            response
+                .body(Full::new(Bytes::from_static(body.as_bytes())))
+                .unwrap(),
+        )
+    });
+    // `AB42bot/1.0` reduces to `AB`: the crawler's own name is lost, and that is said.
+    let service = RobotsLayer::builder("AB42bot/1.0").build().layer(inner);
+    let get = |path: &str| {
+        http::Request::get(format!("http://a.example{path}"))
+            .body(Full::default())
+            .unwrap()
+    };
+    service.clone().oneshot(get("/busy")).await.unwrap();
+
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    for expected in [
+        "cut short to its product token",
+        "AB42bot",
+        "Crawl-delay above the maximum: clamped",
+        "Retry-After above the maximum: clamped",
+    ] {
+        assert!(log.contains(expected), "no `{expected}` in:\n{log}");
+    }
+}
