@@ -140,6 +140,12 @@ impl FirstByteIndex {
                 None => anywhere.push(i as u32),
             }
         }
+        // An index that leaves most rules in one list saves a check nothing, and costs 4 bytes
+        // a rule: not worth keeping (a file of `/1…`, `/2…` paths only has ten buckets).
+        let largest = (0..256).map(|b| start[b + 1]).max().unwrap_or(0) as usize;
+        if (largest + anywhere.len()) * 4 > rules.len() * 3 {
+            return None;
+        }
         for b in 1..257 {
             start[b] += start[b - 1];
         }
