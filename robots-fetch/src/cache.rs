@@ -12,7 +12,7 @@
 //! big files on many subdomains.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,6 +25,7 @@ use crate::client::FetchClient;
 use crate::fetch::{FetchConfig, fetch};
 use crate::origin::{Origin, OriginError, origin_str};
 use crate::outcome::{FetchOutcome, UnavailableReason, Unreachable};
+use crate::store::{RobotsStore, StoreError, StoredKind, StoredOutage, StoredRobots, now_ms};
 
 /// Lifetimes, back-off and size of the cache. Every number has a polite default.
 #[derive(Debug, Clone)]
@@ -456,6 +457,14 @@ struct Inner {
     /// One lock per origin being fetched, so concurrent callers wait for the one fetch.
     inflight: Mutex<HashMap<Origin, Arc<tokio::sync::Mutex<()>>>>,
     counters: Counters,
+    /// Shared with other caches (other processes): one fetch per origin for all of them.
+    store: Option<Arc<dyn RobotsStore>>,
+    /// The crawler's identity in store keys, so different crawlers never share by accident.
+    identity: String,
+    /// This cache's name as a lock owner.
+    owner: String,
+    /// Whether the store is failing (logged once per outage).
+    store_down: AtomicBool,
 }
 
 /// The shared robots.txt cache. Clones share one cache; any number of clients may use it.
@@ -494,6 +503,13 @@ pub struct RobotsCacheBuilder {
     tokens_from_user_agent: bool,
     user_agent: String,
     invalid_user_agent: bool,
+    store: Option<Arc<dyn RobotsStore>>,
+}
+
+impl std::fmt::Debug for dyn RobotsStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RobotsStore")
+    }
 }
 
 /// Smallest byte budget: a shard of the map must hold several of the largest entries
@@ -572,6 +588,21 @@ impl RobotsCacheBuilder {
         self
     }
 
+    /// Share fetched robots.txt files through `store` (another process's cache, or other caches
+    /// of this one, using the same store and crawler identity fetch each origin once for all).
+    /// While the store fails, the cache works alone and logs the outage once.
+    pub fn store(mut self, store: Arc<dyn RobotsStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Share fetched robots.txt files with every process using this Redis fleet (spec
+    /// section 11): one fetch per origin across all of them.
+    #[cfg(feature = "redis")]
+    pub fn redis(self, fleet: &crate::RedisFleet) -> Self {
+        self.store(Arc::new(crate::RedisStore::new(fleet.clone())))
+    }
+
     /// Builds the cache. A User-Agent that is not a valid header value is sent with the invalid
     /// bytes dropped.
     pub fn build(mut self) -> RobotsCache {
@@ -588,6 +619,18 @@ impl RobotsCacheBuilder {
         if let (true, Some(name)) = (self.tokens_from_user_agent, reduced.lost) {
             warn!(user_agent = %self.user_agent, name, token = reduced.token, "the User-Agent's crawler name is cut short to its product token; name the tokens with .tokens([...])");
         }
+        static CACHES: AtomicU64 = AtomicU64::new(0);
+        let owner = format!(
+            "{}-{}-{}",
+            std::process::id(),
+            now_ms(),
+            CACHES.fetch_add(1, Ordering::Relaxed)
+        );
+        let identity = format!(
+            "{}|{}",
+            String::from_utf8_lossy(self.fetch.user_agent.as_bytes()),
+            tokens.join(",")
+        );
         RobotsCache {
             inner: Arc::new(Inner {
                 entries: entries_map(&self.config),
@@ -596,6 +639,10 @@ impl RobotsCacheBuilder {
                 tokens,
                 inflight: Mutex::new(HashMap::new()),
                 counters: Counters::default(),
+                store: self.store,
+                identity,
+                owner,
+                store_down: AtomicBool::new(false),
             }),
         }
     }
@@ -630,6 +677,7 @@ impl RobotsCache {
             tokens_from_user_agent: false,
             user_agent: user_agent.to_string(),
             invalid_user_agent: invalid,
+            store: None,
         }
     }
 
@@ -709,16 +757,220 @@ impl RobotsCache {
             return entry;
         }
         let previous = self.inner.entries.get(origin);
-        debug!(%origin, refresh = previous.is_some(), "robots.txt cache miss: fetching");
-        self.inner.counters.fetches.fetch_add(1, Ordering::Relaxed);
-        let outcome = fetch(client, origin, &self.inner.fetch).await;
-        if matches!(outcome, FetchOutcome::Unreachable(_)) {
-            self.inner.counters.errors.fetch_add(1, Ordering::Relaxed);
-        }
-        let entry = Arc::new(self.next_entry(origin, previous.as_deref(), outcome, Instant::now()));
+        let entry = match &self.inner.store {
+            Some(store) => {
+                self.fetch_shared(client, origin, previous, store.as_ref())
+                    .await
+            }
+            None => {
+                self.fetch_here(client, origin, previous.as_deref(), None)
+                    .await
+                    .0
+            }
+        };
         log_entry(&entry);
         self.inner.entries.insert(origin.clone(), entry.clone());
         entry
+    }
+
+    /// Fetches robots.txt in this process; also returns the body of the good copy the entry
+    /// rests on, for a store.
+    async fn fetch_here<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &Origin,
+        previous: Option<&CachedRobots>,
+        previous_body: Option<bytes::Bytes>,
+    ) -> (Arc<CachedRobots>, Option<bytes::Bytes>) {
+        debug!(%origin, refresh = previous.is_some(), "robots.txt cache miss: fetching");
+        self.inner.counters.fetches.fetch_add(1, Ordering::Relaxed);
+        let outcome = fetch(client, origin, &self.inner.fetch).await;
+        let body = match &outcome {
+            FetchOutcome::Parsed { body, .. } => Some(body.clone()),
+            FetchOutcome::Unreachable(_) => {
+                self.inner.counters.errors.fetch_add(1, Ordering::Relaxed);
+                previous_body
+            }
+            FetchOutcome::Unavailable { .. } => None,
+        };
+        let entry = Arc::new(self.next_entry(origin, previous, outcome, Instant::now()));
+        (entry, body)
+    }
+
+    /// The fleet way (spec section 11): use the stored result when it is due later; else take
+    /// the origin's fetch lock and fetch (and store) — or, when another process holds the lock,
+    /// wait for its result, at most the fetch timeout plus a margin, then fetch here. Any store
+    /// failure means working alone: the local copy, or a local fetch.
+    async fn fetch_shared<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &Origin,
+        previous: Option<Arc<CachedRobots>>,
+        store: &dyn RobotsStore,
+    ) -> Arc<CachedRobots> {
+        let key = format!("{{{origin}}}:robots:{}", self.inner.identity);
+        let stored = match self.store_result(store.load(&key).await) {
+            Ok(stored) => stored,
+            Err(()) => {
+                return self
+                    .fetch_here(client, origin, previous.as_deref(), None)
+                    .await
+                    .0;
+            }
+        };
+        if let Some(record) = &stored
+            && record.refresh_at_ms > now_ms()
+        {
+            return Arc::new(self.entry_of_record(origin, record));
+        }
+        let lock_key = format!("{{{origin}}}:lock:{}", self.inner.identity);
+        let lock_ttl = self.inner.fetch.timeout + Duration::from_secs(5);
+        let owner = self.inner.owner.as_str();
+        let previous_body = stored.as_ref().and_then(|r| r.body.clone());
+        // The previous state: ours, or the fleet's when it knows more (an outage under way).
+        let previous = match (&stored, previous) {
+            (Some(record), _) => Some(Arc::new(self.entry_of_record(origin, record))),
+            (None, previous) => previous,
+        };
+        match self.store_result(store.try_lock(&lock_key, owner, lock_ttl).await) {
+            Ok(true) => {}
+            Ok(false) => {
+                // Another process is fetching: wait for what it stores. Its lock expires if it
+                // died, and then this process takes the lock and fetches.
+                let deadline = tokio::time::Instant::now() + lock_ttl;
+                let mut pause = Duration::from_millis(20);
+                loop {
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_millis(250));
+                    match self.store_result(store.load(&key).await) {
+                        Ok(Some(record)) if record.refresh_at_ms > now_ms() => {
+                            debug!(%origin, "robots.txt fetched by another process");
+                            return Arc::new(self.entry_of_record(origin, &record));
+                        }
+                        Ok(_) => {}
+                        Err(()) => break,
+                    }
+                    match self.store_result(store.try_lock(&lock_key, owner, lock_ttl).await) {
+                        Ok(true) | Err(()) => break,
+                        Ok(false) => {}
+                    }
+                    if tokio::time::Instant::now() >= deadline {
+                        warn!(%origin, "no robots.txt from the fleet in time: fetching here");
+                        break;
+                    }
+                }
+            }
+            Err(()) => {
+                return self
+                    .fetch_here(client, origin, previous.as_deref(), previous_body)
+                    .await
+                    .0;
+            }
+        }
+        let (entry, body) = self
+            .fetch_here(client, origin, previous.as_deref(), previous_body)
+            .await;
+        let record = record_of_entry(&entry, body);
+        // Kept past its refresh time for the stale-copy and 30-day rules, then it expires.
+        let ttl = Duration::from_millis(record.refresh_at_ms.saturating_sub(now_ms()))
+            .saturating_add(self.inner.config.give_up_after);
+        let _ = self.store_result(store.save(&key, &record, ttl).await);
+        let _ = self.store_result(store.unlock(&lock_key, owner).await);
+        entry
+    }
+
+    /// Logs a store outage once, and its end once.
+    fn store_result<T>(&self, result: Result<T, StoreError>) -> Result<T, ()> {
+        match result {
+            Ok(value) => {
+                if self.inner.store_down.swap(false, Ordering::Relaxed) {
+                    info!("the robots store is reachable again: sharing robots.txt with the fleet");
+                }
+                Ok(value)
+            }
+            Err(error) => {
+                if !self.inner.store_down.swap(true, Ordering::Relaxed) {
+                    warn!(%error, "the robots store is unreachable: robots.txt comes from the local copy or a local fetch until it is back");
+                }
+                Err(())
+            }
+        }
+    }
+
+    /// The entry a stored record stands for, its wall-clock times turned into this process's
+    /// clock.
+    fn entry_of_record(&self, origin: &Origin, record: &StoredRobots) -> CachedRobots {
+        let now = Instant::now();
+        let wall = now_ms();
+        let at = |ms: u64| {
+            if ms >= wall {
+                later(now, Duration::from_millis(ms - wall))
+            } else {
+                now.checked_sub(Duration::from_millis(wall - ms))
+                    .unwrap_or(now)
+            }
+        };
+        let config = &self.inner.config;
+        let rules = match record.kind {
+            StoredKind::Parsed => Rules::Parsed(Arc::new(
+                self.parse(record.body.as_deref().unwrap_or_default()),
+            )),
+            StoredKind::Unavailable(_) => {
+                if config.auth_errors_disallow && matches!(record.status, Some(401 | 403)) {
+                    Rules::DisallowAll
+                } else {
+                    Rules::AllowAll
+                }
+            }
+            StoredKind::Unreachable => Rules::DisallowAll,
+        };
+        let refresh_at = at(record.refresh_at_ms);
+        let status = record.status.unwrap_or(200);
+        let (source, failures) = match (&record.outage, record.kind) {
+            (Some(outage), StoredKind::Unreachable) => (
+                Source::Unreachable {
+                    cause: outage.cause.clone(),
+                    since: at(outage.since_ms),
+                    next_retry: at(outage.next_retry_ms),
+                },
+                outage.failures,
+            ),
+            (Some(outage), _) => (
+                Source::Stale {
+                    status,
+                    fetched_at: at(record.fetched_at_ms),
+                    cause: outage.cause.clone(),
+                    unreachable_since: at(outage.since_ms),
+                    next_retry: at(outage.next_retry_ms),
+                },
+                outage.failures,
+            ),
+            (None, StoredKind::Unavailable(reason)) => (
+                Source::Unavailable {
+                    status,
+                    reason,
+                    fetched_at: at(record.fetched_at_ms),
+                    expires_at: refresh_at,
+                },
+                0,
+            ),
+            (None, _) => (
+                Source::Parsed {
+                    status,
+                    fetched_at: at(record.fetched_at_ms),
+                    expires_at: refresh_at,
+                },
+                0,
+            ),
+        };
+        CachedRobots::new(
+            origin.clone(),
+            rules,
+            source,
+            refresh_at,
+            failures,
+            config.give_up_after,
+        )
     }
 
     /// The entry for a URL's origin, fetching when needed.
@@ -903,6 +1155,92 @@ impl RobotsCache {
                 }
             }
         }
+    }
+}
+
+/// The record to share for an entry just fetched; `body` is the good copy's body, when there is
+/// one (a parsed file, or the copy a stale entry still uses).
+fn record_of_entry(entry: &CachedRobots, body: Option<bytes::Bytes>) -> StoredRobots {
+    let now = Instant::now();
+    let wall = now_ms();
+    let ms = |at: Instant| -> u64 {
+        if at >= now {
+            wall.saturating_add(
+                u64::try_from(at.duration_since(now).as_millis()).unwrap_or(u64::MAX),
+            )
+        } else {
+            wall.saturating_sub(
+                u64::try_from(now.duration_since(at).as_millis()).unwrap_or(u64::MAX),
+            )
+        }
+    };
+    let parsed_kind = |rules: &Rules, body: &Option<bytes::Bytes>| match rules {
+        Rules::Parsed(_) if body.is_some() => StoredKind::Parsed,
+        Rules::Parsed(_) => StoredKind::Unreachable,
+        _ => StoredKind::Unavailable(UnavailableReason::Status),
+    };
+    let (kind, status, fetched, outage) = match &entry.source {
+        Source::Parsed {
+            status, fetched_at, ..
+        } => (StoredKind::Parsed, Some(*status), *fetched_at, None),
+        Source::Inserted { at, .. } => (StoredKind::Parsed, Some(200), *at, None),
+        Source::Unavailable {
+            status,
+            reason,
+            fetched_at,
+            ..
+        } => (
+            StoredKind::Unavailable(*reason),
+            Some(*status),
+            *fetched_at,
+            None,
+        ),
+        Source::Stale {
+            status,
+            fetched_at,
+            cause,
+            unreachable_since,
+            next_retry,
+        } => (
+            parsed_kind(&entry.rules, &body),
+            Some(*status),
+            *fetched_at,
+            Some(StoredOutage {
+                since_ms: ms(*unreachable_since),
+                next_retry_ms: ms(*next_retry),
+                failures: entry.failures,
+                cause: cause.clone(),
+            }),
+        ),
+        Source::Unreachable {
+            cause,
+            since,
+            next_retry,
+        } => (
+            StoredKind::Unreachable,
+            cause.status(),
+            *since,
+            Some(StoredOutage {
+                since_ms: ms(*since),
+                next_retry_ms: ms(*next_retry),
+                failures: entry.failures,
+                cause: cause.clone(),
+            }),
+        ),
+    };
+    // (A stale copy whose body this process does not have is shared as "no good copy": the
+    // fleet then disallows rather than guesses; see `parsed_kind`.)
+    StoredRobots {
+        kind,
+        status,
+        body: if kind == StoredKind::Parsed {
+            body
+        } else {
+            None
+        },
+        fetched_at_ms: ms(fetched),
+        refresh_at_ms: ms(entry.refresh_at),
+        outage,
     }
 }
 

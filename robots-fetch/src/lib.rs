@@ -31,6 +31,9 @@ mod fetch;
 mod headers;
 mod origin;
 mod outcome;
+#[cfg(feature = "redis")]
+mod redis_store;
+mod store;
 
 pub use cache::{
     CacheConfig, CacheStats, CachedRobots, CrawlerRecord, ParsedRobots, RobotsCache,
@@ -41,6 +44,11 @@ pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
 pub use headers::{max_age, retry_after};
 pub use origin::{Origin, OriginError, origin_str};
 pub use outcome::{FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, Unreachable};
+#[cfg(feature = "redis")]
+pub use redis_store::{FleetError, RedisFleet, RedisStore};
+pub use store::{
+    InProcessStore, RobotsStore, StoreError, StoreFuture, StoredKind, StoredOutage, StoredRobots,
+};
 
 /// A `reqwest::Client` set up for fetching robots.txt: no redirect following (the fetcher counts
 /// hops itself), the configured connect and total timeouts, and the crawler's User-Agent.

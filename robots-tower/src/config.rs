@@ -7,7 +7,7 @@ use std::time::Duration;
 use robots_fetch::{CacheConfig, RobotsCache, RobotsCacheBuilder};
 
 use crate::gate::{Gate, IdentityHeaders};
-use crate::politeness::{Politeness, PolitenessConfig, Spacing};
+use crate::politeness::{Pacing, Politeness, PolitenessConfig, Spacing};
 use crate::service::RobotsLayer;
 
 /// Configuration of the robots layer and middleware. Every number has a polite default.
@@ -32,6 +32,18 @@ pub struct RobotsConfig {
     pub(crate) politeness: PolitenessConfig,
     pub(crate) max_redirects: Option<usize>,
     identity: IdentityHeaders,
+    #[cfg(feature = "redis")]
+    fleet: Option<FleetSettings>,
+}
+
+/// Fleet settings: the shared Redis and what to do without it.
+#[cfg(feature = "redis")]
+#[derive(Debug, Clone)]
+struct FleetSettings {
+    fleet: robots_fetch::RedisFleet,
+    fallback: crate::FleetFallback,
+    size: u32,
+    lease_ttl: Duration,
 }
 
 impl RobotsConfig {
@@ -43,7 +55,69 @@ impl RobotsConfig {
             politeness: PolitenessConfig::default(),
             max_redirects: Some(10),
             identity: IdentityHeaders::IfMissing,
+            #[cfg(feature = "redis")]
+            fleet: None,
         }
+    }
+
+    /// Fleet mode: share robots.txt and every origin's politeness (interval, concurrency,
+    /// 429/503 pauses) with every process that uses the same Redis (`redis://host:port/db`).
+    /// See [`RobotsConfig::fleet`].
+    #[cfg(feature = "redis")]
+    pub fn redis(self, url: &str) -> Result<Self, robots_fetch::FleetError> {
+        Ok(self.fleet(&robots_fetch::RedisFleet::new(url)?))
+    }
+
+    /// Fleet mode on a ready [`robots_fetch::RedisFleet`] (a connection, a key prefix). robots.txt is
+    /// fetched once per origin for the whole fleet, and each origin is paced once for the whole
+    /// fleet. While Redis is unreachable, robots.txt comes from the local copy or a local fetch,
+    /// and pacing follows [`RobotsConfig::fleet_fallback`].
+    #[cfg(feature = "redis")]
+    pub fn fleet(mut self, fleet: &robots_fetch::RedisFleet) -> Self {
+        self.cache_builder = self.cache_builder.redis(fleet);
+        let settings = self.fleet.take();
+        self.fleet = Some(FleetSettings {
+            fleet: fleet.clone(),
+            fallback: settings
+                .as_ref()
+                .map_or_else(Default::default, |s| s.fallback),
+            size: settings.as_ref().map_or(1, |s| s.size),
+            lease_ttl: settings
+                .as_ref()
+                .map_or(Duration::from_secs(120), |s| s.lease_ttl),
+        });
+        self
+    }
+
+    /// What pacing does while the fleet's Redis is unreachable
+    /// ([`crate::FleetFallback::LocalFallback`]: local pacing with the interval multiplied by
+    /// the fleet size).
+    #[cfg(feature = "redis")]
+    pub fn fleet_fallback(mut self, fallback: crate::FleetFallback) -> Self {
+        if let Some(settings) = &mut self.fleet {
+            settings.fallback = fallback;
+        }
+        self
+    }
+
+    /// How many processes the fleet has (1): the local fallback multiplies the interval by this,
+    /// so that the fleet as a whole stays polite while Redis is down.
+    #[cfg(feature = "redis")]
+    pub fn fleet_size(mut self, processes: u32) -> Self {
+        if let Some(settings) = &mut self.fleet {
+            settings.size = processes.max(1);
+        }
+        self
+    }
+
+    /// How long a request holds its place in the fleet at most (2 min): the lease of a process
+    /// that dies mid-request expires after this, freeing the place.
+    #[cfg(feature = "redis")]
+    pub fn fleet_lease(mut self, ttl: Duration) -> Self {
+        if let Some(settings) = &mut self.fleet {
+            settings.lease_ttl = ttl;
+        }
+        self
     }
 
     /// Product tokens rules are selected by, most specific first (default: the User-Agent's own
@@ -180,9 +254,28 @@ impl RobotsConfig {
             from: fetch.from.clone(),
             identity: self.identity,
             agent,
-            politeness: Politeness::new(self.politeness.clone()),
+            politeness: self.pacing(),
             cache,
         })
+    }
+
+    fn pacing(&self) -> Pacing {
+        #[cfg(feature = "redis")]
+        if let Some(settings) = &self.fleet {
+            if settings.size <= 1 && settings.fallback == crate::FleetFallback::LocalFallback {
+                tracing::info!(
+                    "fleet mode with fleet_size 1: while Redis is down, each process paces alone at the full rate; set fleet_size to the number of processes"
+                );
+            }
+            return Pacing::Fleet(Box::new(crate::fleet::FleetPacing::new(
+                settings.fleet.clone(),
+                self.politeness.clone(),
+                settings.fallback,
+                settings.size,
+                settings.lease_ttl,
+            )));
+        }
+        Pacing::Local(Politeness::new(self.politeness.clone()))
     }
 
     /// The tower layer.

@@ -48,6 +48,13 @@ pub enum RobotsError {
         /// The URI as given.
         uri: String,
     },
+    /// The fleet's Redis is unreachable and pacing is set to fail closed
+    /// (`FleetFallback::FailClosed`): nothing is sent until it is back. Reschedule.
+    #[error("the fleet's Redis is unreachable and pacing fails closed: {message}")]
+    FleetUnavailable {
+        /// What went wrong.
+        message: String,
+    },
     /// The URL's scheme is not `http` or `https`, so robots.txt does not govern it: a request
     /// to it, or a redirect into it (`file:`, `javascript:`, `ftp:`), is refused.
     #[error("`{url}` has the scheme `{scheme}`; only http and https URLs are fetched")]

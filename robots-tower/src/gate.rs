@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use crate::error::{DecidingRule, RobotsError};
-use crate::politeness::{Permit, Politeness};
+use crate::politeness::{Pacing, Permit};
 
 /// What the layer knew when it let a request through, attached to the response's extensions.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ pub(crate) struct Admission {
     /// Held until the response head arrives: the request counts as in flight until then.
     /// (Holding it until the body is read would deadlock a caller that keeps an unread response
     /// while it sends the next request to the same origin.)
-    pub(crate) _permit: Permit,
+    pub(crate) permit: Permit,
     pub(crate) entry: Arc<CachedRobots>,
     pub(crate) rule: Option<DecidingRule>,
     pub(crate) waited: Duration,
@@ -63,7 +63,7 @@ pub enum IdentityHeaders {
 
 pub(crate) struct Gate {
     pub(crate) cache: RobotsCache,
-    pub(crate) politeness: Politeness,
+    pub(crate) politeness: Pacing,
     /// The token page directives (`X-Robots-Tag: foobot: noindex`) are scoped by.
     pub(crate) agent: String,
     pub(crate) user_agent: http::HeaderValue,
@@ -103,17 +103,17 @@ impl Gate {
         .into_iter()
         .flatten()
         .max();
-        let (interval, clamped_from) = self.politeness.config.interval(asked);
+        let (interval, clamped_from) = self.politeness.config().interval(asked);
         if let Some(asked) = clamped_from {
             warn!(origin = %entry.origin(), ?asked, applied = ?interval, "Crawl-delay above the maximum: clamped");
         }
         let (permit, waited) = self
             .politeness
             .acquire(entry.origin().as_str(), interval)
-            .await;
+            .await?;
         debug!(url = %url(), ?waited, "allowed by robots.txt");
         Ok(Admission {
-            _permit: permit,
+            permit,
             entry,
             rule,
             waited,
@@ -188,8 +188,12 @@ impl Gate {
         headers: &http::HeaderMap,
     ) -> RobotsInfo {
         let origin = admission.entry.origin().clone();
-        self.politeness
-            .observe(origin.as_str(), status, robots_fetch::retry_after(headers));
+        self.politeness.observe(
+            &admission.permit,
+            origin.as_str(),
+            status,
+            robots_fetch::retry_after(headers),
+        );
         let page = PageDirectives::from_headers(
             headers
                 .get_all("x-robots-tag")

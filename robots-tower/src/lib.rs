@@ -48,6 +48,8 @@
 
 mod config;
 mod error;
+#[cfg(feature = "redis")]
+mod fleet;
 mod gate;
 #[cfg(feature = "reqwest")]
 mod middleware;
@@ -56,8 +58,12 @@ mod service;
 
 pub use config::RobotsConfig;
 pub use error::{DecidingRule, RobotsError};
+#[cfg(feature = "redis")]
+pub use fleet::FleetFallback;
 pub use gate::{IdentityHeaders, RobotsInfo};
 #[cfg(feature = "reqwest")]
 pub use middleware::RobotsMiddleware;
 pub use politeness::{PolitenessConfig, Spacing};
+#[cfg(feature = "redis")]
+pub use robots_fetch::{FleetError, RedisFleet};
 pub use service::{RobotsLayer, RobotsService};

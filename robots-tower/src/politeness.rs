@@ -158,13 +158,78 @@ struct Slot {
 }
 
 /// A place in an origin's queue: holding it counts as a request in flight. Dropping it ends the
-/// request: the end is recorded before the place is freed, so the next request sees it.
-pub(crate) struct Permit {
+/// request (for a fleet lease, releases it with the response's status).
+pub(crate) enum Permit {
+    // Held for its drop: the end and the freed place.
+    Local(#[allow(dead_code)] LocalPermit),
+    #[cfg(feature = "redis")]
+    Fleet(Box<crate::fleet::Lease>),
+}
+
+/// The in-process place: the end is recorded before the place is freed, so the next request
+/// sees it.
+pub(crate) struct LocalPermit {
     slot: Arc<Slot>,
     _in_flight: OwnedSemaphorePermit,
 }
 
-impl Drop for Permit {
+/// The pacing a gate uses: in this process, or across a fleet through Redis.
+pub(crate) enum Pacing {
+    Local(Politeness),
+    #[cfg(feature = "redis")]
+    Fleet(Box<crate::fleet::FleetPacing>),
+}
+
+impl Pacing {
+    pub(crate) fn config(&self) -> &PolitenessConfig {
+        match self {
+            Pacing::Local(p) => &p.config,
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(f) => f.config(),
+        }
+    }
+
+    /// Waits for the origin's turn; refused only by a fleet set to fail closed.
+    pub(crate) async fn acquire(
+        &self,
+        origin: &str,
+        interval: Duration,
+    ) -> Result<(Permit, Duration), crate::RobotsError> {
+        match self {
+            Pacing::Local(p) => Ok(p.acquire(origin, interval).await),
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(f) => f.acquire(origin, interval).await,
+        }
+    }
+
+    /// Learns from a response: 429/503 pause the origin (for the fleet, through its lease).
+    pub(crate) fn observe(
+        &self,
+        permit: &Permit,
+        origin: &str,
+        status: u16,
+        retry_after: Option<Duration>,
+    ) {
+        match (self, permit) {
+            (Pacing::Local(p), Permit::Local(_)) => p.observe(origin, status, retry_after),
+            #[cfg(feature = "redis")]
+            (Pacing::Fleet(f), Permit::Local(_)) => f.local().observe(origin, status, retry_after),
+            #[cfg(feature = "redis")]
+            (_, Permit::Fleet(lease)) => lease.observe(status, retry_after),
+        }
+    }
+
+    /// The pause in force for an origin in this process, if any.
+    pub(crate) fn paused_until(&self, origin: &str) -> Option<Instant> {
+        match self {
+            Pacing::Local(p) => p.paused_until(origin),
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(f) => f.local().paused_until(origin),
+        }
+    }
+}
+
+impl Drop for LocalPermit {
     fn drop(&mut self) {
         let mut state = self.slot.state.lock().unwrap_or_else(|e| e.into_inner());
         state.last_end = Some(Instant::now());
@@ -238,10 +303,10 @@ impl Politeness {
             debug!(origin, ?waited, ?interval, "politeness wait");
         }
         (
-            Permit {
+            Permit::Local(LocalPermit {
                 slot,
                 _in_flight: in_flight,
-            },
+            }),
             waited,
         )
     }

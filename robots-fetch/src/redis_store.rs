@@ -1,0 +1,303 @@
+//! The Redis (or Valkey) backend of a fleet (spec section 11, feature `redis`): [`RedisFleet`] is
+//! the shared connection (a `redis` `ConnectionManager`, which reconnects on its own) with the key
+//! prefix and outage reporting; [`RedisStore`] is the [`RobotsStore`] on it. `robots-tower` paces
+//! on the same connection.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use redis::AsyncCommands;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tracing::{info, warn};
+
+use crate::store::{RobotsStore, StoreError, StoreFuture, StoredRobots};
+
+/// Why a Redis fleet could not be set up or used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FleetError {
+    /// The URL is not a Redis URL.
+    #[error("`{url}` is not a Redis URL: {message}")]
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// What the Redis client said.
+        message: String,
+    },
+    /// The server did not answer (refused, timed out, down, or an error reply).
+    #[error("Redis is unavailable: {message}")]
+    Unavailable {
+        /// What the Redis client said.
+        message: String,
+    },
+}
+
+struct FleetInner {
+    client: Option<redis::Client>,
+    /// Made on first use, inside the runtime (a `ConnectionManager` spawns a task).
+    connection: OnceLock<ConnectionManager>,
+    prefix: String,
+    down: AtomicBool,
+    response_timeout: Duration,
+}
+
+/// The Redis server a fleet of crawler processes shares: one robots.txt fetch per origin and one
+/// politeness budget per origin for all of them. Cheap to clone; clones share the connection.
+///
+/// ```
+/// use robots_fetch::{RedisFleet, RobotsCache};
+/// let fleet = RedisFleet::new("redis://127.0.0.1:6379/")?.prefix("crawl-42");
+/// let cache = RobotsCache::builder("FooBot/1.0 (+https://foo.example/bot)").redis(&fleet).build();
+/// # let _ = cache;
+/// # Ok::<(), robots_fetch::FleetError>(())
+/// ```
+///
+/// Keys are `<prefix>:{<origin>}:…`: the origin in braces is a cluster hash tag, so the keys of
+/// one origin share a slot. Every key expires on its own. While the server is unreachable, each
+/// caller falls back (the robots cache to its local copy or a local fetch; pacing to its
+/// configured policy) and the outage is logged once, and its end once.
+#[derive(Clone)]
+pub struct RedisFleet {
+    inner: Arc<FleetInner>,
+}
+
+impl std::fmt::Debug for RedisFleet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisFleet")
+            .field("prefix", &self.inner.prefix)
+            .field("down", &self.inner.down.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisFleet {
+    /// A fleet on the server at `url` (`redis://host:port/db`). Nothing is connected until first
+    /// use; the connection then reconnects on its own.
+    pub fn new(url: &str) -> Result<RedisFleet, FleetError> {
+        let client = redis::Client::open(url).map_err(|e| FleetError::InvalidUrl {
+            url: url.to_string(),
+            message: e.to_string(),
+        })?;
+        Ok(RedisFleet::build(Some(client), OnceLock::new()))
+    }
+
+    /// A fleet on a ready connection.
+    pub fn with_connection(connection: ConnectionManager) -> RedisFleet {
+        let cell = OnceLock::new();
+        let _ = cell.set(connection);
+        RedisFleet::build(None, cell)
+    }
+
+    fn build(client: Option<redis::Client>, connection: OnceLock<ConnectionManager>) -> RedisFleet {
+        RedisFleet {
+            inner: Arc::new(FleetInner {
+                client,
+                connection,
+                prefix: "robots".to_string(),
+                down: AtomicBool::new(false),
+                response_timeout: Duration::from_secs(2),
+            }),
+        }
+    }
+
+    /// The key prefix (`robots`): fleets with different prefixes share nothing.
+    pub fn prefix(self, prefix: &str) -> RedisFleet {
+        self.rebuild(|inner| inner.prefix = prefix.to_string())
+    }
+
+    /// How long a command may take before it counts as a failure (2 s). A server that stops
+    /// answering must not stall the crawl: the callers fall back instead.
+    pub fn response_timeout(self, timeout: Duration) -> RedisFleet {
+        self.rebuild(|inner| inner.response_timeout = timeout)
+    }
+
+    fn rebuild(self, change: impl FnOnce(&mut FleetInner)) -> RedisFleet {
+        let mut inner = FleetInner {
+            client: self.inner.client.clone(),
+            connection: self.inner.connection.clone(),
+            prefix: self.inner.prefix.clone(),
+            down: AtomicBool::new(false),
+            response_timeout: self.inner.response_timeout,
+        };
+        change(&mut inner);
+        RedisFleet {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The key `<prefix>:{<origin>}:<rest>`.
+    pub fn key(&self, origin: &str, rest: &str) -> String {
+        format!("{}:{{{origin}}}:{rest}", self.inner.prefix)
+    }
+
+    /// The connection, made on first use. Must be called inside a tokio runtime.
+    pub fn connection(&self) -> Result<ConnectionManager, FleetError> {
+        if let Some(connection) = self.inner.connection.get() {
+            return Ok(connection.clone());
+        }
+        let Some(client) = self.inner.client.clone() else {
+            return Err(FleetError::Unavailable {
+                message: "no connection".into(),
+            });
+        };
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(self.inner.response_timeout))
+            .set_response_timeout(Some(self.inner.response_timeout))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_secs(1));
+        let connection = ConnectionManager::new_lazy_with_config(client, config).map_err(|e| {
+            FleetError::Unavailable {
+                message: e.to_string(),
+            }
+        })?;
+        Ok(self.inner.connection.get_or_init(|| connection).clone())
+    }
+
+    /// Runs a command future against the server within the response timeout, reporting the
+    /// outage once and its end once.
+    pub async fn run<T, F>(&self, command: F) -> Result<T, FleetError>
+    where
+        F: std::future::Future<Output = redis::RedisResult<T>>,
+    {
+        let result = match tokio::time::timeout(self.inner.response_timeout, command).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(FleetError::Unavailable {
+                message: e.to_string(),
+            }),
+            Err(_) => Err(FleetError::Unavailable {
+                message: format!("no answer within {:?}", self.inner.response_timeout),
+            }),
+        };
+        self.observe(&result);
+        result
+    }
+
+    /// Records whether the server answered: logs the outage once, and its end once.
+    pub fn observe<T>(&self, result: &Result<T, FleetError>) {
+        match result {
+            Ok(_) => {
+                if self.inner.down.swap(false, Ordering::Relaxed) {
+                    info!(prefix = %self.inner.prefix, "Redis is reachable again: the fleet shares robots.txt and politeness");
+                }
+            }
+            Err(error) => {
+                if !self.inner.down.swap(true, Ordering::Relaxed) {
+                    warn!(prefix = %self.inner.prefix, %error, "Redis is unreachable: falling back until it is back");
+                }
+            }
+        }
+    }
+
+    /// Whether the last command failed.
+    pub fn is_down(&self) -> bool {
+        self.inner.down.load(Ordering::Relaxed)
+    }
+}
+
+/// The [`RobotsStore`] on a [`RedisFleet`]: records as strings with `PX` expiry, the fetch lock
+/// as `SET NX PX` released by its owner only (a compare-and-delete script).
+#[derive(Debug, Clone)]
+pub struct RedisStore {
+    fleet: RedisFleet,
+}
+
+const UNLOCK: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+fn unlock_script() -> &'static redis::Script {
+    static SCRIPT: OnceLock<redis::Script> = OnceLock::new();
+    SCRIPT.get_or_init(|| redis::Script::new(UNLOCK))
+}
+
+impl RedisStore {
+    /// The store on `fleet`.
+    pub fn new(fleet: RedisFleet) -> RedisStore {
+        RedisStore { fleet }
+    }
+
+    /// The cache's key (`{origin}:robots:<identity>`) under the fleet's prefix.
+    fn key(&self, key: &str) -> String {
+        format!("{}:{key}", self.fleet.inner.prefix)
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1)
+}
+
+fn store_error(error: FleetError) -> StoreError {
+    StoreError {
+        message: error.to_string(),
+    }
+}
+
+impl RobotsStore for RedisStore {
+    fn load<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<StoredRobots>> {
+        Box::pin(async move {
+            let mut connection = self.fleet.connection().map_err(store_error)?;
+            let key = self.key(key);
+            let bytes: Option<Vec<u8>> = self
+                .fleet
+                .run(connection.get(&key))
+                .await
+                .map_err(store_error)?;
+            Ok(bytes.and_then(|b| StoredRobots::decode(&b)))
+        })
+    }
+
+    fn save<'a>(
+        &'a self,
+        key: &'a str,
+        record: &'a StoredRobots,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut connection = self.fleet.connection().map_err(store_error)?;
+            let key = self.key(key);
+            let value = record.encode();
+            let options =
+                redis::SetOptions::default().with_expiration(redis::SetExpiry::PX(millis(ttl)));
+            self.fleet
+                .run(connection.set_options::<_, _, ()>(&key, value, options))
+                .await
+                .map_err(store_error)
+        })
+    }
+
+    fn try_lock<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut connection = self.fleet.connection().map_err(store_error)?;
+            let key = self.key(key);
+            let options = redis::SetOptions::default()
+                .conditional_set(redis::ExistenceCheck::NX)
+                .with_expiration(redis::SetExpiry::PX(millis(ttl)));
+            let set: Option<String> = self
+                .fleet
+                .run(connection.set_options(&key, owner, options))
+                .await
+                .map_err(store_error)?;
+            Ok(set.is_some())
+        })
+    }
+
+    fn unlock<'a>(&'a self, key: &'a str, owner: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut connection = self.fleet.connection().map_err(store_error)?;
+            let key = self.key(key);
+            let mut invocation = unlock_script().key(&key);
+            invocation.arg(owner);
+            self.fleet
+                .run(invocation.invoke_async::<i64>(&mut connection))
+                .await
+                .map(|_| ())
+                .map_err(store_error)
+        })
+    }
+}

@@ -1,0 +1,265 @@
+//! Politeness for a fleet (spec section 11, feature `redis`): every process paces each origin
+//! through one Redis, so the fleet behaves toward a site as one polite crawler.
+//!
+//! Each decision is one server-side script, atomic and timed by the server's clock (clock skew
+//! between machines does not matter):
+//!
+//! - **acquire** drops expired leases; when the origin's concurrency is used up it says when to
+//!   ask again; otherwise it reserves the next start — GCRA reserve-and-wait: the later of now,
+//!   the theoretical arrival time, the end of any pause, and (with one request in flight) the
+//!   previous end plus the interval — takes a lease that expires if the process dies, and tells
+//!   the caller how long to wait. Callers are never refused, only told to wait.
+//! - **release** drops the lease, records the end, and applies the response: 429/503 pause the
+//!   origin for every process (`Retry-After` or the back-off), a success ends the pause.
+//!
+//! Keys are `<prefix>:{<origin>}:pace` (a hash) and `…:leases` (a sorted set), one cluster slot
+//! per origin, and expire once the origin is idle. While Redis fails, [`FleetFallback`] decides:
+//! local pacing with the interval multiplied by the fleet size, or refusal.
+
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use robots_fetch::RedisFleet;
+use tokio::time::Instant;
+use tracing::{debug, warn};
+
+use crate::error::RobotsError;
+use crate::politeness::{Permit, Politeness, PolitenessConfig};
+
+/// What pacing does while the fleet's Redis is unreachable. Robots rules never fail open either
+/// way: they come from the local copy or a local fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum FleetFallback {
+    /// Pace in this process alone, with the interval multiplied by the fleet size, so that the
+    /// whole fleet stays within the site's budget (the default).
+    #[default]
+    LocalFallback,
+    /// Refuse requests with [`RobotsError::FleetUnavailable`] until Redis is back.
+    FailClosed,
+}
+
+const ACQUIRE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local interval = tonumber(ARGV[1])
+local concurrency = tonumber(ARGV[2])
+local lease_ttl = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= concurrency then
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  local retry = tonumber(first[2]) - now
+  return {0, math.max(1, math.min(retry, 50))}
+end
+local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end')
+local start = math.max(now, tonumber(state[1]) or 0, tonumber(state[2]) or 0)
+if ARGV[5] == '1' and state[3] then
+  start = math.max(start, tonumber(state[3]) + interval)
+end
+redis.call('HSET', KEYS[1], 'tat', start + interval)
+redis.call('ZADD', KEYS[2], start + lease_ttl, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], start - now + interval + tonumber(ARGV[6]))
+redis.call('PEXPIRE', KEYS[2], start - now + lease_ttl)
+return {1, start - now}
+";
+
+const RELEASE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[1], 'end', now)
+local status = tonumber(ARGV[2])
+local pause_ms = 0
+if status == 429 or status == 503 then
+  local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+  local retry = tonumber(ARGV[3])
+  if retry >= 0 then
+    pause_ms = math.min(retry, tonumber(ARGV[6]))
+  else
+    pause_ms = math.min(tonumber(ARGV[4]) * math.pow(2, math.min(failures - 1, 40)), tonumber(ARGV[5]))
+  end
+  pause_ms = math.floor(pause_ms)
+  local old = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
+  if now + pause_ms > old then
+    redis.call('HSET', KEYS[1], 'pause', now + pause_ms)
+  end
+elseif status >= 200 and status < 400 then
+  redis.call('HDEL', KEYS[1], 'failures', 'pause')
+end
+local pause = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
+redis.call('PEXPIRE', KEYS[1], math.max(pause - now, 0) + tonumber(ARGV[7]))
+return pause_ms
+";
+
+fn scripts() -> &'static (redis::Script, redis::Script) {
+    static SCRIPTS: OnceLock<(redis::Script, redis::Script)> = OnceLock::new();
+    // `Script` sends EVALSHA and loads the script when the server does not know it yet.
+    SCRIPTS.get_or_init(|| (redis::Script::new(ACQUIRE), redis::Script::new(RELEASE)))
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Politeness shared through Redis, with local pacing as the fallback.
+pub(crate) struct FleetPacing {
+    fleet: RedisFleet,
+    fallback: FleetFallback,
+    fleet_size: u32,
+    lease_ttl: Duration,
+    /// Used while Redis fails (LocalFallback).
+    local: Politeness,
+}
+
+/// A lease on one of the origin's places, released (with the response's status) when dropped.
+pub(crate) struct Lease {
+    fleet: RedisFleet,
+    keys: (String, String),
+    id: String,
+    config: PolitenessConfig,
+    idle_ttl: Duration,
+    /// The response's status and `Retry-After`, set when the response head arrives.
+    outcome: Mutex<(u16, Option<Duration>)>,
+}
+
+impl Lease {
+    pub(crate) fn observe(&self, status: u16, retry_after: Option<Duration>) {
+        if let Some(asked) = retry_after.filter(|a| *a > self.config.max_retry_after) {
+            warn!(?asked, applied = ?self.config.max_retry_after, "Retry-After above the maximum: clamped");
+        }
+        *self.outcome.lock().unwrap_or_else(|e| e.into_inner()) = (status, retry_after);
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let (status, retry_after) = *self.outcome.lock().unwrap_or_else(|e| e.into_inner());
+        let fleet = self.fleet.clone();
+        let keys = std::mem::take(&mut self.keys);
+        let id = std::mem::take(&mut self.id);
+        let config = self.config.clone();
+        let idle_ttl = self.idle_ttl;
+        // Without a runtime the lease simply expires.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let Ok(mut connection) = fleet.connection() else {
+                return;
+            };
+            let mut invocation = scripts().1.key(&keys.0);
+            invocation
+                .key(&keys.1)
+                .arg(&id)
+                .arg(status)
+                .arg(retry_after.map_or(-1i64, |r| i64::try_from(millis(r)).unwrap_or(i64::MAX)))
+                .arg(millis(config.backoff_base))
+                .arg(millis(config.backoff_max))
+                .arg(millis(config.max_retry_after))
+                .arg(millis(idle_ttl));
+            match fleet
+                .run(invocation.invoke_async::<u64>(&mut connection))
+                .await
+            {
+                Ok(pause_ms) if pause_ms > 0 => {
+                    warn!(key = %keys.0, status, pause_ms, "backing off (the whole fleet)");
+                }
+                Ok(_) => {}
+                Err(error) => debug!(%error, "lease not released; it expires on its own"),
+            }
+        });
+    }
+}
+
+impl FleetPacing {
+    pub(crate) fn new(
+        fleet: RedisFleet,
+        config: PolitenessConfig,
+        fallback: FleetFallback,
+        fleet_size: u32,
+        lease_ttl: Duration,
+    ) -> FleetPacing {
+        FleetPacing {
+            fleet,
+            fallback,
+            fleet_size: fleet_size.max(1),
+            lease_ttl,
+            local: Politeness::new(config),
+        }
+    }
+
+    pub(crate) fn config(&self) -> &PolitenessConfig {
+        &self.local.config
+    }
+
+    pub(crate) fn local(&self) -> &Politeness {
+        &self.local
+    }
+
+    /// Waits for the origin's turn across the fleet.
+    pub(crate) async fn acquire(
+        &self,
+        origin: &str,
+        interval: Duration,
+    ) -> Result<(Permit, Duration), RobotsError> {
+        let started = Instant::now();
+        match self.acquire_shared(origin, interval).await {
+            Ok(lease) => Ok((Permit::Fleet(Box::new(lease)), started.elapsed())),
+            Err(message) => match self.fallback {
+                FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable { message }),
+                FleetFallback::LocalFallback => {
+                    let interval = interval.saturating_mul(self.fleet_size);
+                    let (permit, _) = self.local.acquire(origin, interval).await;
+                    Ok((permit, started.elapsed()))
+                }
+            },
+        }
+    }
+
+    async fn acquire_shared(&self, origin: &str, interval: Duration) -> Result<Lease, String> {
+        static LEASES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let config = self.config();
+        let mut connection = self.fleet.connection().map_err(|e| e.to_string())?;
+        let keys = (
+            self.fleet.key(origin, "pace"),
+            self.fleet.key(origin, "leases"),
+        );
+        let id = format!(
+            "{}-{}",
+            std::process::id(),
+            LEASES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        );
+        let from_end = config.spacing == crate::Spacing::FromEnd && config.concurrency <= 1;
+        let idle_ttl = config.backoff_max.max(interval);
+        loop {
+            let mut invocation = scripts().0.key(&keys.0);
+            invocation
+                .key(&keys.1)
+                .arg(millis(interval))
+                .arg(config.concurrency.max(1))
+                .arg(millis(self.lease_ttl).max(1))
+                .arg(&id)
+                .arg(if from_end { "1" } else { "0" })
+                .arg(millis(idle_ttl).max(1));
+            let (granted, wait_ms): (u8, u64) = self
+                .fleet
+                .run(invocation.invoke_async(&mut connection))
+                .await
+                .map_err(|e| e.to_string())?;
+            // The lease exists from here: dropping it (even if this future is cancelled while
+            // it waits) releases it.
+            let lease = (granted == 1).then(|| Lease {
+                fleet: self.fleet.clone(),
+                keys: keys.clone(),
+                id: id.clone(),
+                config: config.clone(),
+                idle_ttl,
+                outcome: Mutex::new((0, None)),
+            });
+            tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+            if let Some(lease) = lease {
+                return Ok(lease);
+            }
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! Fleet mode on a real `redis-server` (started on a free port of 127.0.0.1): several members,
+//! each with its own Redis connection, cache and pacing — as separate processes would be — crawl
+//! one local site. Request starts are measured at the site.
+#![cfg(feature = "redis")]
+
+#[path = "../../tests/support/redis_server.rs"]
+mod redis_server;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use redis_server::RedisServer;
+use robots_tower::{FleetFallback, RedisFleet, RobotsError, RobotsMiddleware};
+use wiremock::matchers::path_regex;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// The site: robots.txt disallows /private; /busy answers 429 with Retry-After: 2 once; every
+/// page request's arrival time is logged.
+#[derive(Clone, Default)]
+struct Site {
+    arrivals: Arc<Mutex<Vec<(String, Instant)>>>,
+    busy_served: Arc<Mutex<bool>>,
+}
+
+impl Respond for Site {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let path = request.url.path().to_string();
+        self.arrivals
+            .lock()
+            .unwrap()
+            .push((path.clone(), Instant::now()));
+        match path.as_str() {
+            "/robots.txt" => {
+                ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /private\n")
+            }
+            "/busy" if !std::mem::replace(&mut *self.busy_served.lock().unwrap(), true) => {
+                ResponseTemplate::new(429).insert_header("Retry-After", "2")
+            }
+            _ => ResponseTemplate::new(200).set_body_string("page"),
+        }
+    }
+}
+
+impl Site {
+    async fn start() -> (MockServer, Site) {
+        let server = MockServer::start().await;
+        let site = Site::default();
+        Mock::given(path_regex(".*"))
+            .respond_with(site.clone())
+            .mount(&server)
+            .await;
+        (server, site)
+    }
+
+    fn pages(&self) -> Vec<(String, Instant)> {
+        self.arrivals
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(p, _)| p != "/robots.txt")
+            .cloned()
+            .collect()
+    }
+
+    fn robots_fetches(&self) -> usize {
+        self.arrivals
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(p, _)| p == "/robots.txt")
+            .count()
+    }
+}
+
+fn member(
+    redis: &str,
+    min_delay: Duration,
+    configure: impl FnOnce(robots_tower::RobotsConfig) -> robots_tower::RobotsConfig,
+) -> reqwest_middleware::ClientWithMiddleware {
+    let fleet = RedisFleet::new(redis)
+        .unwrap()
+        .response_timeout(Duration::from_millis(300));
+    configure(
+        RobotsMiddleware::builder("FooBot/1.0")
+            .fleet(&fleet)
+            .min_delay(min_delay),
+    )
+    .build_client()
+    .unwrap()
+}
+
+fn gaps(mut starts: Vec<Instant>) -> Vec<Duration> {
+    starts.sort();
+    starts.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn members_share_one_interval_and_one_robots_fetch() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    let interval = Duration::from_millis(250);
+    let members: Vec<_> = (0..3)
+        .map(|_| member(&redis.url(), interval, |c| c))
+        .collect();
+    let mut tasks = Vec::new();
+    for (m, client) in members.iter().enumerate() {
+        for i in 0..3 {
+            let client = client.clone();
+            let url = format!("{}/page-{m}-{i}", server.uri());
+            tasks.push(tokio::spawn(async move {
+                client.get(url).send().await.map(|r| r.status().as_u16())
+            }));
+        }
+    }
+    for task in tasks {
+        assert_eq!(task.await.unwrap().unwrap(), 200);
+    }
+    assert_eq!(
+        site.robots_fetches(),
+        1,
+        "one robots.txt fetch for three members"
+    );
+    let starts: Vec<Instant> = site.pages().into_iter().map(|(_, t)| t).collect();
+    assert_eq!(starts.len(), 9);
+    for gap in gaps(starts) {
+        // Measured at the site; the server's clock reserves whole milliseconds.
+        assert!(gap >= interval - Duration::from_millis(5), "gap {gap:?}");
+    }
+
+    // Idle origins' keys expire: the pace state lives for at most the longest back-off plus
+    // the interval.
+    let key = format!("robots:{{{}}}:pace", server.uri());
+    let pttl: i64 = redis
+        .command(&["PTTL", &key])
+        .trim_start_matches(':')
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(pttl > 0 && pttl <= 301_000, "PTTL {pttl}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_seen_by_one_member_pauses_the_others() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    let a = member(&redis.url(), Duration::from_millis(10), |c| c);
+    let b = member(&redis.url(), Duration::from_millis(10), |c| c);
+    let response = a
+        .get(format!("{}/busy", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    let busy_at = site.pages()[0].1;
+    // Let the release (which carries the 429) reach Redis.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    b.get(format!("{}/page", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    let page_at = site.pages()[1].1;
+    assert!(
+        page_at - busy_at >= Duration::from_millis(1950),
+        "the other member waited {:?}",
+        page_at - busy_at
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lease_of_a_dead_member_expires() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    // A member took the origin's only place and died mid-request: its lease ends in 800 ms.
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    let leases = format!("robots:{{{}}}:leases", server.uri());
+    let expiry = (now_ms + 800).to_string();
+    redis.command(&["ZADD", &leases, &expiry, "dead-member"]);
+    let client = member(&redis.url(), Duration::from_millis(10), |c| c);
+    let started = Instant::now();
+    client
+        .get(format!("{}/page", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    let waited = site.pages()[0].1 - started;
+    assert!(
+        waited >= Duration::from_millis(700) && waited < Duration::from_secs(5),
+        "waited {waited:?} for the dead member's lease"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_redis_the_fleet_stays_polite_and_recovers() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    let interval = Duration::from_millis(150);
+    let fallback = member(&redis.url(), interval, |c| c.fleet_size(3));
+    let closed = member(&redis.url(), interval, |c| {
+        c.fleet_fallback(FleetFallback::FailClosed)
+    });
+    // Learn robots.txt while Redis is up.
+    fallback
+        .get(format!("{}/warm", server.uri()))
+        .send()
+        .await
+        .unwrap();
+
+    redis.stop();
+    // Disallowed stays disallowed.
+    let error = fallback
+        .get(format!("{}/private/x", server.uri()))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("disallowed"), "{error}");
+    // Local pacing, with the interval multiplied by the fleet size.
+    for i in 0..3 {
+        fallback
+            .get(format!("{}/down-{i}", server.uri()))
+            .send()
+            .await
+            .unwrap();
+    }
+    let down: Vec<Instant> = site
+        .pages()
+        .into_iter()
+        .filter(|(p, _)| p.starts_with("/down-"))
+        .map(|(_, t)| t)
+        .collect();
+    for gap in gaps(down) {
+        assert!(
+            gap >= interval * 3 - Duration::from_millis(5),
+            "gap {gap:?}"
+        );
+    }
+    // Fail closed: a typed refusal, nothing sent.
+    let error = closed
+        .get(format!("{}/closed", server.uri()))
+        .send()
+        .await
+        .unwrap_err();
+    match error {
+        reqwest_middleware::Error::Middleware(e) => assert!(
+            matches!(
+                e.downcast_ref::<RobotsError>(),
+                Some(RobotsError::FleetUnavailable { .. })
+            ),
+            "{e}"
+        ),
+        other => panic!("{other}"),
+    }
+    assert!(!site.pages().iter().any(|(p, _)| p == "/closed"));
+
+    // Back: the fleet paces through Redis again.
+    redis.restart();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let key = format!("robots:{{{}}}:pace", server.uri());
+    loop {
+        let sent = closed.get(format!("{}/back", server.uri())).send().await;
+        if sent.is_ok() && redis.command(&["EXISTS", &key]).trim() == ":1" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no recovery: {sent:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
