@@ -16,7 +16,7 @@
 //! per origin, and expire once the origin is idle. While Redis fails, [`FleetFallback`] decides:
 //! local pacing with the interval multiplied by the fleet size, or refusal.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use robots_fetch::RedisFleet;
@@ -111,63 +111,76 @@ pub(crate) struct FleetPacing {
     local: Politeness,
 }
 
-/// A lease on one of the origin's places, released (with the response's status) when dropped.
+/// A lease on one of the origin's places. Released with the response's status by
+/// [`Lease::release`] (awaited on the response path, so a 429 pauses the fleet before the
+/// caller sees the response); a lease dropped unreleased (the request failed or was cancelled)
+/// is released in the background, and one whose process died expires.
 pub(crate) struct Lease {
+    release: Option<Release>,
+    /// The local place, so that local pacing knows this start and end if Redis goes away.
+    _local: Permit,
+}
+
+/// What releasing a lease needs.
+struct Release {
     fleet: RedisFleet,
     keys: (String, String),
     id: String,
     config: PolitenessConfig,
     idle_ttl: Duration,
-    /// The response's status and `Retry-After`, set when the response head arrives.
-    outcome: Mutex<(u16, Option<Duration>)>,
+}
+
+impl Release {
+    async fn run(self, status: u16, retry_after: Option<Duration>) {
+        let Ok(mut connection) = self.fleet.connection() else {
+            return;
+        };
+        let config = &self.config;
+        if let Some(asked) = retry_after.filter(|a| *a > config.max_retry_after) {
+            warn!(?asked, applied = ?config.max_retry_after, "Retry-After above the maximum: clamped");
+        }
+        let mut invocation = scripts().1.key(&self.keys.0);
+        invocation
+            .key(&self.keys.1)
+            .arg(&self.id)
+            .arg(status)
+            .arg(retry_after.map_or(-1i64, |r| i64::try_from(millis(r)).unwrap_or(i64::MAX)))
+            .arg(millis(config.backoff_base))
+            .arg(millis(config.backoff_max))
+            .arg(millis(config.max_retry_after))
+            .arg(millis(self.idle_ttl));
+        match self
+            .fleet
+            .run(invocation.invoke_async::<u64>(&mut connection))
+            .await
+        {
+            Ok(pause_ms) if pause_ms > 0 => {
+                warn!(key = %self.keys.0, status, pause_ms, "backing off (the whole fleet)");
+            }
+            Ok(_) => {}
+            Err(error) => debug!(%error, "lease not released; it expires on its own"),
+        }
+    }
 }
 
 impl Lease {
-    pub(crate) fn observe(&self, status: u16, retry_after: Option<Duration>) {
-        if let Some(asked) = retry_after.filter(|a| *a > self.config.max_retry_after) {
-            warn!(?asked, applied = ?self.config.max_retry_after, "Retry-After above the maximum: clamped");
+    /// Releases the place with the response's status: 429/503 pause the origin for the fleet.
+    pub(crate) async fn release(mut self, status: u16, retry_after: Option<Duration>) {
+        if let Some(release) = self.release.take() {
+            release.run(status, retry_after).await;
         }
-        *self.outcome.lock().unwrap_or_else(|e| e.into_inner()) = (status, retry_after);
     }
 }
 
 impl Drop for Lease {
     fn drop(&mut self) {
-        let (status, retry_after) = *self.outcome.lock().unwrap_or_else(|e| e.into_inner());
-        let fleet = self.fleet.clone();
-        let keys = std::mem::take(&mut self.keys);
-        let id = std::mem::take(&mut self.id);
-        let config = self.config.clone();
-        let idle_ttl = self.idle_ttl;
-        // Without a runtime the lease simply expires.
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        let Some(release) = self.release.take() else {
             return;
         };
-        runtime.spawn(async move {
-            let Ok(mut connection) = fleet.connection() else {
-                return;
-            };
-            let mut invocation = scripts().1.key(&keys.0);
-            invocation
-                .key(&keys.1)
-                .arg(&id)
-                .arg(status)
-                .arg(retry_after.map_or(-1i64, |r| i64::try_from(millis(r)).unwrap_or(i64::MAX)))
-                .arg(millis(config.backoff_base))
-                .arg(millis(config.backoff_max))
-                .arg(millis(config.max_retry_after))
-                .arg(millis(idle_ttl));
-            match fleet
-                .run(invocation.invoke_async::<u64>(&mut connection))
-                .await
-            {
-                Ok(pause_ms) if pause_ms > 0 => {
-                    warn!(key = %keys.0, status, pause_ms, "backing off (the whole fleet)");
-                }
-                Ok(_) => {}
-                Err(error) => debug!(%error, "lease not released; it expires on its own"),
-            }
-        });
+        // Without a runtime the lease simply expires.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(release.run(0, None));
+        }
     }
 }
 
@@ -196,27 +209,40 @@ impl FleetPacing {
         &self.local
     }
 
-    /// Waits for the origin's turn across the fleet.
+    /// Waits for the origin's turn across the fleet. The process's own place comes first, so
+    /// that its requests to one origin ask the fleet one at a time and local pacing (the
+    /// fallback) always knows the last start and end.
     pub(crate) async fn acquire(
         &self,
         origin: &str,
         interval: Duration,
     ) -> Result<(Permit, Duration), RobotsError> {
         let started = Instant::now();
+        let place = self.local.place(origin).await;
         match self.acquire_shared(origin, interval).await {
-            Ok(lease) => Ok((Permit::Fleet(Box::new(lease)), started.elapsed())),
+            Ok(release) => {
+                // The process's own spacing too: nothing while Redis is healthy (the fleet's wait
+                // covers it), but a Redis that restarted without its state must not let this
+                // process hit the origin again at once.
+                let local = self.local.space(origin, interval, place).await;
+                let lease = Lease {
+                    release: Some(release),
+                    _local: local,
+                };
+                Ok((Permit::Fleet(Box::new(lease)), started.elapsed()))
+            }
             Err(message) => match self.fallback {
                 FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable { message }),
                 FleetFallback::LocalFallback => {
                     let interval = interval.saturating_mul(self.fleet_size);
-                    let (permit, _) = self.local.acquire(origin, interval).await;
+                    let permit = self.local.space(origin, interval, place).await;
                     Ok((permit, started.elapsed()))
                 }
             },
         }
     }
 
-    async fn acquire_shared(&self, origin: &str, interval: Duration) -> Result<Lease, String> {
+    async fn acquire_shared(&self, origin: &str, interval: Duration) -> Result<Release, String> {
         static LEASES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let config = self.config();
         let mut connection = self.fleet.connection().map_err(|e| e.to_string())?;
@@ -249,16 +275,20 @@ impl FleetPacing {
             // The lease exists from here: dropping it (even if this future is cancelled while
             // it waits) releases it.
             let lease = (granted == 1).then(|| Lease {
-                fleet: self.fleet.clone(),
-                keys: keys.clone(),
-                id: id.clone(),
-                config: config.clone(),
-                idle_ttl,
-                outcome: Mutex::new((0, None)),
+                release: Some(Release {
+                    fleet: self.fleet.clone(),
+                    keys: keys.clone(),
+                    id: id.clone(),
+                    config: config.clone(),
+                    idle_ttl,
+                }),
+                _local: Permit::None,
             });
             tokio::time::sleep(Duration::from_millis(wait_ms)).await;
-            if let Some(lease) = lease {
-                return Ok(lease);
+            if let Some(mut lease) = lease
+                && let Some(release) = lease.release.take()
+            {
+                return Ok(release);
             }
         }
     }

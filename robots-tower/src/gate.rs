@@ -180,20 +180,23 @@ impl Gate {
         Ok((entry, rule))
     }
 
-    /// Learns from a response (429/503 pause the origin) and builds the info for its extensions.
-    pub(crate) fn observe(
+    /// Learns from a response (429/503 pause the origin), ends the request's place, and builds
+    /// the info for its extensions.
+    pub(crate) async fn observe(
         &self,
         admission: Admission,
         status: u16,
         headers: &http::HeaderMap,
     ) -> RobotsInfo {
         let origin = admission.entry.origin().clone();
-        self.politeness.observe(
-            &admission.permit,
-            origin.as_str(),
-            status,
-            robots_fetch::retry_after(headers),
-        );
+        self.politeness
+            .finish(
+                admission.permit,
+                origin.as_str(),
+                status,
+                robots_fetch::retry_after(headers),
+            )
+            .await;
         let page = PageDirectives::from_headers(
             headers
                 .get_all("x-robots-tag")

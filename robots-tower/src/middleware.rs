@@ -150,7 +150,8 @@ impl Middleware for RobotsMiddleware {
             let status = response.status();
             let info = self
                 .gate
-                .observe(admission, status.as_u16(), response.headers());
+                .observe(admission, status.as_u16(), response.headers())
+                .await;
             response.extensions_mut().insert(info);
             if response.url() != &url {
                 self.check_followed(&url, response.url()).await?;

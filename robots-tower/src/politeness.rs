@@ -164,6 +164,15 @@ pub(crate) enum Permit {
     Local(#[allow(dead_code)] LocalPermit),
     #[cfg(feature = "redis")]
     Fleet(Box<crate::fleet::Lease>),
+    /// Nothing held (a lease being set up).
+    #[cfg(feature = "redis")]
+    None,
+}
+
+/// A free place at an origin (its concurrency), before spacing.
+pub(crate) struct Place {
+    slot: Arc<Slot>,
+    in_flight: OwnedSemaphorePermit,
 }
 
 /// The in-process place: the end is recorded before the place is freed, so the next request
@@ -202,20 +211,27 @@ impl Pacing {
         }
     }
 
-    /// Learns from a response: 429/503 pause the origin (for the fleet, through its lease).
-    pub(crate) fn observe(
+    /// Ends a request with its response: 429/503 pause the origin (for a fleet, through the
+    /// lease, before this returns), and the place is freed.
+    pub(crate) async fn finish(
         &self,
-        permit: &Permit,
+        permit: Permit,
         origin: &str,
         status: u16,
         retry_after: Option<Duration>,
     ) {
         match (self, permit) {
-            (Pacing::Local(p), Permit::Local(_)) => p.observe(origin, status, retry_after),
+            (Pacing::Local(p), permit) => {
+                p.observe(origin, status, retry_after);
+                drop(permit);
+            }
             #[cfg(feature = "redis")]
-            (Pacing::Fleet(f), Permit::Local(_)) => f.local().observe(origin, status, retry_after),
+            (Pacing::Fleet(_), Permit::Fleet(lease)) => lease.release(status, retry_after).await,
             #[cfg(feature = "redis")]
-            (_, Permit::Fleet(lease)) => lease.observe(status, retry_after),
+            (Pacing::Fleet(f), permit) => {
+                f.local().observe(origin, status, retry_after);
+                drop(permit);
+            }
         }
     }
 
@@ -283,6 +299,13 @@ impl Politeness {
     /// interval since the last start. Returns the place and how long the wait was.
     pub(crate) async fn acquire(&self, origin: &str, interval: Duration) -> (Permit, Duration) {
         let started = Instant::now();
+        let place = self.place(origin).await;
+        let permit = self.space(origin, interval, place).await;
+        (permit, started.elapsed())
+    }
+
+    /// Waits for a free place at the origin (its concurrency), nothing else.
+    pub(crate) async fn place(&self, origin: &str) -> Place {
         let slot = self.slot(origin);
         // The semaphore is never closed, so acquiring cannot fail; a closed one would only mean
         // no limit, which is handled by waiting for nothing.
@@ -290,9 +313,16 @@ impl Politeness {
             Ok(permit) => permit,
             Err(_) => unreachable!("politeness semaphores are never closed"),
         };
+        Place { slot, in_flight }
+    }
+
+    /// With a place held, waits for the end of any pause and the interval since the last start
+    /// (and end), then records the start. An interval of zero only records it.
+    pub(crate) async fn space(&self, origin: &str, interval: Duration, place: Place) -> Permit {
+        let started = Instant::now();
         let from_end = self.config.spaces_from_end();
         loop {
-            let wait_until = slot.next_start(interval, from_end);
+            let wait_until = place.slot.next_start(interval, from_end);
             match wait_until {
                 None => break,
                 Some(at) => tokio::time::sleep_until(at).await,
@@ -302,13 +332,10 @@ impl Politeness {
         if !waited.is_zero() {
             debug!(origin, ?waited, ?interval, "politeness wait");
         }
-        (
-            Permit::Local(LocalPermit {
-                slot,
-                _in_flight: in_flight,
-            }),
-            waited,
-        )
+        Permit::Local(LocalPermit {
+            slot: place.slot,
+            _in_flight: place.in_flight,
+        })
     }
 
     /// Learns from a response: 429/503 pause the origin, a success ends the pause.

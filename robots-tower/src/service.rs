@@ -138,7 +138,9 @@ where
                 .await?;
             gate.identify(request.headers_mut());
             let mut response = inner.oneshot(request).await.map_err(Into::into)?;
-            let info = gate.observe(admission, response.status().as_u16(), response.headers());
+            let info = gate
+                .observe(admission, response.status().as_u16(), response.headers())
+                .await;
             response.extensions_mut().insert(info);
             Ok(response)
         })

@@ -1,9 +1,13 @@
-//! `robots`: check URLs against a robots.txt and lint robots.txt files.
+//! `robots`: check URLs against a robots.txt, lint robots.txt files, and crawl politely.
 //!
-//! Exit status: 0 when every URL is allowed (or a lint found nothing), 1 when any URL is
-//! disallowed (or a lint found something), 2 on a usage or input error.
+//! Exit status of `check` and `lint`: 0 when every URL is allowed (or a lint found nothing), 1
+//! when any URL is disallowed (or a lint found something), 2 on a usage or input error. `crawl`:
+//! 0 when every URL was fetched or disallowed, 1 when any was unreachable or failed, 2 on a
+//! usage error.
 
 mod check;
+#[cfg(feature = "redis")]
+mod crawl;
 mod input;
 mod lint;
 mod output;
@@ -16,7 +20,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(
     name = "robots",
     version,
-    about = "robots.txt as Google reads it: check URLs, lint files"
+    about = "robots.txt as Google reads it: check URLs, lint files, crawl politely"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,6 +33,10 @@ enum Command {
     Check(check::CheckArgs),
     /// Report what a robots.txt says that crawlers read differently from what was probably meant.
     Lint(lint::LintArgs),
+    /// Fetch URLs politely: robots.txt checked at every hop, each origin paced; with --redis,
+    /// as one process of a fleet sharing robots.txt and politeness.
+    #[cfg(feature = "redis")]
+    Crawl(crawl::CrawlArgs),
 }
 
 /// Output format.
@@ -64,6 +72,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint::run(&args),
+        #[cfg(feature = "redis")]
+        Command::Crawl(args) => crawl::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,407 @@
+//! `robots crawl`: fetch URLs politely through the middleware (robots.txt checked at every hop,
+//! each origin paced), alone or as one process of a fleet sharing a Redis. Other tools drive
+//! it, so its JSON lines are a contract:
+//!
+//! `{"url", "outcome": "fetched"|"disallowed"|"unreachable"|"error", "status", "rule",
+//! "waited_ms", "error"}`, one per URL as it finishes.
+
+use std::collections::{HashSet, VecDeque};
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use robots::tower::{DecidingRule, RobotsError, RobotsInfo, RobotsMiddleware};
+use serde::Serialize;
+use tokio::task::JoinSet;
+use url::Url;
+
+use crate::{CliError, Format, input, output};
+
+#[derive(Args)]
+pub struct CrawlArgs {
+    /// The crawler's User-Agent, sent with every request (its product token selects the rules
+    /// unless --token is given).
+    #[arg(long, value_name = "UA")]
+    user_agent: String,
+    /// A product token the rules are selected by, compared as given; repeat it, most specific
+    /// first (`--token Googlebot-Image --token Googlebot`).
+    #[arg(long = "token", value_name = "T")]
+    tokens: Vec<String>,
+    /// Share robots.txt and every origin's politeness with the other processes using this Redis
+    /// (`redis://host:port/db`).
+    #[arg(long, value_name = "URL")]
+    redis: Option<String>,
+    /// How many processes share the Redis: while it is unreachable, each paces alone with the
+    /// interval multiplied by this.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    fleet_size: u32,
+    /// Seconds between requests to one origin, at least.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = seconds)]
+    min_delay: f64,
+    /// Crawl-delay and Request-rate raise the interval up to this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = seconds)]
+    max_delay: f64,
+    /// Requests in flight per origin.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    concurrency: u32,
+    /// Seconds a request (and a robots.txt fetch) may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = positive_seconds)]
+    timeout: f64,
+    /// Queue the same-origin links of fetched HTML pages, breadth-first.
+    #[arg(long)]
+    follow: bool,
+    /// With --follow: stop once this many pages were fetched.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    max_pages: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// URLs to fetch; read from stdin, one per line, when none are given.
+    #[arg(value_name = "URL")]
+    urls: Vec<String>,
+}
+
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (0.0..=86_400.0).contains(&s) => Ok(s),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0 to 86400"
+        )),
+    }
+}
+
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    seconds(text).and_then(|s| {
+        if s > 0.0 {
+            Ok(s)
+        } else {
+            Err("the timeout must be more than 0 seconds".into())
+        }
+    })
+}
+
+/// One line of `--format json`.
+#[derive(Serialize)]
+struct Outcome {
+    url: String,
+    outcome: &'static str,
+    status: Option<u16>,
+    rule: Option<RuleJson>,
+    waited_ms: u64,
+    error: Option<String>,
+}
+
+#[derive(Serialize)]
+struct RuleJson {
+    line: u32,
+    kind: &'static str,
+    pattern: String,
+}
+
+impl RuleJson {
+    fn of(rule: &DecidingRule) -> RuleJson {
+        RuleJson {
+            line: rule.line,
+            kind: rule.kind.as_str(),
+            pattern: rule.pattern.clone(),
+        }
+    }
+}
+
+/// What one URL gave: its outcome, and links to follow.
+struct Done {
+    outcome: Outcome,
+    links: Vec<Url>,
+}
+
+pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
+    if args.max_delay < args.min_delay {
+        return Err(CliError::Usage(
+            "--max-delay must be at least --min-delay".into(),
+        ));
+    }
+    let urls = if args.urls.is_empty() {
+        input::urls_from_stdin()?
+    } else {
+        args.urls.clone()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(crawl(args, urls))
+}
+
+async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError> {
+    let client = client(args)?;
+    let stdout = std::io::stdout();
+    let mut failed = false;
+    let mut fetched = 0usize;
+    let mut seen: HashSet<String> = urls.iter().cloned().collect();
+    let mut queue: VecDeque<String> = urls.into();
+    let mut running: JoinSet<Done> = JoinSet::new();
+    // Origins are paced by the middleware; this only bounds the work in flight.
+    let in_flight = 64;
+    loop {
+        // With --follow, pages being fetched count toward --max-pages until they are done.
+        let room = |running: usize| !args.follow || fetched + running < args.max_pages;
+        while running.len() < in_flight
+            && room(running.len())
+            && let Some(url) = queue.pop_front()
+        {
+            let client = client.clone();
+            let follow = args.follow;
+            running.spawn(async move { fetch(&client, url, follow).await });
+        }
+        let Some(done) = running.join_next().await else {
+            break;
+        };
+        let Done { outcome, links } = match done {
+            Ok(done) => done,
+            Err(e) => return Err(CliError::Usage(format!("a crawl task failed: {e}"))),
+        };
+        failed |= matches!(outcome.outcome, "unreachable" | "error");
+        if outcome.outcome == "fetched" {
+            fetched += 1;
+        }
+        let mut out = stdout.lock();
+        match args.format {
+            Format::Json => output::json_line(&mut out, &outcome)?,
+            Format::Text => writeln!(out, "{}", text_line(&outcome)).map_err(CliError::Write)?,
+        }
+        out.flush().map_err(CliError::Write)?;
+        drop(out);
+        if args.follow && fetched < args.max_pages {
+            for link in links {
+                if seen.insert(link.to_string()) {
+                    queue.push_back(link.to_string());
+                }
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn client(args: &CrawlArgs) -> Result<reqwest_middleware::ClientWithMiddleware, CliError> {
+    let seconds = Duration::from_secs_f64;
+    let mut config = RobotsMiddleware::builder(&args.user_agent)
+        .min_delay(seconds(args.min_delay))
+        .max_delay(seconds(args.max_delay))
+        .concurrency(args.concurrency as usize)
+        .fetch_timeout(seconds(args.timeout));
+    if !args.tokens.is_empty() {
+        config = config.tokens(args.tokens.iter().cloned());
+    }
+    if let Some(url) = &args.redis {
+        config = config
+            .redis(url)
+            .map_err(|e| CliError::Usage(e.to_string()))?
+            .fleet_size(args.fleet_size);
+    }
+    let middleware = config
+        .build_middleware()
+        .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;
+    let inner = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(seconds(args.timeout))
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;
+    Ok(reqwest_middleware::ClientBuilder::new(inner)
+        .with(middleware)
+        .build())
+}
+
+async fn fetch(
+    client: &reqwest_middleware::ClientWithMiddleware,
+    url: String,
+    follow: bool,
+) -> Done {
+    let outcome = |outcome, status, rule: Option<&DecidingRule>, waited: Duration, error| Outcome {
+        url: url.clone(),
+        outcome,
+        status,
+        rule: rule.map(RuleJson::of),
+        waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
+        error,
+    };
+    let parsed = match Url::parse(&url) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            return Done {
+                outcome: outcome(
+                    "error",
+                    None,
+                    None,
+                    Duration::ZERO,
+                    Some(format!("not a URL: {e}")),
+                ),
+                links: Vec::new(),
+            };
+        }
+    };
+    match client.get(parsed).send().await {
+        Ok(response) => {
+            let status = response.status().as_u16();
+            let info = response.extensions().get::<RobotsInfo>().cloned();
+            let final_url = response.url().clone();
+            let html = response
+                .headers()
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|t| t.to_ascii_lowercase().contains("html"));
+            let nofollow = info.as_ref().is_some_and(|i| i.directives.nofollow);
+            let links = if follow && html && !nofollow && (200..300).contains(&status) {
+                // Bodies are read only to find links, and only up to 2 MB.
+                let body = read_limited(response, 2 * 1024 * 1024).await;
+                same_origin_links(&final_url, &body)
+            } else {
+                Vec::new()
+            };
+            Done {
+                outcome: outcome(
+                    "fetched",
+                    Some(status),
+                    info.as_ref().and_then(|i| i.rule.as_ref()),
+                    info.as_ref().map_or(Duration::ZERO, |i| i.waited),
+                    None,
+                ),
+                links,
+            }
+        }
+        Err(error) => {
+            let robots = match &error {
+                reqwest_middleware::Error::Middleware(e) => e.downcast_ref::<RobotsError>(),
+                reqwest_middleware::Error::Reqwest(_) => None,
+            };
+            let message = Some(error.to_string());
+            let outcome = match robots {
+                Some(RobotsError::Disallowed { rule, .. }) => {
+                    outcome("disallowed", None, rule.as_ref(), Duration::ZERO, None)
+                }
+                Some(RobotsError::Unreachable { .. } | RobotsError::FleetUnavailable { .. }) => {
+                    outcome("unreachable", None, None, Duration::ZERO, message)
+                }
+                _ => outcome("error", None, None, Duration::ZERO, message),
+            };
+            Done {
+                outcome,
+                links: Vec::new(),
+            }
+        }
+    }
+}
+
+async fn read_limited(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < limit {
+        match response.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    body.truncate(limit);
+    body
+}
+
+/// Same-origin `href` targets of an HTML page (attribute names in any case, quoted or not),
+/// resolved against the page, without fragments.
+fn same_origin_links(page: &Url, html: &[u8]) -> Vec<Url> {
+    let lower = html.to_ascii_lowercase();
+    let mut links = Vec::new();
+    let mut at = 0;
+    while let Some(found) = memchr::memmem::find(&lower[at..], b"href") {
+        let mut i = at + found + 4;
+        at = i;
+        while lower.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        if lower.get(i) != Some(&b'=') {
+            continue;
+        }
+        i += 1;
+        while lower.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        let (start, end) = match html.get(i) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let end = memchr::memchr(q, &html[i + 1..]).map_or(html.len(), |e| i + 1 + e);
+                (i + 1, end)
+            }
+            Some(_) => {
+                let end = html[i..]
+                    .iter()
+                    .position(|b| b.is_ascii_whitespace() || *b == b'>')
+                    .map_or(html.len(), |e| i + e);
+                (i, end)
+            }
+            None => break,
+        };
+        let Ok(target) = std::str::from_utf8(&html[start..end]) else {
+            continue;
+        };
+        if let Ok(mut link) = page.join(target.trim()) {
+            link.set_fragment(None);
+            if link.origin() == page.origin() {
+                links.push(link);
+            }
+        }
+    }
+    links
+}
+
+/// `fetched     200  <url>  (waited 1200 ms)` and the like: the outcome first.
+fn text_line(outcome: &Outcome) -> String {
+    let rule = |r: &RuleJson| {
+        let key = if r.kind == "allow" {
+            "Allow"
+        } else {
+            "Disallow"
+        };
+        format!("line {}: {key}: {}", r.line, r.pattern)
+    };
+    match outcome.outcome {
+        "fetched" => format!(
+            "fetched      {}  {}  (waited {} ms)",
+            outcome.status.unwrap_or(0),
+            outcome.url,
+            outcome.waited_ms
+        ),
+        "disallowed" => format!(
+            "DISALLOWED   {}  ({})",
+            outcome.url,
+            outcome
+                .rule
+                .as_ref()
+                .map_or("everything disallowed".into(), rule)
+        ),
+        kind => format!(
+            "{:<12} {}  ({})",
+            kind.to_ascii_uppercase(),
+            outcome.url,
+            outcome.error.as_deref().unwrap_or("")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_of_a_page() {
+        let page = Url::parse("http://h.example/dir/page.html").unwrap();
+        let html = br#"<a href="/a">a</a> <A HREF='b#frag'>b</A> <a href=c.html>c</a>
+            <a href="http://other.example/x">x</a> <a href = "/d" >d</a> <a href="mailto:x@y">m</a>"#;
+        let links: Vec<String> = same_origin_links(&page, html)
+            .iter()
+            .map(|u| u.path().to_string())
+            .collect();
+        assert_eq!(links, ["/a", "/dir/b", "/dir/c.html", "/d"]);
+    }
+}

@@ -1,0 +1,348 @@
+//! `robots crawl`, driven as other tools drive it: its JSON contract and exit status against a
+//! raw local site that logs every request, and several processes sharing one real
+//! `redis-server` (started on a free port of 127.0.0.1) as one polite crawler.
+#![cfg(feature = "redis")]
+
+#[path = "support/redis_server.rs"]
+mod redis_server;
+#[path = "support/site.rs"]
+mod site;
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use redis_server::RedisServer;
+use serde_json::Value;
+use site::{Answer, Site};
+
+const UA: &str = "FooBot/1.0 (+https://foo.example/bot)";
+
+/// robots.txt disallows /private; /go redirects into it; /busy answers 429 (Retry-After: 2)
+/// the first time; / links to a few pages; /missing is a 404.
+fn route(target: &str, seen_before: usize) -> Answer {
+    match target {
+        "/robots.txt" => Answer::ok("User-agent: *\nDisallow: /private\n"),
+        "/go" => Answer::status("302 Found", &["Location: /private/y"]),
+        "/busy" if seen_before == 0 => Answer::status("429 Too Many Requests", &["Retry-After: 2"]),
+        "/missing" => Answer::status("404 Not Found", &[]),
+        "/" => Answer::ok(
+            r#"<a href="/a">a</a> <a href="/b">b</a> <a href="/private/p">p</a>
+               <a href="http://elsewhere.example/x">x</a> <a href="/c">c</a> <a href="/d">d</a>"#,
+        ),
+        _ => Answer::ok("<p>page</p>"),
+    }
+}
+
+fn crawl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_robots"))
+        .arg("crawl")
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the robots binary runs")
+}
+
+async fn crawl_async(args: Vec<String>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        crawl(&args)
+    })
+    .await
+    .expect("the crawl finishes")
+}
+
+fn json_lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn by_url<'a>(lines: &'a [Value], url: &str) -> &'a Value {
+    lines
+        .iter()
+        .find(|l| l["url"] == url)
+        .unwrap_or_else(|| panic!("no line for {url}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_lines_follow_the_contract() {
+    let site = Site::start(route).await;
+    let urls = ["/page", "/private/x", "/go", "/missing"].map(|p| site.url(p));
+    let mut args = vec![
+        "--user-agent",
+        UA,
+        "--min-delay",
+        "0.05",
+        "--format",
+        "json",
+    ];
+    args.extend(urls.iter().map(String::as_str));
+    args.push("not a url");
+    let args = args.iter().map(|s| s.to_string()).collect();
+    let out = crawl_async(args).await;
+    assert_eq!(out.status.code(), Some(1), "an error means exit 1");
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 5);
+    // The keys, in the contract's order and spacing.
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let at: Vec<usize> = [
+            "{\"url\": ",
+            ", \"outcome\": ",
+            ", \"status\": ",
+            ", \"rule\": ",
+            ", \"waited_ms\": ",
+            ", \"error\": ",
+        ]
+        .iter()
+        .map(|k| line.find(k).unwrap_or_else(|| panic!("no {k} in {line}")))
+        .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]) && at[0] == 0, "{line}");
+    }
+    let page = by_url(&lines, &urls[0]);
+    assert_eq!(
+        (page["outcome"].as_str(), page["status"].as_u64()),
+        (Some("fetched"), Some(200))
+    );
+    assert!(page["rule"].is_null() && page["error"].is_null() && page["waited_ms"].is_u64());
+    let private = by_url(&lines, &urls[1]);
+    assert_eq!(private["outcome"], "disallowed");
+    assert_eq!(
+        private["rule"],
+        serde_json::json!({"line": 2, "kind": "disallow", "pattern": "/private"})
+    );
+    assert!(private["status"].is_null());
+    assert_eq!(
+        by_url(&lines, &urls[2])["outcome"],
+        "disallowed",
+        "redirect target checked"
+    );
+    assert_eq!(by_url(&lines, &urls[3])["status"], 404);
+    let bad = by_url(&lines, "not a url");
+    assert_eq!(bad["outcome"], "error");
+    assert!(bad["error"].as_str().unwrap().contains("not a URL"));
+
+    // On the wire: no disallowed path, and the crawler's identity on every request.
+    let seen = site.seen();
+    assert!(
+        seen.iter().all(|s| !s.target.starts_with("/private")),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().all(|s| s.user_agent.as_deref() == Some(UA)),
+        "{seen:?}"
+    );
+    assert_eq!(site.count("/robots.txt"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn follow_queues_same_origin_links_until_max_pages() {
+    let site = Site::start(route).await;
+    let args = [
+        "--user-agent",
+        UA,
+        "--min-delay",
+        "0.02",
+        "--follow",
+        "--max-pages",
+        "4",
+        "--format",
+        "json",
+        &site.url("/"),
+    ];
+    let out = crawl_async(args.iter().map(|s| s.to_string()).collect()).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    let fetched = lines.iter().filter(|l| l["outcome"] == "fetched").count();
+    assert_eq!(fetched, 4, "{lines:?}");
+    // Breadth-first from /, same origin only, and never the disallowed link.
+    let pages: Vec<String> = site.pages().iter().map(|s| s.target.clone()).collect();
+    assert_eq!(pages[0], "/");
+    assert!(
+        pages.iter().all(|p| !p.starts_with("/private")),
+        "{pages:?}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_with_2() {
+    assert_eq!(
+        crawl(&["https://e.example/"]).status.code(),
+        Some(2),
+        "no --user-agent"
+    );
+    let out = crawl(&[
+        "--user-agent",
+        UA,
+        "--redis",
+        "not a redis url",
+        "https://e.example/",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a Redis URL"));
+    let out = crawl(&[
+        "--user-agent",
+        UA,
+        "--min-delay",
+        "5",
+        "--max-delay",
+        "1",
+        "https://e.example/",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+fn fleet_args(redis: &str, site: &Site, paths: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--user-agent",
+        UA,
+        "--redis",
+        redis,
+        "--fleet-size",
+        "3",
+        "--min-delay",
+        "0.3",
+        "--format",
+        "json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(paths.iter().map(|p| site.url(p)));
+    args
+}
+
+fn gaps(mut times: Vec<Instant>) -> Vec<Duration> {
+    times.sort();
+    times.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn three_processes_crawl_as_one_polite_crawler() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = Site::start(route).await;
+    let runs = (0..3).map(|p| {
+        let paths: Vec<String> = (0..4)
+            .map(|i| format!("/p{p}-{i}"))
+            .chain([format!("/private/{p}"), "/go".to_string()])
+            .collect();
+        crawl_async(fleet_args(&redis.url(), &site, &paths))
+    });
+    let outs = futures_util::future::join_all(runs).await;
+    for out in &outs {
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines = json_lines(out);
+        assert_eq!(
+            lines.iter().filter(|l| l["outcome"] == "fetched").count(),
+            4
+        );
+        assert_eq!(
+            lines
+                .iter()
+                .filter(|l| l["outcome"] == "disallowed")
+                .count(),
+            2
+        );
+    }
+    let seen = site.seen();
+    assert_eq!(
+        site.count("/robots.txt"),
+        1,
+        "one robots.txt fetch for the fleet"
+    );
+    assert!(
+        seen.iter().all(|s| !s.target.starts_with("/private")),
+        "{seen:?}"
+    );
+    assert!(seen.iter().all(|s| s.user_agent.as_deref() == Some(UA)));
+    let starts: Vec<Instant> = site.pages().iter().map(|s| s.at).collect();
+    assert_eq!(starts.len(), 15, "12 pages and 3 redirects");
+    for gap in gaps(starts) {
+        assert!(
+            gap >= Duration::from_millis(295),
+            "two starts {gap:?} apart"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_429_in_one_process_pauses_the_others() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = Site::start(route).await;
+    let out = crawl_async(fleet_args(&redis.url(), &site, &["/busy".to_string()])).await;
+    assert_eq!(json_lines(&out)[0]["status"], 429);
+    let busy_at = site.pages()[0].at;
+    let others =
+        (0..2).map(|p| crawl_async(fleet_args(&redis.url(), &site, &[format!("/after-{p}")])));
+    futures_util::future::join_all(others).await;
+    let first_after = site.pages()[1].at;
+    assert!(
+        first_after - busy_at >= Duration::from_millis(1950),
+        "the others waited {:?} after the 429",
+        first_after - busy_at
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_fleet_stays_polite_when_redis_goes_away_mid_crawl() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let site = Site::start(route).await;
+    let runs: Vec<_> = (0..2)
+        .map(|p| {
+            let paths: Vec<String> = (0..8)
+                .map(|i| format!("/p{p}-{i}"))
+                .chain([format!("/private/{p}")])
+                .collect();
+            let mut args = fleet_args(&redis.url(), &site, &paths);
+            // Two processes: during the outage each paces at twice the interval.
+            args[5] = "2".to_string();
+            tokio::spawn(crawl_async(args))
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    redis.stop();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    redis.restart();
+    for run in runs {
+        let out = run.await.unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let seen = site.seen();
+    assert!(
+        seen.iter().all(|s| !s.target.starts_with("/private")),
+        "{seen:?}"
+    );
+    for p in 0..2 {
+        let prefix = format!("/p{p}-");
+        let starts: Vec<Instant> = seen
+            .iter()
+            .filter(|s| s.target.starts_with(&prefix))
+            .map(|s| s.at)
+            .collect();
+        assert_eq!(starts.len(), 8);
+        for gap in gaps(starts) {
+            assert!(gap >= Duration::from_millis(295), "process {p}: {gap:?}");
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! A raw HTTP/1.1 test site on 127.0.0.1 that logs every request exactly as received (target,
+//! `User-Agent`, `From`, arrival time) and answers from a routing function. One request per
+//! connection. Shared by the tests of every package (`#[path]`-included).
+
+#![allow(dead_code)]
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// One request as the site saw it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub target: String,
+    pub user_agent: Option<String>,
+    pub from: Option<String>,
+    pub at: Instant,
+}
+
+/// An answer: status line (`200 OK`), extra header lines, body, and a delay before answering.
+pub struct Answer {
+    pub status: &'static str,
+    pub headers: Vec<String>,
+    pub body: String,
+    pub delay: Duration,
+}
+
+impl Answer {
+    pub fn ok(body: impl Into<String>) -> Answer {
+        Answer {
+            status: "200 OK",
+            headers: vec!["Content-Type: text/html".into()],
+            body: body.into(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    pub fn status(status: &'static str, headers: &[&str]) -> Answer {
+        Answer {
+            status,
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            body: String::new(),
+            delay: Duration::ZERO,
+        }
+    }
+}
+
+type Route = dyn Fn(&str, usize) -> Answer + Send + Sync;
+
+#[derive(Clone)]
+pub struct Site {
+    pub base: String,
+    log: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Site {
+    /// Starts the site; `route(target, how_many_times_seen_before)` answers each request.
+    pub async fn start(route: impl Fn(&str, usize) -> Answer + Send + Sync + 'static) -> Site {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1");
+        let base = format!("http://{}", listener.local_addr().expect("address"));
+        let log: Arc<Mutex<Vec<Seen>>> = Arc::default();
+        let route: Arc<Route> = Arc::new(route);
+        let server_log = log.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let log = server_log.clone();
+                let route = route.clone();
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 65536 {
+                        match stream.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let text = String::from_utf8_lossy(&head).into_owned();
+                    let target = text
+                        .lines()
+                        .next()
+                        .and_then(|l| l.split(' ').nth(1))
+                        .unwrap_or("")
+                        .to_string();
+                    let header = |name: &str| {
+                        text.split("\r\n").skip(1).find_map(|l| {
+                            let (k, v) = l.split_once(':')?;
+                            k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+                        })
+                    };
+                    let seen_before = {
+                        let mut log = log.lock().unwrap();
+                        let before = log.iter().filter(|s| s.target == target).count();
+                        log.push(Seen {
+                            target: target.clone(),
+                            user_agent: header("user-agent"),
+                            from: header("from"),
+                            at: Instant::now(),
+                        });
+                        before
+                    };
+                    let answer = route(&target, seen_before);
+                    tokio::time::sleep(answer.delay).await;
+                    let mut response = format!("HTTP/1.1 {}\r\n", answer.status);
+                    for line in &answer.headers {
+                        response.push_str(line);
+                        response.push_str("\r\n");
+                    }
+                    response.push_str(&format!(
+                        "Content-Length: {}\r\nConnection: close\r\n\r\n{}",
+                        answer.body.len(),
+                        answer.body
+                    ));
+                    let _ = stream.write_all(response.as_bytes()).await;
+                    let _ = stream.shutdown().await;
+                });
+            }
+        });
+        Site { base, log }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn seen(&self) -> Vec<Seen> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Requests other than robots.txt.
+    pub fn pages(&self) -> Vec<Seen> {
+        self.seen()
+            .into_iter()
+            .filter(|s| s.target != "/robots.txt")
+            .collect()
+    }
+
+    pub fn count(&self, target: &str) -> usize {
+        self.seen().iter().filter(|s| s.target == target).count()
+    }
+
+    pub fn clear(&self) {
+        self.log.lock().unwrap().clear();
+    }
+}
