@@ -25,6 +25,10 @@ fn route(target: &str, seen_before: usize) -> Answer {
         "/go" => Answer::status("302 Found", &["Location: /private/y"]),
         "/busy" if seen_before == 0 => Answer::status("429 Too Many Requests", &["Retry-After: 2"]),
         "/missing" => Answer::status("404 Not Found", &[]),
+        "/slow" => Answer {
+            delay: Duration::from_secs(30),
+            ..Answer::ok("slow")
+        },
         "/" => Answer::ok(
             r#"<a href="/a">a</a> <a href="/b">b</a> <a href="/private/p">p</a>
                <a href="http://elsewhere.example/x">x</a> <a href="/c">c</a> <a href="/d">d</a>"#,
@@ -345,4 +349,50 @@ async fn the_fleet_stays_polite_when_redis_goes_away_mid_crawl() {
             assert!(gap >= Duration::from_millis(295), "process {p}: {gap:?}");
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_place_of_a_killed_process_is_freed() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = Site::start(route).await;
+    let args = |path: &str| {
+        let mut args = fleet_args(&redis.url(), &site, &[path.to_string()]);
+        args.extend(["--timeout".to_string(), "3".to_string()]);
+        args
+    };
+    // A process holds the origin's only place (a slow page) and is killed mid-request.
+    let mut holder = Command::new(env!("CARGO_BIN_EXE_robots"))
+        .arg("crawl")
+        .args(args("/slow"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the robots binary runs");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while site.count("/slow") == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the holder never sent its request"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    holder.kill().expect("kill");
+    let _ = holder.wait();
+    let slow_at = site.pages()[0].at;
+    // The next process waits for the dead holder's lease (3 s timeout + 2 s), not forever.
+    let out = crawl_async(args("/after")).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after_at = site.pages()[1].at;
+    let waited = after_at - slow_at;
+    assert!(
+        waited >= Duration::from_millis(4900) && waited < Duration::from_secs(15),
+        "the place was freed after {waited:?}"
+    );
 }

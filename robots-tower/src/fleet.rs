@@ -284,7 +284,10 @@ impl FleetPacing {
                 }),
                 _local: Permit::None,
             });
-            tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+            // (A zero sleep would still wait for the timer's next tick, about 1 ms.)
+            if wait_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+            }
             if let Some(mut lease) = lease
                 && let Some(release) = lease.release.take()
             {

@@ -45,7 +45,8 @@ pub struct CrawlArgs {
     /// Requests in flight per origin.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     concurrency: u32,
-    /// Seconds a request (and a robots.txt fetch) may take.
+    /// Seconds a request (and a robots.txt fetch) may take. With --redis, the place a request
+    /// holds in the fleet is freed this long (plus 2 s) after it started, should its process die.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = positive_seconds)]
     timeout: f64,
     /// Queue the same-origin links of fetched HTML pages, breadth-first.
@@ -202,7 +203,10 @@ fn client(args: &CrawlArgs) -> Result<reqwest_middleware::ClientWithMiddleware, 
         config = config
             .redis(url)
             .map_err(|e| CliError::Usage(e.to_string()))?
-            .fleet_size(args.fleet_size);
+            .fleet_size(args.fleet_size)
+            // A request cannot outlive --timeout, so a place held longer belongs to a process
+            // that died: it is freed then.
+            .fleet_lease(seconds(args.timeout) + Duration::from_secs(2));
     }
     let middleware = config
         .build_middleware()

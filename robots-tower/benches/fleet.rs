@@ -1,0 +1,209 @@
+//! What fleet mode costs: a request through the layer to a warm origin with no politeness wait,
+//! in-process pacing against Redis pacing on loopback (criterion, then p50/p99 over 20,000
+//! requests), and decisions per second with 1, 4 and 16 processes sharing one Redis against the
+//! same processes pacing in-process. Starts its own `redis-server` on a free port.
+//!
+//! ```sh
+//! cargo bench -p robots-tower --features redis --bench fleet
+//! ```
+
+#[path = "../../tests/support/redis_server.rs"]
+mod redis_server;
+
+use std::hint::black_box;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use criterion::Criterion;
+use http_body_util::Full;
+use robots_fetch::{BoxError, Origin};
+use robots_tower::{RedisFleet, RobotsLayer};
+use tower::{Layer, Service, ServiceExt};
+
+const ORIGINS: usize = 1000;
+
+/// A layer over an in-memory site whose robots.txt is already cached for every origin, with no
+/// interval: each request costs the decision and the pacing bookkeeping only.
+fn service(
+    redis: Option<&str>,
+    prefix: &str,
+) -> impl Service<
+    http::Request<Full<Bytes>>,
+    Response = http::Response<Full<Bytes>>,
+    Error = BoxError,
+    Future = impl Send + use<>,
+> + Clone
++ use<> {
+    let mut config = RobotsLayer::builder("FooBot").min_delay(Duration::ZERO);
+    if let Some(url) = redis {
+        let fleet = RedisFleet::new(url).expect("redis url").prefix(prefix);
+        config = config.fleet(&fleet);
+    }
+    let layer = config.build();
+    for i in 0..ORIGINS {
+        let origin = Origin::parse(&format!("http://o{i}.example")).expect("origin");
+        layer
+            .cache()
+            .insert(&origin, b"User-agent: *\nDisallow: /private\n");
+    }
+    let inner = tower::service_fn(|_request: http::Request<Full<Bytes>>| async {
+        Ok::<_, BoxError>(http::Response::new(Full::new(Bytes::from_static(b"ok"))))
+    });
+    layer.layer(inner)
+}
+
+fn request(i: usize) -> http::Request<Full<Bytes>> {
+    http::Request::get(format!("http://o{}.example/page", i % ORIGINS))
+        .body(Full::default())
+        .expect("request")
+}
+
+fn percentiles<S>(runtime: &tokio::runtime::Runtime, service: &S) -> (Duration, Duration)
+where
+    S: Service<
+            http::Request<Full<Bytes>>,
+            Response = http::Response<Full<Bytes>>,
+            Error = BoxError,
+        > + Clone,
+{
+    let mut times: Vec<Duration> = runtime.block_on(async {
+        let mut times = Vec::with_capacity(20_000);
+        for i in 0..20_000 {
+            let started = Instant::now();
+            let response = service.clone().oneshot(request(i)).await;
+            times.push(started.elapsed());
+            black_box(response.is_ok());
+        }
+        times
+    });
+    times.sort();
+    (times[times.len() / 2], times[times.len() * 99 / 100])
+}
+
+/// A worker process: decisions for `seconds` through its own layer (8 at a time, on its own
+/// origins), printing how many.
+fn worker(redis: Option<String>, id: usize, seconds: u64) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let service = runtime.block_on(async { service(redis.as_deref(), "bench-fleet") });
+    let count = runtime.block_on(async {
+        let deadline = Instant::now() + Duration::from_secs(seconds);
+        let tasks: Vec<_> = (0..8)
+            .map(|t| {
+                let service = service.clone();
+                tokio::spawn(async move {
+                    let mut n = 0usize;
+                    while Instant::now() < deadline {
+                        // Each task has its own origins: no politeness contention, only decisions.
+                        let i = (id * 8 + t) * 10_000 + n;
+                        let request = http::Request::get(format!(
+                            "http://o{}.example/page",
+                            (id * 8 + t) * 100 + i % 100
+                        ))
+                        .body(Full::default())
+                        .expect("request");
+                        if service.clone().oneshot(request).await.is_ok() {
+                            n += 1;
+                        }
+                    }
+                    n
+                })
+            })
+            .collect();
+        let mut total = 0;
+        for task in tasks {
+            total += task.await.unwrap_or(0);
+        }
+        total
+    });
+    println!("{count}");
+}
+
+fn throughput(redis: Option<&str>, processes: usize) -> f64 {
+    let seconds = 2;
+    let exe = std::env::current_exe().expect("the bench binary");
+    // All workers run at once: spawned first, waited for after.
+    let children: Vec<_> = (0..processes)
+        .map(|id| {
+            let mut command = Command::new(&exe);
+            command
+                .env("ROBOTS_FLEET_WORKER", id.to_string())
+                .env("ROBOTS_FLEET_SECONDS", seconds.to_string())
+                .stdout(std::process::Stdio::piped());
+            if let Some(url) = redis {
+                command.env("ROBOTS_FLEET_REDIS", url);
+            }
+            command.spawn().expect("worker")
+        })
+        .collect();
+    let total: usize = children
+        .into_iter()
+        .map(|child| {
+            let output = child.wait_with_output().expect("worker output");
+            String::from_utf8_lossy(&output.stdout)
+                .trim()
+                .parse::<usize>()
+                .unwrap_or(0)
+        })
+        .sum();
+    total as f64 / seconds as f64
+}
+
+fn main() {
+    if let Ok(id) = std::env::var("ROBOTS_FLEET_WORKER") {
+        let seconds = std::env::var("ROBOTS_FLEET_SECONDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(2);
+        worker(
+            std::env::var("ROBOTS_FLEET_REDIS").ok(),
+            id.parse().unwrap_or(0),
+            seconds,
+        );
+        return;
+    }
+    let Some(redis) = redis_server::RedisServer::start() else {
+        return;
+    };
+    let url = redis.url();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let local = runtime.block_on(async { service(None, "") });
+    let shared = runtime.block_on(async { service(Some(&url), "bench") });
+
+    let mut criterion = Criterion::default().configure_from_args();
+    let mut group = criterion.benchmark_group("fleet_request");
+    let mut i = 0usize;
+    group.bench_function("in-process", |b| {
+        b.to_async(&runtime).iter(|| {
+            i += 1;
+            local.clone().oneshot(request(i))
+        })
+    });
+    group.bench_function("redis", |b| {
+        b.to_async(&runtime).iter(|| {
+            i += 1;
+            shared.clone().oneshot(request(i))
+        })
+    });
+    group.finish();
+
+    let (p50, p99) = percentiles(&runtime, &local);
+    println!("percentiles: in-process  p50 {p50:?}  p99 {p99:?}");
+    let (p50, p99) = percentiles(&runtime, &shared);
+    println!("percentiles: redis       p50 {p50:?}  p99 {p99:?}");
+    for processes in [1, 4, 16] {
+        let inproc = throughput(None, processes);
+        let fleet = throughput(Some(&url), processes);
+        println!(
+            "throughput: {processes:>2} processes: in-process {inproc:>9.0} decisions/s, redis {fleet:>9.0} decisions/s"
+        );
+    }
+}
