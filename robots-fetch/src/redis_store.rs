@@ -3,7 +3,7 @@
 //! prefix and outage reporting; [`RedisStore`] is the [`RobotsStore`] on it. `robots-tower` paces
 //! on the same connection.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -39,6 +39,8 @@ struct FleetInner {
     connection: OnceLock<ConnectionManager>,
     prefix: String,
     down: AtomicBool,
+    /// Outages seen (each counted once, when it begins).
+    outages: AtomicU64,
     response_timeout: Duration,
 }
 
@@ -96,6 +98,7 @@ impl RedisFleet {
                 connection,
                 prefix: "robots".to_string(),
                 down: AtomicBool::new(false),
+                outages: AtomicU64::new(0),
                 response_timeout: Duration::from_secs(2),
             }),
         }
@@ -118,6 +121,7 @@ impl RedisFleet {
             connection: self.inner.connection.clone(),
             prefix: self.inner.prefix.clone(),
             down: AtomicBool::new(false),
+            outages: AtomicU64::new(0),
             response_timeout: self.inner.response_timeout,
         };
         change(&mut inner);
@@ -183,6 +187,7 @@ impl RedisFleet {
             }
             Err(error) => {
                 if !self.inner.down.swap(true, Ordering::Relaxed) {
+                    self.inner.outages.fetch_add(1, Ordering::Relaxed);
                     warn!(prefix = %self.inner.prefix, %error, "Redis is unreachable: falling back until it is back");
                 }
             }
@@ -192,6 +197,11 @@ impl RedisFleet {
     /// Whether the last command failed.
     pub fn is_down(&self) -> bool {
         self.inner.down.load(Ordering::Relaxed)
+    }
+
+    /// How many outages this handle (and its clones) has seen, each counted once when it began.
+    pub fn outages(&self) -> u64 {
+        self.inner.outages.load(Ordering::Relaxed)
     }
 }
 

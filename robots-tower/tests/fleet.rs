@@ -205,7 +205,15 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
     };
     let (server, site) = Site::start().await;
     let interval = Duration::from_millis(150);
-    let fallback = member(&redis.url(), interval, |c| c.fleet_size(3));
+    let counted = RedisFleet::new(&redis.url())
+        .unwrap()
+        .response_timeout(Duration::from_millis(300));
+    let fallback = RobotsMiddleware::builder("FooBot/1.0")
+        .fleet(&counted)
+        .min_delay(interval)
+        .fleet_size(3)
+        .build_client()
+        .unwrap();
     let closed = member(&redis.url(), interval, |c| {
         c.fleet_fallback(FleetFallback::FailClosed)
     });
@@ -262,6 +270,9 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
     }
     assert!(!site.pages().iter().any(|(p, _)| p == "/closed"));
 
+    assert_eq!(counted.outages(), 1, "one outage, counted once");
+    assert!(counted.is_down());
+
     // Back: the fleet paces through Redis again.
     redis.restart();
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -274,4 +285,18 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
         assert!(Instant::now() < deadline, "no recovery: {sent:?}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    // The connection reconnects on its own: within a few requests this member is back too.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while counted.is_down() {
+        assert!(
+            Instant::now() < deadline,
+            "the end of the outage is never seen"
+        );
+        fallback
+            .get(format!("{}/after", server.uri()))
+            .send()
+            .await
+            .unwrap();
+    }
+    assert_eq!(counted.outages(), 1);
 }
