@@ -3,7 +3,11 @@
 //! client, tower-http's redirect following) and the reqwest middleware. No URL that resolves to a
 //! disallowed path may arrive; every page request must say who is asking.
 
-use std::sync::{Arc, Mutex};
+#[path = "../../tests/support/captured.rs"]
+mod captured;
+#[path = "../../tests/support/site.rs"]
+mod site;
+
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -12,104 +16,24 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use robots_fetch::BoxError;
 use robots_tower::{IdentityHeaders, RobotsError, RobotsLayer, RobotsMiddleware};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use tower::{Service, ServiceBuilder, ServiceExt};
 use tower_http::follow_redirect::FollowRedirectLayer;
+
+use captured::Captured;
+use site::{Answer, Site};
 
 const UA: &str = "FooBot/1.0 (+https://foo.example/bot)";
 const FROM: &str = "ops@foo.example";
 
-/// One request as the server saw it.
-#[derive(Debug, Clone)]
-struct Seen {
-    target: String,
-    user_agent: Option<String>,
-    from: Option<String>,
-}
-
-/// A raw HTTP/1.1 server on 127.0.0.1: robots.txt disallows `/private`; `/go-private`
-/// redirects into `/private/`, `/go-file` to a `file:` URL, `/go-js` to `javascript:`; anything
-/// else is a 200. One request per connection, every request logged as received.
-#[derive(Clone)]
-struct Server {
-    base: String,
-    log: Arc<Mutex<Vec<Seen>>>,
-}
-
-impl Server {
-    async fn start() -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let log: Arc<Mutex<Vec<Seen>>> = Arc::default();
-        let server_log = log.clone();
-        tokio::spawn(async move {
-            while let Ok((mut stream, _)) = listener.accept().await {
-                let log = server_log.clone();
-                tokio::spawn(async move {
-                    let mut head = Vec::new();
-                    let mut buf = [0u8; 4096];
-                    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 65536 {
-                        match stream.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => head.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let text = String::from_utf8_lossy(&head).into_owned();
-                    let mut lines = text.split("\r\n");
-                    let target = lines
-                        .next()
-                        .and_then(|l| l.split(' ').nth(1))
-                        .unwrap_or("")
-                        .to_string();
-                    let header = |name: &str| {
-                        text.split("\r\n").skip(1).find_map(|l| {
-                            let (k, v) = l.split_once(':')?;
-                            k.eq_ignore_ascii_case(name).then(|| v.trim().to_string())
-                        })
-                    };
-                    log.lock().unwrap().push(Seen {
-                        target: target.clone(),
-                        user_agent: header("user-agent"),
-                        from: header("from"),
-                    });
-                    let (status, extra, body) = match target.as_str() {
-                        "/robots.txt" => ("200 OK", "", "User-agent: *\nDisallow: /private\n"),
-                        "/go-private" => ("301 Moved", "Location: /private/\r\n", ""),
-                        "/go-file" => ("302 Found", "Location: file:///etc/passwd\r\n", ""),
-                        "/go-js" => ("302 Found", "Location: javascript:alert(1)\r\n", ""),
-                        _ => ("200 OK", "", "page"),
-                    };
-                    let response = format!(
-                        "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                        body.len()
-                    );
-                    let _ = stream.write_all(response.as_bytes()).await;
-                    let _ = stream.shutdown().await;
-                });
-            }
-        });
-        Server { base, log }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    fn seen(&self) -> Vec<Seen> {
-        self.log.lock().unwrap().clone()
-    }
-
-    /// Page requests (not robots.txt) as received.
-    fn pages(&self) -> Vec<Seen> {
-        self.seen()
-            .into_iter()
-            .filter(|s| s.target != "/robots.txt")
-            .collect()
-    }
-
-    fn clear(&self) {
-        self.log.lock().unwrap().clear();
+/// robots.txt disallows `/private`; `/go-private` redirects into `/private/`, `/go-file` to a
+/// `file:` URL, `/go-js` to `javascript:`; anything else is a 200.
+fn route(target: &str, _: usize) -> Answer {
+    match target {
+        "/robots.txt" => Answer::ok("User-agent: *\nDisallow: /private\n"),
+        "/go-private" => Answer::status("301 Moved", &["Location: /private/"]),
+        "/go-file" => Answer::status("302 Found", &["Location: file:///etc/passwd"]),
+        "/go-js" => Answer::status("302 Found", &["Location: javascript:alert(1)"]),
+        _ => Answer::ok("page"),
     }
 }
 
@@ -151,7 +75,7 @@ fn middleware_error(error: &reqwest_middleware::Error) -> Option<&RobotsError> {
 
 #[tokio::test]
 async fn dot_segments_never_reach_the_server_through_the_layer() {
-    let server = Server::start().await;
+    let server = Site::start(route).await;
     let service = tower_client(RobotsLayer::builder(UA).min_delay(Duration::ZERO).build());
     for path in DOT_SEGMENT_VARIANTS {
         let error = service
@@ -185,7 +109,7 @@ async fn dot_segments_never_reach_the_server_through_the_layer() {
 
 #[tokio::test]
 async fn dot_segments_never_reach_the_server_through_the_middleware() {
-    let server = Server::start().await;
+    let server = Site::start(route).await;
     let client = RobotsMiddleware::builder(UA)
         .min_delay(Duration::ZERO)
         .build_client()
@@ -208,8 +132,8 @@ async fn dot_segments_never_reach_the_server_through_the_middleware() {
 
 #[tokio::test]
 async fn every_request_says_who_sends_it() {
-    let server = Server::start().await;
-    let identity = |seen: &Seen| (seen.user_agent.clone(), seen.from.clone());
+    let server = Site::start(route).await;
+    let identity = |seen: &site::Seen| (seen.user_agent.clone(), seen.from.clone());
     let ours = (Some(UA.to_string()), Some(FROM.to_string()));
     let theirs = (
         Some("Custom/1".to_string()),
@@ -292,26 +216,6 @@ async fn every_request_says_who_sends_it() {
     }
 }
 
-/// A tracing writer that keeps what was written.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
 #[tokio::test]
 async fn a_client_that_follows_redirects_itself_is_caught() {
     let captured = Captured::default();
@@ -322,7 +226,7 @@ async fn a_client_that_follows_redirects_itself_is_caught() {
         .with_writer(move || writer.clone())
         .finish();
     let _default = tracing::subscriber::set_default(subscriber);
-    let server = Server::start().await;
+    let server = Site::start(route).await;
     // Misuse: reqwest's default policy follows redirects inside the client.
     let middleware = RobotsMiddleware::builder(UA)
         .min_delay(Duration::ZERO)
@@ -378,7 +282,7 @@ async fn a_client_that_follows_redirects_itself_is_caught() {
 
 #[tokio::test]
 async fn redirects_to_other_schemes_have_their_own_error() {
-    let server = Server::start().await;
+    let server = Site::start(route).await;
     let client = RobotsMiddleware::builder(UA)
         .min_delay(Duration::ZERO)
         .build_client()

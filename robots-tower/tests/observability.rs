@@ -1,28 +1,18 @@
 //! tracing events for robots.txt fetches, cache misses, disallows, politeness waits and
 //! back-offs, captured from a real subscriber.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+#[path = "../../tests/support/captured.rs"]
+mod captured;
+
 use std::time::Duration;
+
+use captured::Captured;
 
 use bytes::Bytes;
 use http_body_util::Full;
 use robots_fetch::BoxError;
 use robots_tower::RobotsLayer;
 use tower::{Layer, ServiceExt};
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[tokio::test(start_paused = true)]
 async fn the_layer_reports_what_it_does() {
