@@ -14,6 +14,9 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use robots_core::{MAX_BODY_BYTES, Matcher, RobotsTxt, path_of};
 
+#[path = "../../tests/support/corpus.rs"]
+mod corpus;
+
 const AGENT: &str = "FooBot";
 
 struct File {
@@ -23,18 +26,10 @@ struct File {
 }
 
 fn corpus() -> Option<Vec<File>> {
-    let dir = std::env::var_os("ROBOTS_CORPUS")?;
-    let mut names: Vec<_> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    names.sort();
-    let files = names
-        .iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .map(|mut bytes| {
-            bytes.truncate(MAX_BODY_BYTES);
+    let dir = corpus::corpus_dir(env!("CARGO_MANIFEST_DIR"), "the corpus benchmarks")?;
+    let files = corpus::corpus_files(&dir, MAX_BODY_BYTES)
+        .into_iter()
+        .map(|(_, bytes)| {
             let urls = urls_for(&RobotsTxt::parse(&bytes));
             File {
                 text: String::from_utf8_lossy(&bytes).into_owned(),
@@ -329,19 +324,16 @@ fn hostile(c: &mut Criterion) {
 }
 
 fn benches(c: &mut Criterion) {
-    match corpus() {
-        Some(files) => {
-            let bytes: usize = files.iter().map(|f| f.bytes.len()).sum();
-            let checks: usize = files.iter().map(|f| f.urls.len()).sum();
-            println!(
-                "corpus: {} files, {bytes} bytes, {checks} checks",
-                files.len()
-            );
-            report_memory(&files);
-            parse(c, &files);
-            check(c, &files);
-        }
-        None => println!("ROBOTS_CORPUS not set: corpus benchmarks skipped"),
+    if let Some(files) = corpus() {
+        let bytes: usize = files.iter().map(|f| f.bytes.len()).sum();
+        let checks: usize = files.iter().map(|f| f.urls.len()).sum();
+        println!(
+            "corpus: {} files, {bytes} bytes, {checks} checks",
+            files.len()
+        );
+        report_memory(&files);
+        parse(c, &files);
+        check(c, &files);
     }
     hostile(c);
 }

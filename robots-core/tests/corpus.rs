@@ -1,28 +1,13 @@
 //! Smoke and differential test over the real robots.txt corpus. The folder comes from
-//! `ROBOTS_CORPUS` (e.g. `ROBOTS_CORPUS=../shared/corpus/robots`); without it the test says so
-//! and passes, as the corpus is not part of the repository.
+//! `ROBOTS_CORPUS` (e.g. `ROBOTS_CORPUS=../shared/corpus/robots`, relative to the workspace
+//! root); without it the test says so on stderr and passes, as the corpus is not part of the
+//! repository. Set but unreadable, it fails.
 
-use std::path::PathBuf;
+#[path = "../../tests/support/corpus.rs"]
+mod corpus;
 
 use robots_core::reference::google_verdict;
 use robots_core::{MAX_BODY_BYTES, Matcher, RobotsTxt, lint};
-
-fn corpus_files() -> Option<Vec<(String, Vec<u8>)>> {
-    let dir = PathBuf::from(std::env::var_os("ROBOTS_CORPUS")?);
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(&dir).ok()? {
-        let path = entry.ok()?.path();
-        let name = path.file_name()?.to_string_lossy().into_owned();
-        if !name.ends_with(".txt") {
-            continue;
-        }
-        let mut body = std::fs::read(&path).ok()?;
-        body.truncate(MAX_BODY_BYTES);
-        files.push((name, body));
-    }
-    files.sort();
-    Some(files)
-}
 
 /// Paths derived from a file's own rules: the pattern made literal, extended, and cut short.
 fn paths_for(robots: &RobotsTxt) -> Vec<String> {
@@ -49,10 +34,10 @@ fn paths_for(robots: &RobotsTxt) -> Vec<String> {
 
 #[test]
 fn every_corpus_file_agrees_with_the_google_port() {
-    let Some(files) = corpus_files() else {
-        eprintln!("ROBOTS_CORPUS not set or unreadable: corpus test skipped");
+    let Some(dir) = corpus::corpus_dir(env!("CARGO_MANIFEST_DIR"), "the corpus test") else {
         return;
     };
+    let files = corpus::corpus_files(&dir, MAX_BODY_BYTES);
     assert!(
         files.len() > 1000,
         "the corpus should hold thousands of files, found {}",
