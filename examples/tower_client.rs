@@ -21,6 +21,8 @@ async fn main() -> Result<(), robots::fetch::BoxError> {
         None => vec![
             format!("{}/", _site.uri()),
             format!("{}/private/x", _site.uri()),
+            // Redirects into /private/: the hop is checked like any request, never fetched.
+            format!("{}/old", _site.uri()),
         ],
     };
 
@@ -48,7 +50,8 @@ async fn main() -> Result<(), robots::fetch::BoxError> {
     Ok(())
 }
 
-/// A site with a robots.txt that disallows /private/ (for running without network).
+/// A site with a robots.txt that disallows /private/, and /old redirecting into it (for running
+/// without network).
 async fn demo_site() -> wiremock::MockServer {
     use wiremock::{Mock, MockServer, ResponseTemplate, matchers::path};
     let server = MockServer::start().await;
@@ -60,6 +63,10 @@ async fn demo_site() -> wiremock::MockServer {
         .await;
     Mock::given(path("/"))
         .respond_with(ResponseTemplate::new(200).set_body_string("home"))
+        .mount(&server)
+        .await;
+    Mock::given(path("/old"))
+        .respond_with(ResponseTemplate::new(301).insert_header("location", "/private/new"))
         .mount(&server)
         .await;
     server

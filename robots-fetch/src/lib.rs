@@ -1,6 +1,6 @@
 //! # robots-fetch
 //!
-//! Retrieval and caching of robots.txt per origin, with Google's semantics (`REP.md` section 7):
+//! Retrieval and caching of robots.txt per origin, with Google's semantics:
 //! an unconditional GET with the crawler's identity; redirects followed up to 5 hops (a loop or a
 //! sixth is a 404); 4xx allow all; 429, 5xx and every network failure disallow all for now; at
 //! most 512,000 bytes read after content decoding; a good copy kept 24 h (or `max-age` within
