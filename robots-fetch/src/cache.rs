@@ -224,6 +224,12 @@ pub enum Source {
 }
 
 impl Source {
+    /// For people, with times relative to now: `parsed (HTTP 200), fetched 3 s ago, refreshed in
+    /// 23 h 59 min`.
+    pub fn describe(&self) -> impl std::fmt::Display + '_ {
+        DescribeSource(self)
+    }
+
     /// `"parsed"`, `"unavailable"` or `"unreachable"`, as the CLI reports it (an inserted copy is
     /// `"parsed"`; a stale one is `"parsed"` too, its rules being a parsed file).
     pub fn outcome(&self) -> &'static str {
@@ -242,6 +248,66 @@ impl Source {
             | Source::Stale { status, .. } => Some(*status),
             Source::Inserted { .. } => None,
             Source::Unreachable { cause, .. } => cause.status(),
+        }
+    }
+}
+
+struct DescribeSource<'a>(&'a Source);
+
+impl std::fmt::Display for DescribeSource<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::human::Relative;
+        match self.0 {
+            Source::Parsed {
+                status,
+                fetched_at,
+                expires_at,
+            } => write!(
+                f,
+                "parsed (HTTP {status}), fetched {}, refreshed {}",
+                Relative(*fetched_at),
+                Relative(*expires_at)
+            ),
+            Source::Inserted { at, expires_at } => write!(
+                f,
+                "inserted {}, refreshed {}",
+                Relative(*at),
+                Relative(*expires_at)
+            ),
+            Source::Unavailable {
+                status,
+                reason,
+                fetched_at,
+                expires_at,
+            } => write!(
+                f,
+                "unavailable (HTTP {status}, {reason:?}): allow all, fetched {}, refreshed {}",
+                Relative(*fetched_at),
+                Relative(*expires_at)
+            ),
+            Source::Stale {
+                status,
+                fetched_at,
+                cause,
+                unreachable_since,
+                next_retry,
+            } => write!(
+                f,
+                "last good copy (HTTP {status}, fetched {}) while unreachable since {} ({cause}), retried {}",
+                Relative(*fetched_at),
+                Relative(*unreachable_since),
+                Relative(*next_retry)
+            ),
+            Source::Unreachable {
+                cause,
+                since,
+                next_retry,
+            } => write!(
+                f,
+                "unreachable since {} ({cause}): disallow all, retried {}",
+                Relative(*since),
+                Relative(*next_retry)
+            ),
         }
     }
 }

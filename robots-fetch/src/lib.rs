@@ -29,6 +29,7 @@ mod cache;
 mod client;
 mod fetch;
 mod headers;
+mod human;
 mod origin;
 mod outcome;
 #[cfg(feature = "redis")]
@@ -42,6 +43,7 @@ pub use cache::{
 pub use client::{BoxError, FetchClient, IntoBytes, ServiceClient};
 pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
 pub use headers::{max_age, retry_after};
+pub use human::{HumanDuration, Relative};
 pub use origin::{Origin, OriginError, origin_str};
 pub use outcome::{FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, Unreachable};
 #[cfg(feature = "redis")]

@@ -10,7 +10,10 @@ use crate::gate::{Gate, IdentityHeaders};
 use crate::politeness::{Pacing, Politeness, PolitenessConfig, Spacing};
 use crate::service::RobotsLayer;
 
-/// Configuration of the robots layer and middleware. Every number has a polite default.
+/// Configuration of the robots layer ([`RobotsLayer::builder`], which builds a [`RobotsLayer`])
+/// or the reqwest middleware (`RobotsMiddleware::builder`, which builds a `RobotsMiddleware` or a
+/// ready client): the type parameter says which, so each builds only what it was made for. Every
+/// number has a polite default.
 ///
 /// ```
 /// use std::time::Duration;
@@ -23,8 +26,21 @@ use crate::service::RobotsLayer;
 ///     .build();
 /// # let _ = layer;
 /// ```
+///
+/// Each builder builds only its own front end; a mix-up is a compile error, not a puzzling
+/// trait bound later:
+///
+/// ```compile_fail
+/// // A layer's builder has no reqwest client to build.
+/// let client = robots_tower::RobotsLayer::builder("FooBot").build_client();
+/// ```
+///
+/// ```compile_fail
+/// // A middleware's builder builds a middleware, not a layer.
+/// let layer: robots_tower::RobotsLayer = robots_tower::RobotsMiddleware::builder("FooBot").build();
+/// ```
 #[derive(Debug, Clone)]
-pub struct RobotsConfig {
+pub struct RobotsConfig<Target = ForLayer> {
     user_agent: String,
     /// The cache to build when none is shared: identity and fetch settings live there.
     cache_builder: RobotsCacheBuilder,
@@ -34,7 +50,16 @@ pub struct RobotsConfig {
     identity: IdentityHeaders,
     #[cfg(feature = "redis")]
     fleet: Option<FleetSettings>,
+    target: std::marker::PhantomData<Target>,
 }
+
+/// Marks a [`RobotsConfig`] that builds a tower [`RobotsLayer`].
+#[derive(Debug, Clone, Copy)]
+pub struct ForLayer;
+
+/// Marks a [`RobotsConfig`] that builds a reqwest-middleware `RobotsMiddleware`.
+#[derive(Debug, Clone, Copy)]
+pub struct ForMiddleware;
 
 /// Fleet settings: the shared Redis and what to do without it.
 #[cfg(feature = "redis")]
@@ -46,8 +71,8 @@ struct FleetSettings {
     lease_ttl: Duration,
 }
 
-impl RobotsConfig {
-    pub(crate) fn new(user_agent: &str) -> RobotsConfig {
+impl<Target> RobotsConfig<Target> {
+    pub(crate) fn new(user_agent: &str) -> RobotsConfig<Target> {
         RobotsConfig {
             user_agent: user_agent.to_string(),
             cache_builder: RobotsCache::builder(user_agent),
@@ -57,6 +82,7 @@ impl RobotsConfig {
             identity: IdentityHeaders::IfMissing,
             #[cfg(feature = "redis")]
             fleet: None,
+            target: std::marker::PhantomData,
         }
     }
 
@@ -277,7 +303,9 @@ impl RobotsConfig {
         }
         Pacing::Local(Politeness::new(self.politeness.clone()))
     }
+}
 
+impl RobotsConfig<ForLayer> {
     /// The tower layer.
     pub fn build(self) -> RobotsLayer {
         RobotsLayer::from_gate(self.gate())

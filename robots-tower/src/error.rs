@@ -32,7 +32,8 @@ pub enum RobotsError {
     /// robots.txt could not be fetched and no good copy is known: nothing may be fetched from
     /// the origin for now. Reschedule after `retry_after`.
     #[error(
-        "robots.txt of {origin} is unreachable ({cause}); nothing may be fetched there until it is known (retry in {retry_after:?})"
+        "robots.txt of {origin} is unreachable ({cause}); nothing may be fetched there until it is known (retry in {})",
+        robots_fetch::HumanDuration(*retry_after)
     )]
     Unreachable {
         /// The origin.
@@ -64,6 +65,32 @@ pub enum RobotsError {
         /// Its scheme.
         scheme: String,
     },
+}
+
+impl RobotsError {
+    /// The `RobotsError` inside an error of a reqwest-middleware client, if that is why the
+    /// request was not sent.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use robots_tower::{RobotsError, RobotsMiddleware};
+    /// let client = RobotsMiddleware::builder("FooBot/1.0").build_client()?;
+    /// if let Err(error) = client.get("https://example.com/private").send().await {
+    ///     match RobotsError::from_middleware_error(&error) {
+    ///         Some(RobotsError::Unreachable { retry_after, .. }) => println!("retry in {retry_after:?}"),
+    ///         Some(refused) => println!("not fetched: {refused}"),
+    ///         None => println!("network error: {error}"),
+    ///     }
+    /// }
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "reqwest")]
+    pub fn from_middleware_error(error: &reqwest_middleware::Error) -> Option<&RobotsError> {
+        match error {
+            reqwest_middleware::Error::Middleware(e) => e.downcast_ref::<RobotsError>(),
+            reqwest_middleware::Error::Reqwest(_) => None,
+        }
+    }
 }
 
 /// A rule that decided a verdict.

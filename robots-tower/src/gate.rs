@@ -16,7 +16,8 @@ use crate::error::{DecidingRule, RobotsError};
 use crate::politeness::{Pacing, Permit};
 
 /// What the layer knew when it let a request through, attached to the response's extensions.
-#[derive(Debug, Clone)]
+/// Its `Debug` shows times relative to now (`fetched 3 s ago`), not raw instants.
+#[derive(Clone)]
 pub struct RobotsInfo {
     /// The origin the rules belong to.
     pub origin: Origin,
@@ -35,6 +36,28 @@ pub struct RobotsInfo {
     pub page: PageDirectives,
     /// The page directives that apply to this crawler (for all crawlers plus those scoped to it).
     pub directives: robots_core::Directives,
+}
+
+impl std::fmt::Debug for RobotsInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use robots_fetch::HumanDuration;
+        f.debug_struct("RobotsInfo")
+            .field("origin", &self.origin)
+            .field("rule", &self.rule)
+            .field("source", &format_args!("{}", self.source.describe()))
+            .field("waited", &format_args!("{}", HumanDuration(self.waited)))
+            .field(
+                "interval",
+                &format_args!("{}", HumanDuration(self.interval)),
+            )
+            .field(
+                "interval_clamped_from",
+                &self.interval_clamped_from.map(HumanDuration),
+            )
+            .field("page", &self.page)
+            .field("directives", &self.directives)
+            .finish()
+    }
 }
 
 /// A request let through: its place in the origin's queue, and what to attach to the response.

@@ -56,7 +56,7 @@ mod middleware;
 mod politeness;
 mod service;
 
-pub use config::RobotsConfig;
+pub use config::{ForLayer, ForMiddleware, RobotsConfig};
 pub use error::{DecidingRule, RobotsError};
 #[cfg(feature = "redis")]
 pub use fleet::FleetFallback;

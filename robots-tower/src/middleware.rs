@@ -10,7 +10,7 @@ use http::{Extensions, Method, StatusCode, header};
 use reqwest_middleware::{Error, Middleware, Next};
 use robots_fetch::{Origin, origin_str, path_of_url};
 
-use crate::config::RobotsConfig;
+use crate::config::{ForMiddleware, RobotsConfig};
 use crate::error::RobotsError;
 use crate::gate::Gate;
 
@@ -53,9 +53,9 @@ impl std::fmt::Debug for RobotsMiddleware {
 }
 
 impl RobotsMiddleware {
-    /// A builder for a crawler with this User-Agent; finish with
-    /// [`RobotsConfig::build_middleware`].
-    pub fn builder(user_agent: &str) -> RobotsConfig {
+    /// A builder for a crawler with this User-Agent; finish with [`RobotsConfig::build`] (the
+    /// middleware) or [`RobotsConfig::build_client`] (a ready client with it).
+    pub fn builder(user_agent: &str) -> RobotsConfig<ForMiddleware> {
         RobotsConfig::new(user_agent)
     }
 
@@ -65,10 +65,15 @@ impl RobotsMiddleware {
     }
 }
 
-impl RobotsConfig {
+impl RobotsConfig<ForMiddleware> {
     /// The reqwest-middleware middleware. robots.txt is fetched with a client of its own
     /// (no redirect following, the configured timeouts). Add it to a client whose redirect
     /// following is off, or use [`RobotsConfig::build_client`].
+    pub fn build(self) -> Result<RobotsMiddleware, reqwest::Error> {
+        self.build_middleware()
+    }
+
+    /// The same as [`RobotsConfig::build`].
     pub fn build_middleware(self) -> Result<RobotsMiddleware, reqwest::Error> {
         let gate = self.gate();
         let client = robots_fetch::reqwest_client(gate.cache.fetch_config())?;

@@ -42,7 +42,7 @@ impl std::fmt::Debug for RobotsLayer {
 
 impl RobotsLayer {
     /// A builder for a crawler with this User-Agent.
-    pub fn builder(user_agent: &str) -> RobotsConfig {
+    pub fn builder(user_agent: &str) -> RobotsConfig<crate::ForLayer> {
         RobotsConfig::new(user_agent)
     }
 

@@ -75,7 +75,9 @@ impl Site {
 fn member(
     redis: &str,
     min_delay: Duration,
-    configure: impl FnOnce(robots_tower::RobotsConfig) -> robots_tower::RobotsConfig,
+    configure: impl FnOnce(
+        robots_tower::RobotsConfig<robots_tower::ForMiddleware>,
+    ) -> robots_tower::RobotsConfig<robots_tower::ForMiddleware>,
 ) -> reqwest_middleware::ClientWithMiddleware {
     let fleet = RedisFleet::new(redis)
         .unwrap()

@@ -67,10 +67,7 @@ fn get(url: &str) -> http::Request<Full<Bytes>> {
 }
 
 fn middleware_error(error: &reqwest_middleware::Error) -> Option<&RobotsError> {
-    match error {
-        reqwest_middleware::Error::Middleware(e) => e.downcast_ref::<RobotsError>(),
-        reqwest_middleware::Error::Reqwest(_) => None,
-    }
+    RobotsError::from_middleware_error(error)
 }
 
 #[tokio::test]

@@ -248,6 +248,36 @@ async fn crawl_delay_above_the_cap_is_clamped_and_reported() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn errors_and_infos_read_well() {
+    let site = Site::new(
+        vec![
+            (
+                "down.example",
+                Host {
+                    robots: (503, ""),
+                    ..Default::default()
+                },
+            ),
+            ("up.example", host("User-agent: *\nDisallow: /private\n")),
+        ],
+        Duration::ZERO,
+    );
+    let service = RobotsLayer::builder("FooBot").build().layer(site.service());
+    let error = send(&service, "http://down.example/x").await.unwrap_err();
+    let message = error.to_string();
+    assert!(message.ends_with("(retry in 1 min)"), "{message}");
+    let response = send(&service, "http://up.example/x").await.unwrap();
+    let info = response.extensions().get::<RobotsInfo>().unwrap();
+    let debug = format!("{info:?}");
+    assert!(!debug.contains("Instant"), "{debug}");
+    assert!(
+        debug.contains("parsed (HTTP 200), fetched now, refreshed in 1 d"),
+        "{debug}"
+    );
+    assert!(debug.contains("waited: 0 ms"), "{debug}");
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_crawl_delay_too_large_to_represent_is_the_longest_delay() {
     let site = Site::new(
         vec![(
