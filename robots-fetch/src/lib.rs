@@ -10,15 +10,28 @@
 //! It fetches with any [`FetchClient`]: `reqwest::Client` (feature `reqwest`), or a tower
 //! service through [`ServiceClient`].
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use robots_fetch::{Origin, RobotsCache};
+//! Here with a tower service standing in for the network (so the example runs as a test); with
+//! reqwest, pass `robots_fetch::reqwest_client(cache.fetch_config())?` as the client instead:
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use bytes::Bytes;
+//! use http_body_util::Full;
+//! use robots_fetch::{RobotsCache, ServiceClient};
+//!
+//! let network = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
+//!     assert_eq!(request.uri().path(), "/robots.txt");
+//!     let body = Full::new(Bytes::from("User-agent: *\nDisallow: /private\n"));
+//!     Ok::<_, std::convert::Infallible>(http::Response::new(body))
+//! });
+//! let client = ServiceClient::new(network);
 //!
 //! let cache = RobotsCache::builder("FooBot/1.0 (+https://foo.example/bot)").build();
-//! let client = robots_fetch::reqwest_client(cache.fetch_config())?;
-//! let url: url::Url = "https://example.com/some/page".parse()?;
-//! let entry = cache.get_for_url(&client, &url).await?;
-//! println!("{} ({:?})", entry.check(&url).allowed, entry.source());
+//! let url: url::Url = "https://example.com/private/page".parse()?;
+//! let entry = cache.get_for_url(&client, &url).await?; // fetched once per origin, then cached
+//! assert!(!entry.check(&url).allowed);
+//! println!("{}", entry.source().describe()); // parsed (HTTP 200), fetched now, refreshed in 1 d
 //! # Ok(()) }
 //! ```
 #![forbid(unsafe_code)]

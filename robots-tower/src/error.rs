@@ -71,11 +71,16 @@ impl RobotsError {
     /// The `RobotsError` inside an error of a reqwest-middleware client, if that is why the
     /// request was not sent.
     ///
-    /// ```no_run
-    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let site = wiremock::MockServer::start().await; // a local stand-in for a real site
+    /// # wiremock::Mock::given(wiremock::matchers::path("/robots.txt"))
+    /// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /private\n"))
+    /// #     .mount(&site).await;
     /// use robots_tower::{RobotsError, RobotsMiddleware};
     /// let client = RobotsMiddleware::builder("FooBot/1.0").build_client()?;
-    /// if let Err(error) = client.get("https://example.com/private").send().await {
+    /// if let Err(error) = client.get(format!("{}/private", site.uri())).send().await {
     ///     match RobotsError::from_middleware_error(&error) {
     ///         Some(RobotsError::Unreachable { retry_after, .. }) => println!("retry in {retry_after:?}"),
     ///         Some(refused) => println!("not fetched: {refused}"),

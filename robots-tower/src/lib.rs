@@ -18,28 +18,38 @@
 //! Each response carries a [`RobotsInfo`] in its extensions: the deciding rule, where the rules
 //! came from, the wait, and the parsed `X-Robots-Tag` directives.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), robots_fetch::BoxError> {
+//! Here against an in-memory site (a `tower::service_fn`), so the example runs as a test; with
+//! a real client, put hyper-util's `Client` where `site` is, and tower-http's
+//! `FollowRedirectLayer` outside the robots layer so every redirect hop is checked too:
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), robots_fetch::BoxError> {
 //! use bytes::Bytes;
 //! use http_body_util::Full;
-//! use hyper_util::client::legacy::Client;
-//! use hyper_util::rt::TokioExecutor;
-//! use robots_tower::{RobotsError, RobotsLayer};
-//! use tower::{Service, ServiceBuilder, ServiceExt};
-//! use tower_http::follow_redirect::FollowRedirectLayer;
+//! use robots_tower::{RobotsError, RobotsInfo, RobotsLayer};
+//! use tower::{ServiceBuilder, ServiceExt};
 //!
-//! let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
-//! let mut service = ServiceBuilder::new()
-//!     .layer(FollowRedirectLayer::new()) // outside: every hop goes through the robots check
+//! let site = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
+//!     let body = match request.uri().path() {
+//!         "/robots.txt" => "User-agent: *\nDisallow: /private\n",
+//!         _ => "a page",
+//!     };
+//!     Ok::<_, robots_fetch::BoxError>(http::Response::new(Full::new(Bytes::from(body))))
+//! });
+//! let service = ServiceBuilder::new()
 //!     .layer(RobotsLayer::builder("FooBot/1.0 (+https://foo.example/bot)").build())
-//!     .service(client);
-//! let request = http::Request::get("http://example.com/page").body(Full::default())?;
-//! match service.ready().await?.call(request).await {
-//!     Ok(response) => println!("{}", response.status()),
-//!     Err(e) => match e.downcast_ref::<RobotsError>() {
-//!         Some(RobotsError::Disallowed { rule, .. }) => println!("blocked by {rule:?}"),
-//!         _ => return Err(e),
-//!     },
+//!     .service(site);
+//!
+//! let get = |url: &str| http::Request::get(url).body(Full::<Bytes>::default());
+//! let response = service.clone().oneshot(get("http://example.com/page")?).await?;
+//! let info = response.extensions().get::<RobotsInfo>().expect("every response has one");
+//! println!("fetched; rules: {}", info.source.describe());
+//!
+//! let refused = service.clone().oneshot(get("http://example.com/private/x")?).await;
+//! match refused.map(|_| ()).map_err(|e| e.downcast::<RobotsError>()) {
+//!     Err(Ok(error)) => assert!(matches!(*error, RobotsError::Disallowed { .. })),
+//!     other => panic!("expected a refusal, got {other:?}"),
 //! }
 //! # Ok(()) }
 //! ```

@@ -23,9 +23,9 @@ use crate::gate::Gate;
 /// middleware to a client of your own, turn the client's redirect following off, so that every
 /// hop comes back here to be checked and paced:
 ///
-/// ```no_run
+/// ```
 /// use robots_tower::RobotsMiddleware;
-/// let robots = RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)").build_middleware()?;
+/// let robots = RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)").build()?;
 /// let inner = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
 /// let client = reqwest_middleware::ClientBuilder::new(inner).with(robots).build();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -89,11 +89,13 @@ impl RobotsConfig<ForMiddleware> {
     /// by hop by the middleware (every hop checked and paced), the crawler's `User-Agent` set,
     /// and the middleware added.
     ///
-    /// ```no_run
-    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let site = wiremock::MockServer::start().await; // a local stand-in for a real site
     /// use robots_tower::RobotsMiddleware;
     /// let client = RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)").build_client()?;
-    /// let page = client.get("https://example.com/").send().await?;
+    /// let page = client.get(format!("{}/", site.uri())).send().await?;
     /// println!("{}", page.status());
     /// # Ok(()) }
     /// ```

@@ -79,6 +79,23 @@ pub struct RobotsService<S> {
     gate: Arc<Gate>,
 }
 
+impl<S> RobotsService<S> {
+    /// The inner service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The inner service, mutably.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// The inner service, unwrapped.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+}
+
 impl<S: std::fmt::Debug> std::fmt::Debug for RobotsService<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RobotsService")
