@@ -162,3 +162,42 @@ fn urls_without_an_origin_are_input_errors() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sitemaps_are_listed_once_per_origin() {
+    let server = serve(
+        200,
+        "Sitemap: https://e.example/a.xml\nUser-agent: *\nDisallow: /x\nSitemap: https://e.example/b.xml\n",
+        1,
+    )
+    .await;
+    let down = serve(503, "", 1).await;
+    let (a, b, c) = (
+        format!("{}/one", server.uri()),
+        format!("{}/two", server.uri()),
+        format!("{}/", down.uri()),
+    );
+    let out =
+        tokio::task::spawn_blocking(move || robots(&["sitemaps", "--format", "json", &a, &b, &c]))
+            .await
+            .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an unreachable robots.txt means exit 1"
+    );
+    let lines = lines(&out);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(
+        lines[0],
+        format!(
+            "{{\"origin\": \"{}\", \"robots\": {{\"outcome\": \"parsed\", \"status\": 200}}, \"sitemaps\": [\"https://e.example/a.xml\", \"https://e.example/b.xml\"]}}",
+            server.uri()
+        )
+    );
+    assert!(
+        lines[1].contains("\"outcome\": \"unreachable\"") && lines[1].contains("\"sitemaps\": []")
+    );
+    server.verify().await;
+    down.verify().await;
+}

@@ -1090,6 +1090,16 @@ impl RobotsCache {
         self.inner.entries.remove(origin);
     }
 
+    /// The sitemap URLs of an origin's cached robots.txt (`scheme://host[:port]`), in file order;
+    /// empty when it is not cached or has none. Counts no lookup.
+    pub fn sitemaps(&self, origin: &str) -> Vec<String> {
+        self.inner
+            .entries
+            .get(origin)
+            .map(|entry| entry.sitemaps().map(String::from).collect())
+            .unwrap_or_default()
+    }
+
     /// Hits, misses, fetches and errors so far.
     pub fn stats(&self) -> CacheStats {
         let c = &self.inner.counters;

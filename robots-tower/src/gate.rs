@@ -36,6 +36,16 @@ pub struct RobotsInfo {
     pub page: PageDirectives,
     /// The page directives that apply to this crawler (for all crawlers plus those scoped to it).
     pub directives: robots_core::Directives,
+    /// The cached robots.txt the decision came from: sitemaps
+    /// ([`CachedRobots::sitemaps`]), the crawler's records, the compiled rules.
+    pub robots: Arc<CachedRobots>,
+}
+
+impl RobotsInfo {
+    /// The sitemap URLs the origin's robots.txt lists, in file order.
+    pub fn sitemaps(&self) -> impl Iterator<Item = &str> + '_ {
+        self.robots.sitemaps()
+    }
 }
 
 impl std::fmt::Debug for RobotsInfo {
@@ -236,6 +246,7 @@ impl Gate {
             interval_clamped_from: admission.clamped_from,
             page,
             directives,
+            robots: admission.entry,
         }
     }
 }

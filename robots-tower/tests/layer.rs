@@ -278,6 +278,33 @@ async fn errors_and_infos_read_well() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn responses_and_the_cache_name_the_origins_sitemaps() {
+    let site = Site::new(
+        vec![(
+            "a.example",
+            host(
+                "User-agent: *\nDisallow: /private\nSitemap: http://a.example/s1.xml\nSitemap: http://a.example/s2.xml\n",
+            ),
+        )],
+        Duration::ZERO,
+    );
+    let layer = RobotsLayer::builder("FooBot").build();
+    let service = layer.clone().layer(site.service());
+    let response = send(&service, "http://a.example/").await.unwrap();
+    let info = response.extensions().get::<RobotsInfo>().unwrap();
+    let sitemaps: Vec<&str> = info.sitemaps().collect();
+    assert_eq!(
+        sitemaps,
+        ["http://a.example/s1.xml", "http://a.example/s2.xml"]
+    );
+    assert_eq!(
+        layer.cache().sitemaps("http://a.example"),
+        ["http://a.example/s1.xml", "http://a.example/s2.xml"]
+    );
+    assert!(layer.cache().sitemaps("http://b.example").is_empty());
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_crawl_delay_too_large_to_represent_is_the_longest_delay() {
     let site = Site::new(
         vec![(

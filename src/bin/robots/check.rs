@@ -43,7 +43,7 @@ pub struct CheckArgs {
     urls: Vec<String>,
 }
 
-fn parse_timeout(text: &str) -> Result<f64, String> {
+pub fn parse_timeout(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(seconds) if seconds > 0.0 && seconds <= 86_400.0 => Ok(seconds),
         _ => Err(format!(
@@ -212,6 +212,17 @@ fn fetch_all(
     crawler: &Crawler,
     urls: &[String],
 ) -> Result<Vec<(Url, Arc<CachedRobots>)>, CliError> {
+    fetch_robots(&crawler.user_agent, &crawler.token, args.timeout, urls)
+}
+
+/// Each URL with its origin's robots.txt, fetched once per origin, all origins at once, each
+/// within `timeout` seconds. A URL without an origin is a usage error.
+pub fn fetch_robots(
+    user_agent: &str,
+    token: &str,
+    timeout: f64,
+    urls: &[String],
+) -> Result<Vec<(Url, Arc<CachedRobots>)>, CliError> {
     let mut parsed = Vec::with_capacity(urls.len());
     for url in urls {
         let url_parsed = Url::parse(url)
@@ -219,9 +230,9 @@ fn fetch_all(
         let origin = Origin::of(&url_parsed).map_err(|e| CliError::Usage(e.to_string()))?;
         parsed.push((url_parsed, origin));
     }
-    let cache = RobotsCache::builder(&crawler.user_agent)
-        .tokens([crawler.token.as_str()])
-        .timeout(Duration::from_secs_f64(args.timeout))
+    let cache = RobotsCache::builder(user_agent)
+        .tokens([token])
+        .timeout(Duration::from_secs_f64(timeout))
         .build();
     let client = robots_fetch::reqwest_client(cache.fetch_config())
         .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;

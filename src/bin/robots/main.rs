@@ -11,6 +11,7 @@ mod crawl;
 mod input;
 mod lint;
 mod output;
+mod sitemaps;
 
 use std::process::ExitCode;
 
@@ -33,6 +34,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Report what a robots.txt says that crawlers read differently from what was probably meant.
     Lint(lint::LintArgs),
+    /// List the sitemap URLs each origin's robots.txt names (one fetch per origin).
+    Sitemaps(sitemaps::SitemapsArgs),
     /// Fetch URLs politely: robots.txt checked at every hop, each origin paced; with --redis,
     /// as one process of a fleet sharing robots.txt and politeness.
     #[cfg(feature = "redis")]
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint::run(&args),
+        Command::Sitemaps(args) => sitemaps::run(&args),
         #[cfg(feature = "redis")]
         Command::Crawl(args) => crawl::run(&args),
     };

@@ -1,0 +1,92 @@
+//! `robots sitemaps`: the sitemap URLs each origin's robots.txt lists (one fetch per origin).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::check::{fetch_robots, parse_timeout};
+use crate::{CliError, Format, input, output};
+
+#[derive(Args)]
+pub struct SitemapsArgs {
+    /// The User-Agent sent when fetching robots.txt.
+    #[arg(long, value_name = "UA", default_value = "robots-sitemaps")]
+    user_agent: String,
+    /// Seconds a robots.txt fetch may take, redirects and body included.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_timeout)]
+    timeout: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// URLs whose origins to ask; read from stdin, one per line, when none are given.
+    #[arg(value_name = "URL")]
+    urls: Vec<String>,
+}
+
+/// One line of `--format json`: an origin, where its rules came from, its sitemaps.
+#[derive(Serialize)]
+struct OriginSitemaps<'a> {
+    origin: &'a str,
+    robots: Robots,
+    sitemaps: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Robots {
+    outcome: &'static str,
+    status: Option<u16>,
+}
+
+pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
+    let urls = if args.urls.is_empty() {
+        input::urls_from_stdin()?
+    } else {
+        args.urls.clone()
+    };
+    let token = robots::core::user_agent_token(&args.user_agent)
+        .token
+        .to_string();
+    let entries = fetch_robots(&args.user_agent, &token, args.timeout, &urls)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut seen = std::collections::HashSet::new();
+    let mut unreachable = false;
+    for (_, entry) in &entries {
+        let origin = entry.origin().as_str();
+        if !seen.insert(origin) {
+            continue;
+        }
+        let source = entry.source();
+        unreachable |= source.outcome() == "unreachable";
+        let sitemaps: Vec<&str> = entry.sitemaps().collect();
+        match args.format {
+            Format::Json => output::json_line(
+                &mut out,
+                &OriginSitemaps {
+                    origin,
+                    robots: Robots {
+                        outcome: source.outcome(),
+                        status: source.status(),
+                    },
+                    sitemaps,
+                },
+            )?,
+            Format::Text => {
+                if sitemaps.is_empty() {
+                    writeln!(out, "# {origin}: no sitemaps ({})", source.describe())
+                        .map_err(CliError::Write)?;
+                }
+                for sitemap in sitemaps {
+                    writeln!(out, "{origin}  {sitemap}").map_err(CliError::Write)?;
+                }
+            }
+        }
+    }
+    out.flush().map_err(CliError::Write)?;
+    Ok(if unreachable {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
