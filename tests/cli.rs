@@ -358,3 +358,102 @@ fn text_output_notes_a_path_a_server_resolves_differently() {
         "{\"url\": \"https://e.com/public/../private/x\", \"allowed\": true, \"rule\": null}\n"
     );
 }
+
+#[test]
+fn the_cli_explains_itself() {
+    let body = b"User-agent: *\nDisallow: /private\n";
+    let check = |args: &[&str], stdin: &[u8]| {
+        let mut all = vec!["check"];
+        all.extend_from_slice(args);
+        robots(&all, stdin)
+    };
+    // Local mode rejects what is not a URL (or a path), as network mode does.
+    for bad in ["not a url", "http://[::1"] {
+        let out = check(&["--robots", "-", "--agent", "FooBot", bad], body);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(bad));
+    }
+    // Empty names are usage errors.
+    let out = check(&["--robots", "-", "--agent", "", "https://e.com/"], body);
+    assert_eq!(out.status.code(), Some(2));
+    let out = check(
+        &["--robots", "-", "--user-agent", "123/4", "https://e.com/"],
+        body,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    // --timeout means nothing with a local file.
+    let out = check(
+        &[
+            "--robots",
+            "-",
+            "--agent",
+            "FooBot",
+            "--timeout",
+            "3",
+            "https://e.com/",
+        ],
+        body,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    // A file cut at 512,000 bytes is mentioned.
+    let mut big = b"User-agent: *\nDisallow: /private\n".to_vec();
+    big.resize(600_000, b'#');
+    let out = check(
+        &["--robots", "-", "--agent", "FooBot", "https://e.com/"],
+        &big,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("over 512000 bytes"));
+    // --help lists the exit codes and examples.
+    let help = String::from_utf8_lossy(&robots(&["--help"], b"").stdout).into_owned();
+    assert!(
+        help.contains("Exit status:") && help.contains("crawl     0"),
+        "{help}"
+    );
+    let help = String::from_utf8_lossy(&robots(&["check", "--help"], b"").stdout).into_owned();
+    assert!(
+        help.contains("Examples:") && help.contains("1 any disallowed"),
+        "{help}"
+    );
+    // lint reports an HTML body once, and stops.
+    let mut html = b"<!doctype html>\n<html>\n".to_vec();
+    for i in 0..500 {
+        html.extend_from_slice(format!("<p>{i}</p>\n").as_bytes());
+    }
+    let out = robots(&["lint", "-"], &html);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("html_body"), "{text}");
+}
+
+#[test]
+fn the_exit_status_survives_a_closed_pipe() {
+    let path = file("pipe.txt", b"User-agent: *\nDisallow: /private\n");
+    let mut args = vec![
+        "check".to_string(),
+        "--robots".into(),
+        path.to_string_lossy().into_owned(),
+        "--agent".into(),
+        "FooBot".into(),
+        "https://e.com/first".into(),
+    ];
+    // Enough output to fill the pipe, and a disallowed URL at the end.
+    for i in 0..20_000 {
+        args.push(format!("https://e.com/page-{i}"));
+    }
+    args.push("https://e.com/private/x".into());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robots"))
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the robots binary runs");
+    // `| head -1`: read one line, then close the pipe.
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 64];
+    let _ = std::io::Read::read(&mut stdout, &mut first);
+    drop(stdout);
+    let status = child.wait().expect("the robots binary finishes");
+    assert_eq!(status.code(), Some(1), "the disallowed URL still counts");
+}

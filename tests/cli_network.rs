@@ -91,8 +91,9 @@ async fn missing_robots_txt_allows_and_server_errors_disallow() {
     .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let lines = lines(&out);
-    assert!(lines[0].contains("\"allowed\": true, \"rule\": null, \"robots\": {\"outcome\": \"unavailable\", \"status\": 404}"), "{}", lines[0]);
-    assert!(lines[1].contains("\"allowed\": false, \"rule\": null, \"robots\": {\"outcome\": \"unreachable\", \"status\": 503}"), "{}", lines[1]);
+    // The existing fields keep their meaning; `reason` (and more) say why.
+    assert!(lines[0].contains("\"allowed\": true, \"rule\": null, \"robots\": {\"outcome\": \"unavailable\", \"status\": 404, \"reason\": \"status\"}"), "{}", lines[0]);
+    assert!(lines[1].contains("\"allowed\": false, \"rule\": null, \"robots\": {\"outcome\": \"unreachable\", \"status\": 503, \"reason\": \"status\"}"), "{}", lines[1]);
     let text = {
         let (a, b) = (
             format!("{}/x", missing.uri()),
@@ -141,7 +142,7 @@ async fn a_silent_server_costs_at_most_the_timeout() {
         started.elapsed()
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(lines(&out)[0].ends_with("\"allowed\": false, \"rule\": null, \"robots\": {\"outcome\": \"unreachable\", \"status\": null}}"), "{:?}", lines(&out));
+    assert!(lines(&out)[0].contains("\"allowed\": false, \"rule\": null, \"robots\": {\"outcome\": \"unreachable\", \"status\": null, \"reason\": \"timeout\", \"message\": "), "{:?}", lines(&out));
     server.abort();
 }
 
@@ -200,4 +201,92 @@ async fn sitemaps_are_listed_once_per_origin() {
     );
     server.verify().await;
     down.verify().await;
+}
+
+/// A server whose robots.txt answers `status` with these headers.
+async fn serve_with(status: u16, headers: &[(&str, &str)]) -> MockServer {
+    let server = MockServer::start().await;
+    let mut response = ResponseTemplate::new(status);
+    for (name, value) in headers {
+        response = response.insert_header(*name, *value);
+    }
+    Mock::given(path("/robots.txt"))
+        .respond_with(response)
+        .mount(&server)
+        .await;
+    server
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn network_mode_says_why_robots_txt_could_not_be_used() {
+    let throttled = serve_with(503, &[("Retry-After", "120")]).await;
+    let looping = serve_with(302, &[("Location", "/robots.txt")]).await;
+    // A port nothing listens on: connection refused.
+    let refused = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        format!("http://127.0.0.1:{port}/x")
+    };
+    let urls = vec![
+        format!("{}/x", throttled.uri()),
+        format!("{}/x", looping.uri()),
+        refused,
+        "ftp://127.0.0.1/file".to_string(),
+    ];
+    let json_urls = urls.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        let mut args = vec![
+            "check",
+            "--agent",
+            "FooBot",
+            "--timeout",
+            "3",
+            "--format",
+            "json",
+        ];
+        args.extend(json_urls.iter().map(String::as_str));
+        robots(&args)
+    })
+    .await
+    .unwrap();
+    let lines = lines(&out);
+    assert!(lines[0].contains("\"robots\": {\"outcome\": \"unreachable\", \"status\": 503, \"reason\": \"status\", \"retry_after\": 120}"), "{}", lines[0]);
+    assert!(lines[1].contains("\"robots\": {\"outcome\": \"unavailable\", \"status\": 302, \"reason\": \"redirect_loop\"}"), "{}", lines[1]);
+    assert!(
+        lines[2].contains("\"reason\": \"connect\", \"message\": "),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].contains("\"reason\": \"unsupported_scheme\""),
+        "{}",
+        lines[3]
+    );
+    // The same reasons, for people.
+    let out = tokio::task::spawn_blocking(move || {
+        let mut args = vec!["check", "--agent", "FooBot", "--timeout", "3"];
+        args.extend(urls.iter().map(String::as_str));
+        robots(&args)
+    })
+    .await
+    .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].ends_with("[robots.txt unreachable, HTTP 503, Retry-After 120 s]"),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("[robots.txt unavailable, redirect loop, HTTP 302]"),
+        "{text}"
+    );
+    assert!(
+        lines[2].contains("[robots.txt unreachable, connect, "),
+        "{text}"
+    );
+    assert!(
+        lines[3].contains("[robots.txt unreachable, unsupported scheme, "),
+        "{text}"
+    );
 }

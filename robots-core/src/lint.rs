@@ -19,8 +19,11 @@ use crate::robots::{RobotsTxt, Rule, RuleKind};
 pub enum DiagnosticKind {
     /// The body is over [`MAX_BODY_BYTES`]; crawlers ignore the rest.
     BodyTooLarge,
-    /// The body looks like an HTML page, not a robots.txt.
+    /// The body looks like an HTML page, not a robots.txt (reported alone: nothing else in it
+    /// is worth a line).
     HtmlBody,
+    /// The body is UTF-16 text: crawlers read bytes and find no rules in it (reported alone).
+    Utf16Body,
     /// A line is over [`MAX_LINE_BYTES`] and was cut.
     LineTooLong,
     /// A NUL byte ends the line early.
@@ -57,6 +60,7 @@ impl DiagnosticKind {
         match self {
             DiagnosticKind::BodyTooLarge => "body_too_large",
             DiagnosticKind::HtmlBody => "html_body",
+            DiagnosticKind::Utf16Body => "utf16_body",
             DiagnosticKind::LineTooLong => "line_too_long",
             DiagnosticKind::NulByte => "nul_byte",
             DiagnosticKind::NotUtf8 => "not_utf8",
@@ -143,6 +147,11 @@ pub fn lint(body: &[u8]) -> Vec<Diagnostic> {
     } else {
         body
     };
+    // A body that is not a robots.txt at all gets one finding, not one per line.
+    if let Some(not_robots) = not_a_robots_txt(body) {
+        out.push(not_robots);
+        return out;
+    }
     lint_lines(body, &mut out);
     let robots = RobotsTxt::parse(body);
     for rule in robots.rules_outside_groups() {
@@ -302,6 +311,33 @@ fn kind_name(kind: KeyKind) -> &'static str {
     }
 }
 
+/// An HTML page (a tag among the first non-empty lines) or UTF-16 text (a UTF-16 BOM, or NUL
+/// in many of the first bytes).
+fn not_a_robots_txt(body: &[u8]) -> Option<Diagnostic> {
+    let head = &body[..body.len().min(512)];
+    let nuls = head.iter().filter(|&&b| b == 0).count();
+    if head.starts_with(b"\xFF\xFE")
+        || head.starts_with(b"\xFE\xFF")
+        || (head.len() >= 8 && nuls * 4 >= head.len())
+    {
+        return Some(Diagnostic {
+            line: 1,
+            kind: DiagnosticKind::Utf16Body,
+            message: "the body is UTF-16 text; crawlers read bytes and find no rules in it (save it as UTF-8)".into(),
+        });
+    }
+    lines(body)
+        .filter(|l| !crate::directive::trim(l.content).is_empty())
+        .take(5)
+        .find(|l| looks_like_html(l.content))
+        .map(|l| Diagnostic {
+            line: l.number,
+            kind: DiagnosticKind::HtmlBody,
+            message: "the body is an HTML page, not a robots.txt; crawlers find no rules in it"
+                .into(),
+        })
+}
+
 fn looks_like_html(content: &[u8]) -> bool {
     let text = crate::directive::trim(content);
     const TAGS: [&[u8]; 4] = [b"<!doctype html", b"<html", b"<head", b"<body"];
@@ -353,6 +389,42 @@ fn shadowed_rules(rules: &[Rule<'_>], out: &mut Vec<Diagnostic>) {
                 ),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod not_robots_tests {
+    use super::*;
+
+    #[test]
+    fn html_and_utf16_bodies_are_reported_once() {
+        let mut html = b"\n<!DOCTYPE html>\n<html><head><title>x</title></head>\n".to_vec();
+        for i in 0..2000 {
+            html.extend_from_slice(format!("<p>line {i}: not a directive</p>\n").as_bytes());
+        }
+        let found = lint(&html);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            (found[0].line, found[0].kind),
+            (2, DiagnosticKind::HtmlBody)
+        );
+
+        let utf16: Vec<u8> = "\u{feff}User-agent: *\nDisallow: /x\n"
+            .encode_utf16()
+            .flat_map(|u| u.to_le_bytes())
+            .collect();
+        let found = lint(&utf16);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].kind, DiagnosticKind::Utf16Body);
+        // Without a BOM too.
+        let found = lint(&utf16[2..]);
+        assert_eq!(
+            found.iter().map(|d| d.kind).collect::<Vec<_>>(),
+            [DiagnosticKind::Utf16Body]
+        );
+        // A robots.txt that merely mentions HTML later is linted as usual.
+        let ok = b"User-agent: *\nDisallow: /x\n# <html> pages below\n";
+        assert!(lint(ok).iter().all(|d| d.kind != DiagnosticKind::HtmlBody));
     }
 }
 

@@ -107,6 +107,8 @@ pub enum NetworkErrorKind {
     Body,
     /// The body's content encoding could not be decoded.
     Decode,
+    /// The origin's scheme is not http or https, so it has no robots.txt to fetch.
+    UnsupportedScheme,
     /// Anything else the client reported.
     Other,
 }
@@ -120,8 +122,38 @@ impl fmt::Display for NetworkErrorKind {
             NetworkErrorKind::Reset => "connection reset",
             NetworkErrorKind::Body => "body could not be read",
             NetworkErrorKind::Decode => "body could not be decoded",
+            NetworkErrorKind::UnsupportedScheme => "unsupported scheme",
             NetworkErrorKind::Other => "request failed",
         })
+    }
+}
+
+impl NetworkErrorKind {
+    /// A short stable name: `dns`, `connect`, `timeout`, `reset`, `body`, `decode`,
+    /// `unsupported_scheme`, `other`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NetworkErrorKind::Dns => "dns",
+            NetworkErrorKind::Connect => "connect",
+            NetworkErrorKind::Timeout => "timeout",
+            NetworkErrorKind::Reset => "reset",
+            NetworkErrorKind::Body => "body",
+            NetworkErrorKind::Decode => "decode",
+            NetworkErrorKind::UnsupportedScheme => "unsupported_scheme",
+            NetworkErrorKind::Other => "other",
+        }
+    }
+}
+
+impl UnavailableReason {
+    /// A short stable name: `status`, `too_many_redirects`, `redirect_loop`, `bad_location`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnavailableReason::Status => "status",
+            UnavailableReason::TooManyRedirects => "too_many_redirects",
+            UnavailableReason::RedirectLoop => "redirect_loop",
+            UnavailableReason::BadLocation => "bad_location",
+        }
     }
 }
 

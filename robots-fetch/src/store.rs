@@ -232,7 +232,8 @@ fn reason_of(name: &str) -> Option<UnavailableReason> {
     })
 }
 
-const KINDS: [(NetworkErrorKind, &str); 7] = [
+const KINDS: [(NetworkErrorKind, &str); 8] = [
+    (NetworkErrorKind::UnsupportedScheme, "unsupported-scheme"),
     (NetworkErrorKind::Dns, "dns"),
     (NetworkErrorKind::Connect, "connect"),
     (NetworkErrorKind::Timeout, "timeout"),

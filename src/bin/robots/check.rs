@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::{ArgGroup, Args};
 use robots::core::url_path::served_paths;
 use robots::core::{MAX_BODY_BYTES, MatchedRule, RobotsTxt, RuleKind, Verdict, path_of};
-use robots_fetch::{CachedRobots, Origin, RobotsCache};
+use robots_fetch::{CachedRobots, Origin, RobotsCache, Source, Unreachable};
 use serde::Serialize;
 use url::Url;
 
@@ -33,7 +33,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "UA")]
     user_agent: Option<String>,
     /// When fetching: seconds a robots.txt fetch may take, redirects and body included.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_timeout)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_timeout, conflicts_with = "robots")]
     timeout: f64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -62,11 +62,40 @@ struct JsonVerdict<'a> {
     robots: Option<RobotsJson>,
 }
 
-/// Where the rules came from, in network mode.
+/// Where the rules came from, in network mode. `outcome` and `status` are always there; the
+/// others say why robots.txt could not be used, when it could not.
 #[derive(Serialize)]
 struct RobotsJson {
     outcome: &'static str,
     status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after: Option<u64>,
+}
+
+impl RobotsJson {
+    fn of(source: &Source) -> RobotsJson {
+        let (reason, message, retry_after) = match source {
+            Source::Unavailable { reason, .. } => (Some(reason.as_str()), None, None),
+            Source::Unreachable { cause, .. } | Source::Stale { cause, .. } => match cause {
+                Unreachable::Status { retry_after, .. } => {
+                    (Some("status"), None, retry_after.map(|r| r.as_secs()))
+                }
+                Unreachable::Network(e) => (Some(e.kind.as_str()), Some(e.message.clone()), None),
+            },
+            _ => (None, None, None),
+        };
+        RobotsJson {
+            outcome: source.outcome(),
+            status: source.status(),
+            reason,
+            message,
+            retry_after,
+        }
+    }
 }
 
 /// The token rules are matched with, and the User-Agent sent when fetching.
@@ -76,8 +105,13 @@ struct Crawler {
 }
 
 impl CheckArgs {
-    fn crawler(&self) -> Crawler {
-        match (&self.agent, &self.user_agent) {
+    fn crawler(&self) -> Result<Crawler, CliError> {
+        Ok(match (&self.agent, &self.user_agent) {
+            (Some(token), _) if token.trim().is_empty() => {
+                return Err(CliError::Usage(
+                    "--agent is empty: give the crawler's product token".into(),
+                ));
+            }
             (Some(token), _) => Crawler {
                 token: token.clone(),
                 user_agent: token.clone(),
@@ -85,6 +119,11 @@ impl CheckArgs {
             (None, user_agent) => {
                 let user_agent = user_agent.clone().unwrap_or_default();
                 let reduced = robots::core::user_agent_token(&user_agent);
+                if reduced.token.is_empty() {
+                    return Err(CliError::Usage(format!(
+                        "--user-agent `{user_agent}` has no product token (letters, `-`, `_` at its start); give the token with --agent"
+                    )));
+                }
                 if let Some(name) = reduced.lost {
                     eprintln!(
                         "robots: warning: the User-Agent's crawler name `{name}` is matched as `{}`; give the token with --agent to match it exactly",
@@ -96,7 +135,7 @@ impl CheckArgs {
                     user_agent,
                 }
             }
-        }
+        })
     }
 }
 
@@ -130,31 +169,54 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
             "the robots.txt comes from stdin (--robots -), so give the URLs as arguments".into(),
         ));
     }
+    let crawler = args.crawler()?;
+    // One byte past the limit tells whether the file was cut, as a crawler would cut it.
     let body = args
         .robots
         .as_deref()
-        .map(|source| input::read_capped(source, MAX_BODY_BYTES))
-        .transpose()?;
+        .map(|source| input::read_capped(source, MAX_BODY_BYTES + 1))
+        .transpose()?
+        .map(|mut body| {
+            if body.len() > MAX_BODY_BYTES {
+                body.truncate(MAX_BODY_BYTES);
+                eprintln!(
+                    "robots: note: the robots.txt is over {MAX_BODY_BYTES} bytes; only the first {MAX_BODY_BYTES} are read, as crawlers do"
+                );
+            }
+            body
+        });
     let urls = if args.urls.is_empty() {
         input::urls_from_stdin()?
     } else {
         args.urls.clone()
     };
+    if body.is_some() {
+        // Local mode takes URLs as given, but they must be URLs (or paths).
+        for url in &urls {
+            if !url.starts_with('/') && Url::parse(url).is_err() {
+                return Err(CliError::Usage(format!(
+                    "`{url}` is not an absolute URL or a path starting with `/`"
+                )));
+            }
+        }
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let crawler = args.crawler();
     let mut any_disallowed = false;
+    // A closed pipe (`| head -1`) ends the output, not the verdicts: the exit status still
+    // counts every URL.
+    let mut closed = false;
     let mut emit = |url: &str,
                     verdict: &Verdict<'_>,
                     robots: Option<&CachedRobots>,
                     note: Option<String>|
      -> Result<(), CliError> {
         any_disallowed |= !verdict.allowed;
-        let robots = robots.map(|entry| RobotsJson {
-            outcome: entry.source().outcome(),
-            status: entry.source().status(),
-        });
-        match args.format {
+        if closed {
+            return Ok(());
+        }
+        let robots = robots.map(|entry| RobotsJson::of(entry.source()));
+        let written = match args.format {
             Format::Json => output::json_line(
                 &mut out,
                 &JsonVerdict {
@@ -165,15 +227,20 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
                 },
             ),
             Format::Text => {
-                writeln!(out, "{}", text_line(url, verdict, robots.as_ref()))
-                    .map_err(CliError::Write)?;
+                let line = text_line(url, verdict, robots.as_ref());
                 match note {
-                    Some(note) => {
-                        writeln!(out, "            note: {note}").map_err(CliError::Write)
-                    }
-                    None => Ok(()),
+                    Some(note) => writeln!(out, "{line}\n            note: {note}"),
+                    None => writeln!(out, "{line}"),
                 }
+                .map_err(CliError::Write)
             }
+        };
+        match written {
+            Err(CliError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                closed = true;
+                Ok(())
+            }
+            other => other,
         }
     };
     match body {
@@ -198,7 +265,10 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
             }
         }
     }
-    out.flush().map_err(CliError::Write)?;
+    match out.flush() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(CliError::Write(e)),
+        _ => {}
+    }
     Ok(if any_disallowed {
         ExitCode::from(1)
     } else {
@@ -291,14 +361,22 @@ fn text_line(url: &str, verdict: &Verdict<'_>, robots: Option<&RobotsJson>) -> S
         (None, _) => "no rule matched".into(),
     };
     let source = match robots {
-        Some(RobotsJson {
-            outcome,
-            status: Some(status),
-        }) => format!(" [robots.txt {outcome}, HTTP {status}]"),
-        Some(RobotsJson {
-            outcome,
-            status: None,
-        }) => format!(" [robots.txt {outcome}]"),
+        Some(robots) => {
+            let mut parts = vec![format!("robots.txt {}", robots.outcome)];
+            if let Some(reason) = robots.reason.filter(|r| *r != "status") {
+                parts.push(reason.replace('_', " "));
+            }
+            if let Some(status) = robots.status {
+                parts.push(format!("HTTP {status}"));
+            }
+            if let Some(seconds) = robots.retry_after {
+                parts.push(format!("Retry-After {seconds} s"));
+            }
+            if let Some(message) = &robots.message {
+                parts.push(message.clone());
+            }
+            format!(" [{}]", parts.join(", "))
+        }
         None => String::new(),
     };
     format!("{word:<10}  {url}  ({why}){source}")

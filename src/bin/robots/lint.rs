@@ -25,13 +25,21 @@ pub fn run(args: &LintArgs) -> Result<ExitCode, CliError> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for d in &diagnostics {
-        match args.format {
-            Format::Json => output::json_line(&mut out, d)?,
+        let written = match args.format {
+            Format::Json => output::json_line(&mut out, d),
             Format::Text => writeln!(out, "{}:{}: {}: {}", args.file, d.line, d.kind, d.message)
-                .map_err(CliError::Write)?,
+                .map_err(CliError::Write),
+        };
+        match written {
+            // A closed pipe ends the output, not the verdict: the exit status stands.
+            Err(CliError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
+            other => other?,
         }
     }
-    out.flush().map_err(CliError::Write)?;
+    match out.flush() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(CliError::Write(e)),
+        _ => {}
+    }
     Ok(if diagnostics.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -17,11 +17,20 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+const EXIT_CODES: &str = "\
+Exit status:
+  check     0 every URL allowed, 1 any disallowed, 2 usage or input error
+  lint      0 nothing found, 1 findings, 2 usage or input error
+  sitemaps  0 every robots.txt read, 1 any unreachable, 2 usage error
+  crawl     0 every URL fetched or disallowed, 1 any unreachable or failed, 2 usage error
+A closed output pipe (`| head -1`) does not change the status.";
+
 #[derive(Parser)]
 #[command(
     name = "robots",
     version,
-    about = "robots.txt as Google reads it: check URLs, lint files, crawl politely"
+    about = "robots.txt as Google reads it: check URLs, lint files, crawl politely",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -31,14 +40,40 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check URLs against a robots.txt for one crawler.
+    #[command(after_help = "\
+Examples:
+  robots check --robots robots.txt --agent Googlebot https://example.com/private/x
+  curl -s https://example.com/robots.txt | robots check --robots - --agent FooBot -- https://example.com/a
+  robots check --user-agent 'FooBot/1.0 (+https://foo.example/bot)' --format json https://example.com/a
+
+Exit status: 0 every URL allowed, 1 any disallowed, 2 usage or input error.")]
     Check(check::CheckArgs),
     /// Report what a robots.txt says that crawlers read differently from what was probably meant.
+    #[command(after_help = "\
+Examples:
+  robots lint robots.txt
+  curl -s https://example.com/robots.txt | robots lint --format json -
+
+Exit status: 0 nothing found, 1 findings, 2 usage or input error.")]
     Lint(lint::LintArgs),
     /// List the sitemap URLs each origin's robots.txt names (one fetch per origin).
+    #[command(after_help = "\
+Examples:
+  robots sitemaps https://example.com/ https://example.org/
+  robots sitemaps --format json < urls.txt
+
+Exit status: 0 every robots.txt read, 1 any unreachable, 2 usage error.")]
     Sitemaps(sitemaps::SitemapsArgs),
     /// Fetch URLs politely: robots.txt checked at every hop, each origin paced; with --redis,
     /// as one process of a fleet sharing robots.txt and politeness.
     #[cfg(feature = "redis")]
+    #[command(after_help = "\
+Examples:
+  robots crawl --user-agent 'FooBot/1.0 (+https://foo.example/bot)' https://example.com/a https://example.com/b
+  robots crawl --user-agent FooBot/1.0 --follow --max-pages 50 --format json https://example.com/
+  robots crawl --user-agent FooBot/1.0 --redis redis://10.0.0.5:6379/ --fleet-size 8 < urls.txt
+
+Exit status: 0 every URL fetched or disallowed, 1 any unreachable or failed, 2 usage error.")]
     Crawl(crawl::CrawlArgs),
 }
 
