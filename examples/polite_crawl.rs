@@ -1,8 +1,8 @@
 //! A polite breadth-first crawl through reqwest + `RobotsMiddleware`.
 //!
 //! ```text
-//! cargo run --release --example polite_crawl                      # a demo site served in-process
-//! cargo run --release --example polite_crawl -- https://example.com/ --max-pages 20
+//! cargo run --example polite_crawl                      # a demo site served in-process
+//! cargo run --example polite_crawl -- https://example.com/ --max-pages 20
 //! ```
 //!
 //! The demo site (on 127.0.0.1, no network needed) has a robots.txt with Disallow rules, a

@@ -836,6 +836,7 @@ impl RobotsCache {
         };
         log_entry(&entry);
         self.inner.entries.insert(origin.clone(), entry.clone());
+        crate::telemetry::cache_size(self.len(), self.weight());
         entry
     }
 
@@ -859,6 +860,11 @@ impl RobotsCache {
             }
             FetchOutcome::Unavailable { .. } => None,
         };
+        crate::telemetry::fetched(match &outcome {
+            FetchOutcome::Parsed { .. } => "parsed",
+            FetchOutcome::Unavailable { .. } => "unavailable",
+            FetchOutcome::Unreachable(_) => "unreachable",
+        });
         let entry = Arc::new(self.next_entry(origin, previous, outcome, Instant::now()));
         (entry, body)
     }
@@ -1083,6 +1089,7 @@ impl RobotsCache {
             self.inner.config.give_up_after,
         );
         self.inner.entries.insert(origin.clone(), Arc::new(entry));
+        crate::telemetry::cache_size(self.len(), self.weight());
     }
 
     /// Forgets an origin: the next lookup fetches it.

@@ -48,6 +48,7 @@ mod outcome;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod store;
+pub mod telemetry;
 
 pub use cache::{
     CacheConfig, CacheStats, CachedRobots, CrawlerRecord, ParsedRobots, RobotsCache,

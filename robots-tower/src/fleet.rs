@@ -156,6 +156,7 @@ impl Release {
         {
             Ok(pause_ms) if pause_ms > 0 => {
                 warn!(key = %self.keys.0, status, pause_ms, "backing off (the whole fleet)");
+                crate::telemetry::paused(status);
             }
             Ok(_) => {}
             Err(error) => debug!(%error, "lease not released; it expires on its own"),

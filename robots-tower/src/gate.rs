@@ -145,6 +145,7 @@ impl Gate {
             .acquire(entry.origin().as_str(), interval)
             .await?;
         debug!(url = %url(), ?waited, "allowed by robots.txt");
+        crate::telemetry::waited(waited);
         Ok(Admission {
             permit,
             entry,
@@ -178,6 +179,7 @@ impl Gate {
             };
             let retry_after = entry.refresh_at().saturating_duration_since(now);
             info!(origin = %entry.origin(), %cause, ?retry_after, "robots.txt unreachable: request refused");
+            crate::telemetry::decided("unreachable");
             return Err(RobotsError::Unreachable {
                 origin: entry.origin().clone(),
                 retry_after,
@@ -190,6 +192,7 @@ impl Gate {
         };
         if !allowed {
             info!(url = %url(), rule = ?rule, "disallowed by robots.txt");
+            crate::telemetry::decided("disallowed");
             return Err(RobotsError::Disallowed {
                 url: url(),
                 rule,
@@ -203,6 +206,7 @@ impl Gate {
             if !verdict.allowed {
                 let rule = verdict.rule.as_ref().map(DecidingRule::of);
                 info!(url = %url(), resolved = %resolved, rule = ?rule, "disallowed by robots.txt once resolved");
+                crate::telemetry::decided("disallowed");
                 return Err(RobotsError::Disallowed {
                     url: url(),
                     rule,
@@ -210,6 +214,7 @@ impl Gate {
                 });
             }
         }
+        crate::telemetry::decided("allowed");
         Ok((entry, rule))
     }
 

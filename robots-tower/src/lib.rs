@@ -65,6 +65,7 @@ mod gate;
 mod middleware;
 mod politeness;
 mod service;
+pub mod telemetry;
 
 pub use config::{ForLayer, ForMiddleware, RobotsConfig};
 pub use error::{DecidingRule, RobotsError};

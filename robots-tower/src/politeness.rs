@@ -361,6 +361,7 @@ impl Politeness {
                 failures = state.failures,
                 "backing off"
             );
+            crate::telemetry::paused(status);
         } else if (200..400).contains(&status)
             && (state.failures > 0 || state.paused_until.is_some())
         {

@@ -1,0 +1,26 @@
+//! Metrics through the `metrics` crate (feature `metrics`; without it these do nothing):
+//!
+//! | name | kind | labels | what |
+//! |---|---|---|---|
+//! | `robots_fetches_total` | counter | `outcome`: `parsed`, `unavailable`, `unreachable` | robots.txt fetches made |
+//! | `robots_cache_entries` | gauge | | origins in the cache |
+//! | `robots_cache_bytes` | gauge | | heap bytes the cached entries weigh |
+
+/// A robots.txt fetch ended with this outcome.
+pub(crate) fn fetched(outcome: &'static str) {
+    #[cfg(feature = "metrics")]
+    metrics::counter!("robots_fetches_total", "outcome" => outcome).increment(1);
+    #[cfg(not(feature = "metrics"))]
+    let _ = outcome;
+}
+
+/// The cache's size after a change.
+pub(crate) fn cache_size(entries: usize, bytes: u64) {
+    #[cfg(feature = "metrics")]
+    {
+        metrics::gauge!("robots_cache_entries").set(entries as f64);
+        metrics::gauge!("robots_cache_bytes").set(bytes as f64);
+    }
+    #[cfg(not(feature = "metrics"))]
+    let _ = (entries, bytes);
+}
