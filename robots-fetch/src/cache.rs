@@ -81,6 +81,8 @@ impl Default for CacheConfig {
 #[derive(Debug)]
 pub struct ParsedRobots {
     matcher: Matcher,
+    /// Views for the configured policy tokens (`Google-Extended`…), each compared as given.
+    policy: Box<[(Box<str>, Matcher)]>,
     sitemaps: Box<[Box<str>]>,
     records: Box<[CrawlerRecord]>,
     body_len: usize,
@@ -101,8 +103,22 @@ pub struct CrawlerRecord {
 impl ParsedRobots {
     /// Parses `body` and keeps what the crawler with these tokens needs.
     pub fn new<S: AsRef<str>>(body: &[u8], tokens: &[S]) -> ParsedRobots {
+        ParsedRobots::with_policy_tokens(body, tokens, &[] as &[&str])
+    }
+
+    /// [`ParsedRobots::new`], plus a view for each policy token (`Google-Extended`…), so that
+    /// a URL can also be checked as that token ([`ParsedRobots::policy_matcher`]).
+    pub fn with_policy_tokens<S: AsRef<str>, P: AsRef<str>>(
+        body: &[u8],
+        tokens: &[S],
+        policy_tokens: &[P],
+    ) -> ParsedRobots {
         let robots = RobotsTxt::parse(body);
         let matcher = robots.matcher_for(tokens);
+        let policy = policy_tokens
+            .iter()
+            .map(|t| (Box::<str>::from(t.as_ref()), robots.matcher(t.as_ref())))
+            .collect();
         let lossy = |bytes: &[u8]| -> Box<str> { String::from_utf8_lossy(bytes).into() };
         let sitemaps = robots.sitemaps().map(|s| lossy(s.url)).collect();
         let records = robots
@@ -116,6 +132,7 @@ impl ParsedRobots {
             .collect();
         ParsedRobots {
             matcher,
+            policy,
             sitemaps,
             records,
             body_len: body.len(),
@@ -125,6 +142,14 @@ impl ParsedRobots {
     /// The view compiled for the cache's crawler.
     pub fn matcher(&self) -> &Matcher {
         &self.matcher
+    }
+
+    /// The view for a configured policy token (ASCII case-insensitive), if it was configured.
+    pub fn policy_matcher(&self, token: &str) -> Option<&Matcher> {
+        self.policy
+            .iter()
+            .find(|(t, _)| t.eq_ignore_ascii_case(token))
+            .map(|(_, m)| m)
     }
 
     /// Every sitemap URL in the file, in file order, as written.
@@ -147,6 +172,11 @@ impl ParsedRobots {
         let strings = |s: &str| s.len() + std::mem::size_of::<Box<str>>();
         std::mem::size_of::<Self>()
             + self.matcher.heap_bytes()
+            + self
+                .policy
+                .iter()
+                .map(|(t, m)| t.len() + m.heap_bytes() + std::mem::size_of::<(Box<str>, Matcher)>())
+                .sum::<usize>()
             + self.sitemaps.iter().map(|s| strings(s)).sum::<usize>()
             + self
                 .records
@@ -325,6 +355,8 @@ pub struct CachedRobots {
     give_up_after: Duration,
     /// Heap bytes held, computed once: the cache weighs entries often.
     heap_bytes: usize,
+    /// The policy tokens the cache was configured with (shared by all its entries).
+    policy_tokens: Arc<[String]>,
 }
 
 impl CachedRobots {
@@ -334,8 +366,9 @@ impl CachedRobots {
         source: Source,
         refresh_at: Instant,
         failures: u32,
-        give_up_after: Duration,
+        config: (Duration, &Arc<[String]>),
     ) -> CachedRobots {
+        let (give_up_after, policy_tokens) = config;
         let cause_bytes = match &source {
             Source::Stale { cause, .. } | Source::Unreachable { cause, .. } => match cause {
                 Unreachable::Network(e) => e.message.len(),
@@ -358,6 +391,7 @@ impl CachedRobots {
             refresh_at,
             failures,
             give_up_after,
+            policy_tokens: policy_tokens.clone(),
         }
     }
 }
@@ -451,6 +485,23 @@ impl CachedRobots {
         }
     }
 
+    /// The verdict at `now` for `path` as a configured policy token would get it; `None` when
+    /// the token was not configured ([`RobotsCacheBuilder::policy_tokens`]). Without a parsed
+    /// file, the same as the crawler's own (allow all, or disallow all).
+    pub fn verdict_as(&self, token: &str, path: &[u8], now: Instant) -> Option<Verdict<'_>> {
+        match self.rules_at(now) {
+            Rules::Parsed(parsed) => parsed.policy_matcher(token).map(|m| m.check_path(path)),
+            _ if self.policy_tokens_known(token) => Some(self.verdict_at(path, now)),
+            _ => None,
+        }
+    }
+
+    fn policy_tokens_known(&self, token: &str) -> bool {
+        self.policy_tokens
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case(token))
+    }
+
     /// The verdict for a URL now.
     pub fn check(&self, url: &Url) -> Verdict<'_> {
         self.verdict_at(path_of_url(url).as_bytes(), Instant::now())
@@ -519,6 +570,8 @@ struct Inner {
     config: CacheConfig,
     fetch: FetchConfig,
     tokens: Vec<String>,
+    /// Tokens a URL may also be checked as (`Google-Extended`…), each with its own view.
+    policy_tokens: Arc<[String]>,
     entries: quick_cache::sync::Cache<Origin, Arc<CachedRobots>, ByteWeighter>,
     /// One lock per origin being fetched, so concurrent callers wait for the one fetch.
     inflight: Mutex<HashMap<Origin, Arc<tokio::sync::Mutex<()>>>>,
@@ -570,6 +623,7 @@ pub struct RobotsCacheBuilder {
     user_agent: String,
     invalid_user_agent: bool,
     store: Option<Arc<dyn RobotsStore>>,
+    policy_tokens: Vec<String>,
 }
 
 impl std::fmt::Debug for dyn RobotsStore {
@@ -627,6 +681,18 @@ impl RobotsCacheBuilder {
         S: Into<String>,
     {
         self.tokens = Some(tokens.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Policy tokens (`Google-Extended`, `Applebot-Extended`…) a URL may also be checked as,
+    /// from the same fetched file: each gets its own compiled view, compared as given
+    /// ([`CachedRobots::verdict_as`]).
+    pub fn policy_tokens<I, S>(mut self, tokens: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.policy_tokens = tokens.into_iter().map(Into::into).collect();
         self
     }
 
@@ -703,6 +769,7 @@ impl RobotsCacheBuilder {
                 config: self.config,
                 fetch: self.fetch,
                 tokens,
+                policy_tokens: self.policy_tokens.into(),
                 inflight: Mutex::new(HashMap::new()),
                 counters: Counters::default(),
                 store: self.store,
@@ -744,6 +811,7 @@ impl RobotsCache {
             user_agent: user_agent.to_string(),
             invalid_user_agent: invalid,
             store: None,
+            policy_tokens: Vec::new(),
         }
     }
 
@@ -1041,7 +1109,7 @@ impl RobotsCache {
             source,
             refresh_at,
             failures,
-            config.give_up_after,
+            (config.give_up_after, &self.inner.policy_tokens),
         )
     }
 
@@ -1086,7 +1154,7 @@ impl RobotsCache {
             },
             expires_at,
             0,
-            self.inner.config.give_up_after,
+            (self.inner.config.give_up_after, &self.inner.policy_tokens),
         );
         self.inner.entries.insert(origin.clone(), Arc::new(entry));
         crate::telemetry::cache_size(self.len(), self.weight());
@@ -1134,7 +1202,7 @@ impl RobotsCache {
     }
 
     fn parse(&self, body: &[u8]) -> ParsedRobots {
-        ParsedRobots::new(body, &self.inner.tokens)
+        ParsedRobots::with_policy_tokens(body, &self.inner.tokens, &self.inner.policy_tokens)
     }
 
     /// The entry after a fetch, given the previous one: the spec's outcome table plus the
@@ -1154,7 +1222,7 @@ impl RobotsCache {
                 source,
                 refresh_at,
                 failures,
-                config.give_up_after,
+                (config.give_up_after, &self.inner.policy_tokens),
             )
         };
         match outcome {

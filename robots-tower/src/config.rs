@@ -157,6 +157,17 @@ impl<Target> RobotsConfig<Target> {
         self
     }
 
+    /// Policy tokens (`Google-Extended`, `Applebot-Extended`…) requests may also be checked as,
+    /// per request, with [`crate::AlsoCheckAs`]: each gets its own view of every fetched file.
+    pub fn policy_tokens<I, S>(mut self, tokens: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.cache_builder = self.cache_builder.policy_tokens(tokens);
+        self
+    }
+
     /// `From` header (an address to reach the crawler's operator), sent on robots.txt requests
     /// and on every request that goes through the layer or middleware.
     pub fn from(mut self, from: &str) -> Self {

@@ -29,6 +29,26 @@ pub enum RobotsError {
         /// (`/public/../private/x` is `/private/x`), that path.
         resolved_path: Option<String>,
     },
+    /// The crawler may fetch the URL, but a policy token the request is also checked as
+    /// ([`crate::AlsoCheckAs`]) may not.
+    #[error("{url} is disallowed by robots.txt for {token}{}", DisallowedBy(rule.as_ref()))]
+    DisallowedFor {
+        /// The URL as requested.
+        url: String,
+        /// The policy token.
+        token: String,
+        /// The deciding rule for that token.
+        rule: Option<DecidingRule>,
+    },
+    /// A request asked to be checked as a policy token the builder was not given, so its rules
+    /// were not compiled: the request is refused rather than sent unchecked.
+    #[error(
+        "`{token}` is not a configured policy token: add it with .policy_tokens([...]) on the builder"
+    )]
+    PolicyTokenNotConfigured {
+        /// The token.
+        token: String,
+    },
     /// robots.txt could not be fetched and no good copy is known: nothing may be fetched from
     /// the origin for now. Reschedule after `retry_after`.
     #[error(

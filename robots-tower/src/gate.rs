@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use crate::error::{DecidingRule, RobotsError};
+use crate::overrides::Overrides;
 use crate::politeness::{Pacing, Permit};
 
 /// What the layer knew when it let a request through, attached to the response's extensions.
@@ -127,8 +128,11 @@ impl Gate {
         origin_key: &str,
         path: &str,
         url: impl Fn() -> String,
+        overrides: &Overrides,
     ) -> Result<Admission, RobotsError> {
-        let (entry, rule) = self.decide(client, origin_key, path, &url).await?;
+        let (entry, rule) = self
+            .decide(client, origin_key, path, &url, overrides)
+            .await?;
         let asked = [
             entry.crawl_delay().map(|c| c.delay),
             entry.request_rate().map(|r| r.interval()),
@@ -165,12 +169,19 @@ impl Gate {
         origin_key: &str,
         path: &str,
         url: &impl Fn() -> String,
+        overrides: &Overrides,
     ) -> Result<(Arc<CachedRobots>, Option<DecidingRule>), RobotsError> {
         let entry = self
             .cache
             .get_by_key(client, origin_key)
             .await
             .map_err(|_| RobotsError::RelativeUri { uri: url() })?;
+        if let Some(skip) = &overrides.skip {
+            // The explicit opt-out: no verdict, but the entry still paces the origin.
+            warn!(url = %url(), reason = skip.reason(), "robots.txt check skipped for this request (SkipRobotsCheck)");
+            crate::telemetry::decided("skipped");
+            return Ok((entry, None));
+        }
         let now = Instant::now();
         if entry.is_blocked_by_outage(now) {
             let cause = match entry.source() {
@@ -212,6 +223,27 @@ impl Gate {
                     rule,
                     resolved_path: Some(resolved),
                 });
+            }
+        }
+        if let Some(also) = &overrides.also {
+            for token in also.tokens() {
+                let paths = std::iter::once(path.to_string()).chain(served_paths(path));
+                for checked in paths {
+                    let Some(verdict) = entry.verdict_as(token, checked.as_bytes(), now) else {
+                        return Err(RobotsError::PolicyTokenNotConfigured {
+                            token: token.clone(),
+                        });
+                    };
+                    if !verdict.allowed {
+                        info!(url = %url(), token, "disallowed by robots.txt for a policy token");
+                        crate::telemetry::decided("disallowed");
+                        return Err(RobotsError::DisallowedFor {
+                            url: url(),
+                            token: token.clone(),
+                            rule: verdict.rule.as_ref().map(DecidingRule::of),
+                        });
+                    }
+                }
             }
         }
         crate::telemetry::decided("allowed");

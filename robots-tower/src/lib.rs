@@ -63,6 +63,7 @@ mod fleet;
 mod gate;
 #[cfg(feature = "reqwest")]
 mod middleware;
+mod overrides;
 mod politeness;
 mod service;
 pub mod telemetry;
@@ -74,6 +75,7 @@ pub use fleet::FleetFallback;
 pub use gate::{IdentityHeaders, RobotsInfo};
 #[cfg(feature = "reqwest")]
 pub use middleware::RobotsMiddleware;
+pub use overrides::{AlsoCheckAs, SkipRobotsCheck};
 pub use politeness::{PolitenessConfig, Spacing};
 #[cfg(feature = "redis")]
 pub use robots_fetch::{FleetError, RedisFleet};

@@ -129,6 +129,8 @@ impl Middleware for RobotsMiddleware {
     ) -> reqwest_middleware::Result<reqwest::Response> {
         let mut request = request;
         let mut hops = 0;
+        // Set with `RequestBuilder::with_extension`; they apply to every hop.
+        let overrides = crate::overrides::Overrides::of(extensions);
         loop {
             let url = request.url().clone();
             if let Some(error) = unsupported_scheme(&url) {
@@ -148,7 +150,13 @@ impl Middleware for RobotsMiddleware {
             };
             let admission = self
                 .gate
-                .admit(&self.client, origin, path_of_url(&url), || url.to_string())
+                .admit(
+                    &self.client,
+                    origin,
+                    path_of_url(&url),
+                    || url.to_string(),
+                    &overrides,
+                )
                 .await
                 .map_err(Error::middleware)?;
             self.gate.identify(request.headers_mut());
@@ -161,7 +169,8 @@ impl Middleware for RobotsMiddleware {
                 .await;
             response.extensions_mut().insert(info);
             if response.url() != &url {
-                self.check_followed(&url, response.url()).await?;
+                self.check_followed(&url, response.url(), &overrides)
+                    .await?;
             }
             let Some(max) = self.max_redirects.filter(|_| status.is_redirection()) else {
                 return Ok(response);
@@ -193,6 +202,7 @@ impl RobotsMiddleware {
         &self,
         requested: &url::Url,
         fetched: &url::Url,
+        overrides: &crate::overrides::Overrides,
     ) -> reqwest_middleware::Result<()> {
         if !self.warned_redirects.swap(true, Ordering::Relaxed) {
             tracing::warn!(
@@ -213,6 +223,7 @@ impl RobotsMiddleware {
                 origin.as_str(),
                 path_of_url(fetched),
                 &url_text,
+                overrides,
             )
             .await
         {

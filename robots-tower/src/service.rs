@@ -150,8 +150,9 @@ where
             })?;
             let path = uri.path_and_query().map_or("/", |p| p.as_str());
             let client = ServiceClient::new(inner.clone());
+            let overrides = crate::overrides::Overrides::of(request.extensions());
             let admission = gate
-                .admit(&client, origin, path, || uri.to_string())
+                .admit(&client, origin, path, || uri.to_string(), &overrides)
                 .await?;
             gate.identify(request.headers_mut());
             let mut response = inner.oneshot(request).await.map_err(Into::into)?;

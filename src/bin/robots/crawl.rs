@@ -285,9 +285,9 @@ async fn fetch(
             };
             let message = Some(error.to_string());
             let outcome = match robots {
-                Some(RobotsError::Disallowed { rule, .. }) => {
-                    outcome("disallowed", None, rule.as_ref(), Duration::ZERO, None)
-                }
+                Some(
+                    RobotsError::Disallowed { rule, .. } | RobotsError::DisallowedFor { rule, .. },
+                ) => outcome("disallowed", None, rule.as_ref(), Duration::ZERO, None),
                 Some(RobotsError::Unreachable { .. } | RobotsError::FleetUnavailable { .. }) => {
                     outcome("unreachable", None, None, Duration::ZERO, message)
                 }
