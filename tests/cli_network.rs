@@ -290,3 +290,41 @@ async fn network_mode_says_why_robots_txt_could_not_be_used() {
         "{text}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redirected_robots_txt_shows_where_it_was_found() {
+    let server = MockServer::start().await;
+    Mock::given(path("/robots.txt"))
+        .respond_with(ResponseTemplate::new(301).insert_header("Location", "/moved/robots.txt"))
+        .mount(&server)
+        .await;
+    Mock::given(path("/moved/robots.txt"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /private\n"),
+        )
+        .mount(&server)
+        .await;
+    let url = format!("{}/private/x", server.uri());
+    let json_url = url.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        robots(&["check", "--agent", "FooBot", "--format", "json", &json_url])
+    })
+    .await
+    .unwrap();
+    let line = &lines(&out)[0];
+    assert!(
+        line.ends_with(&format!(
+            "\"robots\": {{\"outcome\": \"parsed\", \"status\": 200, \"final_url\": \"{}/moved/robots.txt\"}}}}",
+            server.uri()
+        )),
+        "{line}"
+    );
+    let out = tokio::task::spawn_blocking(move || robots(&["check", "--agent", "FooBot", &url]))
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("redirected to ") && text.contains("/moved/robots.txt]"),
+        "{text}"
+    );
+}

@@ -204,6 +204,9 @@ pub enum Source {
     Parsed {
         /// The HTTP status of the final response.
         status: u16,
+        /// Where the file was finally found, when robots.txt redirected (the rules belong to
+        /// the original origin all the same).
+        redirected_to: Option<Arc<str>>,
         /// When it was fetched.
         fetched_at: Instant,
         /// When it will be fetched again.
@@ -290,14 +293,21 @@ impl std::fmt::Display for DescribeSource<'_> {
         match self.0 {
             Source::Parsed {
                 status,
+                redirected_to,
                 fetched_at,
                 expires_at,
-            } => write!(
-                f,
-                "parsed (HTTP {status}), fetched {}, refreshed {}",
-                Relative(*fetched_at),
-                Relative(*expires_at)
-            ),
+            } => {
+                write!(f, "parsed (HTTP {status}")?;
+                if let Some(url) = redirected_to {
+                    write!(f, ", redirected to {url}")?;
+                }
+                write!(
+                    f,
+                    "), fetched {}, refreshed {}",
+                    Relative(*fetched_at),
+                    Relative(*expires_at)
+                )
+            }
             Source::Inserted { at, expires_at } => write!(
                 f,
                 "inserted {}, refreshed {}",
@@ -1097,6 +1107,7 @@ impl RobotsCache {
             (None, _) => (
                 Source::Parsed {
                     status,
+                    redirected_to: None,
                     fetched_at: at(record.fetched_at_ms),
                     expires_at: refresh_at,
                 },
@@ -1230,6 +1241,7 @@ impl RobotsCache {
                 status,
                 body,
                 max_age,
+                redirected_to,
             } => {
                 let ttl = max_age
                     .unwrap_or(config.default_ttl)
@@ -1237,6 +1249,7 @@ impl RobotsCache {
                 let expires_at = later(now, ttl);
                 let source = Source::Parsed {
                     status,
+                    redirected_to: redirected_to.map(|u| Arc::from(u.as_str())),
                     fetched_at: now,
                     expires_at,
                 };

@@ -136,6 +136,7 @@ async fn fetch_following_redirects<C: FetchClient>(
                     status: code,
                     body,
                     max_age: max_age(&headers),
+                    redirected_to: (visited.len() > 1).then(|| url.clone()),
                 },
                 Err(error) => FetchOutcome::Unreachable(Unreachable::Network(error)),
             };

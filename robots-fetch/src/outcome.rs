@@ -14,6 +14,9 @@ pub enum FetchOutcome {
         body: bytes::Bytes,
         /// `Cache-Control: max-age`, when given.
         max_age: Option<Duration>,
+        /// Where the file was finally found, when redirects led away from `/robots.txt` at the
+        /// origin (the rules still belong to the original origin).
+        redirected_to: Option<url::Url>,
     },
     /// 4xx other than 429, or a redirect chain that could not be followed: allow all
     /// (or disallow all for 401/403 when so configured).

@@ -74,6 +74,8 @@ struct RobotsJson {
     message: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     retry_after: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    final_url: Option<String>,
 }
 
 impl RobotsJson {
@@ -88,12 +90,20 @@ impl RobotsJson {
             },
             _ => (None, None, None),
         };
+        let final_url = match source {
+            Source::Parsed {
+                redirected_to: Some(url),
+                ..
+            } => Some(url.to_string()),
+            _ => None,
+        };
         RobotsJson {
             outcome: source.outcome(),
             status: source.status(),
             reason,
             message,
             retry_after,
+            final_url,
         }
     }
 }
@@ -374,6 +384,9 @@ fn text_line(url: &str, verdict: &Verdict<'_>, robots: Option<&RobotsJson>) -> S
             }
             if let Some(message) = &robots.message {
                 parts.push(message.clone());
+            }
+            if let Some(url) = &robots.final_url {
+                parts.push(format!("redirected to {url}"));
             }
             format!(" [{}]", parts.join(", "))
         }
