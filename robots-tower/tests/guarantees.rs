@@ -19,7 +19,6 @@ use robots_tower::{IdentityHeaders, RobotsError, RobotsLayer, RobotsMiddleware};
 use tower::{Service, ServiceBuilder, ServiceExt};
 use tower_http::follow_redirect::FollowRedirectLayer;
 
-use captured::Captured;
 use site::{Answer, Site};
 
 const UA: &str = "FooBot/1.0 (+https://foo.example/bot)";
@@ -215,14 +214,7 @@ async fn every_request_says_who_sends_it() {
 
 #[tokio::test]
 async fn a_client_that_follows_redirects_itself_is_caught() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::WARN)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (captured, _logs) = captured::capture_logs(tracing::Level::WARN);
     let server = Site::start(route).await;
     // Misuse: reqwest's default policy follows redirects inside the client.
     let middleware = RobotsMiddleware::builder(UA)

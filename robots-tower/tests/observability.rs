@@ -6,8 +6,6 @@ mod captured;
 
 use std::time::Duration;
 
-use captured::Captured;
-
 use bytes::Bytes;
 use http_body_util::Full;
 use robots_fetch::BoxError;
@@ -16,14 +14,7 @@ use tower::{Layer, ServiceExt};
 
 #[tokio::test(start_paused = true)]
 async fn the_layer_reports_what_it_does() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (captured, _logs) = captured::capture_logs(tracing::Level::DEBUG);
 
     let inner = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
         let (status, body) = match request.uri().path() {
@@ -67,14 +58,7 @@ async fn the_layer_reports_what_it_does() {
 
 #[tokio::test(start_paused = true)]
 async fn lossy_names_and_clamped_delays_are_reported() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::WARN)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (captured, _logs) = captured::capture_logs(tracing::Level::WARN);
 
     let inner = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
         let (status, retry_after, body) = match request.uri().path() {

@@ -9,7 +9,6 @@ mod site;
 use std::time::Duration;
 
 use bytes::Bytes;
-use captured::Captured;
 use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
@@ -33,14 +32,7 @@ fn get(url: &str) -> http::Request<Full<Bytes>> {
 #[tokio::test]
 async fn overrides_through_the_layer() {
     let site = Site::start(route).await;
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::WARN)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (captured, _logs) = captured::capture_logs(tracing::Level::WARN);
     let service = ServiceBuilder::new()
         .layer(
             RobotsLayer::builder("FooBot/1.0")
