@@ -160,8 +160,7 @@ struct Slot {
 /// A place in an origin's queue: holding it counts as a request in flight. Dropping it ends the
 /// request (for a fleet lease, releases it with the response's status).
 pub(crate) enum Permit {
-    // Held for its drop: the end and the freed place.
-    Local(#[allow(dead_code)] LocalPermit),
+    Local(LocalPermit),
     #[cfg(feature = "redis")]
     Fleet(Box<crate::fleet::Lease>),
     /// Nothing held (a lease being set up).
@@ -180,6 +179,8 @@ pub(crate) struct Place {
 pub(crate) struct LocalPermit {
     slot: Arc<Slot>,
     _in_flight: OwnedSemaphorePermit,
+    /// Set by `Politeness::finish`, which recorded the end already.
+    ended: bool,
 }
 
 /// The pacing a gate uses: in this process, or across a fleet through Redis.
@@ -221,17 +222,22 @@ impl Pacing {
         retry_after: Option<Duration>,
     ) {
         match (self, permit) {
-            (Pacing::Local(p), permit) => {
-                p.observe(origin, status, retry_after);
-                drop(permit);
+            (Pacing::Local(p), Permit::Local(local)) => {
+                p.finish(local, origin, status, retry_after)
+            }
+            #[cfg(feature = "redis")]
+            (Pacing::Fleet(f), Permit::Local(local)) => {
+                f.local().finish(local, origin, status, retry_after)
             }
             #[cfg(feature = "redis")]
             (Pacing::Fleet(_), Permit::Fleet(lease)) => lease.release(status, retry_after).await,
             #[cfg(feature = "redis")]
-            (Pacing::Fleet(f), permit) => {
-                f.local().observe(origin, status, retry_after);
-                drop(permit);
+            (Pacing::Local(p), other) => {
+                p.observe(origin, status, retry_after);
+                drop(other);
             }
+            #[cfg(feature = "redis")]
+            (Pacing::Fleet(f), Permit::None) => f.local().observe(origin, status, retry_after),
         }
     }
 
@@ -247,6 +253,9 @@ impl Pacing {
 
 impl Drop for LocalPermit {
     fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
         let mut state = self.slot.state.lock().unwrap_or_else(|e| e.into_inner());
         state.last_end = Some(Instant::now());
     }
@@ -335,13 +344,42 @@ impl Politeness {
         Permit::Local(LocalPermit {
             slot: place.slot,
             _in_flight: place.in_flight,
+            ended: false,
         })
     }
 
     /// Learns from a response: 429/503 pause the origin, a success ends the pause.
+    // Without fleet mode every request ends through `finish`; tests and the fleet use this.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn observe(&self, origin: &str, status: u16, retry_after: Option<Duration>) {
         let slot = self.slot(origin);
         let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.apply(origin, &mut state, status, retry_after);
+    }
+
+    /// Ends a request through its own place: the response's status and the request's end in
+    /// one lock of the origin's state (no second lookup of the origin on the request path).
+    pub(crate) fn finish(
+        &self,
+        mut permit: LocalPermit,
+        origin: &str,
+        status: u16,
+        retry_after: Option<Duration>,
+    ) {
+        let mut state = permit.slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.apply(origin, &mut state, status, retry_after);
+        state.last_end = Some(Instant::now());
+        drop(state);
+        permit.ended = true;
+    }
+
+    fn apply(
+        &self,
+        origin: &str,
+        state: &mut SlotState,
+        status: u16,
+        retry_after: Option<Duration>,
+    ) {
         if status == 429 || status == 503 {
             state.failures = state.failures.saturating_add(1);
             let pause = match retry_after {
