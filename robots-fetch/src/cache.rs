@@ -25,7 +25,9 @@ use crate::client::FetchClient;
 use crate::fetch::{FetchConfig, fetch};
 use crate::origin::{Origin, OriginError, origin_str};
 use crate::outcome::{FetchOutcome, UnavailableReason, Unreachable};
-use crate::store::{RobotsStore, StoreError, StoredKind, StoredOutage, StoredRobots, now_ms};
+use crate::store::{
+    Clocks, RobotsStore, StoreError, StoredKind, StoredOutage, StoredRobots, now_ms,
+};
 
 /// Lifetimes, back-off and size of the cache. Every number has a polite default.
 #[derive(Debug, Clone)]
@@ -376,9 +378,9 @@ impl CachedRobots {
         source: Source,
         refresh_at: Instant,
         failures: u32,
-        config: (Duration, &Arc<[String]>),
+        give_up_after: Duration,
+        policy_tokens: &Arc<[String]>,
     ) -> CachedRobots {
-        let (give_up_after, policy_tokens) = config;
         let cause_bytes = match &source {
             Source::Stale { cause, .. } | Source::Unreachable { cause, .. } => match cause {
                 Unreachable::Network(e) => e.message.len(),
@@ -643,7 +645,7 @@ impl std::fmt::Debug for dyn RobotsStore {
 }
 
 /// Smallest byte budget: a shard of the map must hold several of the largest entries
-/// (a 500 KiB file takes about 650 KB), or big files would never stay cached and every request
+/// (a 500 KiB file takes about 600 KB), or big files would never stay cached and every request
 /// to their origin would fetch robots.txt again.
 const MIN_BUDGET: u64 = 4 * 1024 * 1024;
 /// Each shard of the map gets at least this much of the budget.
@@ -657,28 +659,24 @@ fn entries_map(
     let parallelism = std::thread::available_parallelism().map_or(4, |n| n.get()) as u64;
     let shards = (budget / MIN_SHARD_BYTES).clamp(1, parallelism * 4);
     let estimated = usize::try_from(capacity.min(budget / 2048).max(1)).unwrap_or(usize::MAX);
-    let mut options = quick_cache::OptionsBuilder::new();
-    options
+    let weighter = ByteWeighter {
+        floor: (budget / capacity).max(1),
+    };
+    let options = quick_cache::OptionsBuilder::new()
         .estimated_items_capacity(estimated)
         .weight_capacity(budget)
-        .shards(usize::try_from(shards).unwrap_or(1));
-    match options.build() {
+        .shards(usize::try_from(shards).unwrap_or(1))
+        .build();
+    match options {
         Ok(options) => quick_cache::sync::Cache::with_options(
             options,
-            ByteWeighter {
-                floor: (budget / capacity).max(1),
-            },
+            weighter,
             Default::default(),
             Default::default(),
         ),
-        // Only a zero capacity is refused, and both are at least 1 here.
-        Err(_) => quick_cache::sync::Cache::with_weighter(
-            estimated,
-            budget,
-            ByteWeighter {
-                floor: (budget / capacity).max(1),
-            },
-        ),
+        // quick_cache refuses only a zero capacity, and both are at least 1 here; its plain
+        // constructor is the same cache with its default sharding.
+        Err(_) => quick_cache::sync::Cache::with_weighter(estimated, budget, weighter),
     }
 }
 
@@ -1050,16 +1048,8 @@ impl RobotsCache {
     /// The entry a stored record stands for, its wall-clock times turned into this process's
     /// clock.
     fn entry_of_record(&self, origin: &Origin, record: &StoredRobots) -> CachedRobots {
-        let now = Instant::now();
-        let wall = now_ms();
-        let at = |ms: u64| {
-            if ms >= wall {
-                later(now, Duration::from_millis(ms - wall))
-            } else {
-                now.checked_sub(Duration::from_millis(wall - ms))
-                    .unwrap_or(now)
-            }
-        };
+        let clocks = Clocks::read();
+        let at = |ms: u64| clocks.instant(ms);
         let config = &self.inner.config;
         let rules = match record.kind {
             StoredKind::Parsed => Rules::Parsed(Arc::new(
@@ -1120,7 +1110,8 @@ impl RobotsCache {
             source,
             refresh_at,
             failures,
-            (config.give_up_after, &self.inner.policy_tokens),
+            config.give_up_after,
+            &self.inner.policy_tokens,
         )
     }
 
@@ -1165,7 +1156,8 @@ impl RobotsCache {
             },
             expires_at,
             0,
-            (self.inner.config.give_up_after, &self.inner.policy_tokens),
+            self.inner.config.give_up_after,
+            &self.inner.policy_tokens,
         );
         self.inner.entries.insert(origin.clone(), Arc::new(entry));
         crate::telemetry::cache_size(self.len(), self.weight());
@@ -1233,7 +1225,8 @@ impl RobotsCache {
                 source,
                 refresh_at,
                 failures,
-                (config.give_up_after, &self.inner.policy_tokens),
+                config.give_up_after,
+                &self.inner.policy_tokens,
             )
         };
         match outcome {
@@ -1325,19 +1318,8 @@ impl RobotsCache {
 /// The record to share for an entry just fetched; `body` is the good copy's body, when there is
 /// one (a parsed file, or the copy a stale entry still uses).
 fn record_of_entry(entry: &CachedRobots, body: Option<bytes::Bytes>) -> StoredRobots {
-    let now = Instant::now();
-    let wall = now_ms();
-    let ms = |at: Instant| -> u64 {
-        if at >= now {
-            wall.saturating_add(
-                u64::try_from(at.duration_since(now).as_millis()).unwrap_or(u64::MAX),
-            )
-        } else {
-            wall.saturating_sub(
-                u64::try_from(now.duration_since(at).as_millis()).unwrap_or(u64::MAX),
-            )
-        }
-    };
+    let clocks = Clocks::read();
+    let ms = |at: Instant| clocks.wall_ms(at);
     let parsed_kind = |rules: &Rules, body: &Option<bytes::Bytes>| match rules {
         Rules::Parsed(_) if body.is_some() => StoredKind::Parsed,
         Rules::Parsed(_) => StoredKind::Unreachable,

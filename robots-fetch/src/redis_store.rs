@@ -231,10 +231,9 @@ impl RedisStore {
     }
 }
 
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis())
-        .unwrap_or(u64::MAX)
-        .max(1)
+/// `PX` takes at least 1 ms.
+fn px(duration: Duration) -> u64 {
+    crate::store::millis(duration).max(1)
 }
 
 fn store_error(error: FleetError) -> StoreError {
@@ -268,7 +267,7 @@ impl RobotsStore for RedisStore {
             let key = self.key(key);
             let value = record.encode();
             let options =
-                redis::SetOptions::default().with_expiration(redis::SetExpiry::PX(millis(ttl)));
+                redis::SetOptions::default().with_expiration(redis::SetExpiry::PX(px(ttl)));
             self.fleet
                 .run(connection.set_options::<_, _, ()>(&key, value, options))
                 .await
@@ -287,7 +286,7 @@ impl RobotsStore for RedisStore {
             let key = self.key(key);
             let options = redis::SetOptions::default()
                 .conditional_set(redis::ExistenceCheck::NX)
-                .with_expiration(redis::SetExpiry::PX(millis(ttl)));
+                .with_expiration(redis::SetExpiry::PX(px(ttl)));
             let set: Option<String> = self
                 .fleet
                 .run(connection.set_options(&key, owner, options))

@@ -94,7 +94,49 @@ pub struct StoredOutage {
 pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .map_or(0, millis)
+}
+
+/// A duration in whole milliseconds, saturating.
+pub(crate) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Converts between this process's clock (`tokio::time::Instant`, which tests pause) and the
+/// wall-clock Unix milliseconds a store shares, from one reading of both clocks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Clocks {
+    now: tokio::time::Instant,
+    wall: u64,
+}
+
+impl Clocks {
+    pub(crate) fn read() -> Clocks {
+        Clocks {
+            now: tokio::time::Instant::now(),
+            wall: now_ms(),
+        }
+    }
+
+    /// The wall-clock milliseconds of `at`.
+    pub(crate) fn wall_ms(&self, at: tokio::time::Instant) -> u64 {
+        if at >= self.now {
+            self.wall.saturating_add(millis(at - self.now))
+        } else {
+            self.wall.saturating_sub(millis(self.now - at))
+        }
+    }
+
+    /// The instant of wall-clock milliseconds `ms` (saturating at both ends).
+    pub(crate) fn instant(&self, ms: u64) -> tokio::time::Instant {
+        if ms >= self.wall {
+            crate::later(self.now, Duration::from_millis(ms - self.wall))
+        } else {
+            self.now
+                .checked_sub(Duration::from_millis(self.wall - ms))
+                .unwrap_or(self.now)
+        }
+    }
 }
 
 const MAGIC: &[u8] = b"robots-store 1\n";
@@ -325,7 +367,7 @@ impl RobotsStore for InProcessStore {
         record: &'a StoredRobots,
         ttl: Duration,
     ) -> StoreFuture<'a, ()> {
-        let expires = now_ms().saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+        let expires = now_ms().saturating_add(millis(ttl));
         self.records
             .insert(key.to_string(), Arc::new((record.clone(), expires)));
         ready(())
@@ -342,7 +384,7 @@ impl RobotsStore for InProcessStore {
         locks.retain(|_, (_, expires)| *expires > now);
         let taken = !locks.contains_key(key);
         if taken {
-            let expires = now.saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+            let expires = now.saturating_add(millis(ttl));
             locks.insert(key.to_string(), (owner.to_string(), expires));
         }
         ready(taken)
@@ -457,5 +499,23 @@ mod tests {
                 .await
                 .unwrap()
         );
+    }
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn instants_and_wall_clock_milliseconds_round_trip() {
+        let clocks = Clocks::read();
+        let later = clocks.now + Duration::from_secs(90);
+        assert_eq!(clocks.wall_ms(later), clocks.wall + 90_000);
+        assert_eq!(clocks.instant(clocks.wall + 90_000), later);
+        let earlier = clocks.now - Duration::from_millis(1500);
+        assert_eq!(clocks.instant(clocks.wall_ms(earlier)), earlier);
+        // Far past and far future saturate instead of panicking.
+        let _ = clocks.instant(0);
+        let _ = clocks.instant(u64::MAX);
     }
 }

@@ -370,3 +370,59 @@ async fn huge_delays_saturate_instead_of_overflowing() {
     let entry = cache.get(&script.client(), &origin()).await;
     assert!(entry.refresh_at() > Instant::now() + 365 * DAY);
 }
+
+#[tokio::test]
+async fn caches_sharing_an_in_process_store_fetch_once_per_crawler() {
+    use std::sync::Arc;
+    let script = Script::new(vec![(200, vec![], RULES)]);
+    let client = script.client();
+    let store = Arc::new(robots_fetch::InProcessStore::new(16 * 1024 * 1024));
+    let a = RobotsCache::builder("FooBot").store(store.clone()).build();
+    let b = RobotsCache::builder("FooBot").store(store.clone()).build();
+    let origin = origin();
+    let (ea, eb) = tokio::join!(a.get(&client, &origin), b.get(&client, &origin));
+    assert!(blocked(&ea) && blocked(&eb));
+    assert_eq!(script.requests(), 1, "one fetch for both caches");
+    assert!(matches!(eb.source(), Source::Parsed { status: 200, .. }));
+    // Another crawler never shares by accident: its identity is part of the key.
+    let other = RobotsCache::builder("BarBot").store(store).build();
+    other.get(&client, &origin).await;
+    assert_eq!(script.requests(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_url_is_also_checked_as_configured_policy_tokens() {
+    let script = Script::new(vec![(
+        200,
+        vec![],
+        "User-agent: *\nDisallow: /private\n\nUser-agent: Google-Extended\nDisallow: /articles/\n",
+    )]);
+    let cache = RobotsCache::builder("FooBot")
+        .policy_tokens(["Google-Extended"])
+        .build();
+    let entry = cache.get(&script.client(), &origin()).await;
+    let now = Instant::now();
+    assert!(entry.verdict_at(b"/articles/a", now).allowed);
+    let as_token = entry
+        .verdict_as("google-extended", b"/articles/a", now)
+        .unwrap();
+    assert!(!as_token.allowed);
+    assert_eq!(as_token.rule.map(|r| r.line), Some(5));
+    assert_eq!(
+        entry.verdict_as("Applebot-Extended", b"/articles/a", now),
+        None
+    );
+    // Without a file (404: allow all), a configured token gets the same answer; others none.
+    let missing = Script::new(vec![(404, vec![], "")]);
+    let cache = RobotsCache::builder("FooBot")
+        .policy_tokens(["Google-Extended"])
+        .build();
+    let entry = cache.get(&missing.client(), &origin()).await;
+    assert!(
+        entry
+            .verdict_as("Google-Extended", b"/x", now)
+            .unwrap()
+            .allowed
+    );
+    assert_eq!(entry.verdict_as("Applebot-Extended", b"/x", now), None);
+}
