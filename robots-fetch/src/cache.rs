@@ -55,7 +55,7 @@ pub struct CacheConfig {
     /// (Each entry weighs at least `max_bytes / capacity`, which is how both bounds hold.)
     pub capacity: u64,
     /// Heap bytes the cached entries may hold together (256 MiB, at least 4 MiB); the least
-    /// useful are evicted beyond that. An entry for a 500 KiB file takes about 1.3× its size.
+    /// useful are evicted beyond that. An entry for a 500 KiB file takes 1.1–1.3× its size.
     pub max_bytes: u64,
 }
 
