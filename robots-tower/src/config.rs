@@ -49,7 +49,7 @@ pub struct RobotsConfig<Target = ForLayer> {
     pub(crate) max_redirects: Option<usize>,
     identity: IdentityHeaders,
     #[cfg(feature = "redis")]
-    fleet: Option<FleetSettings>,
+    fleet: FleetSettings,
     target: std::marker::PhantomData<Target>,
 }
 
@@ -61,14 +61,27 @@ pub struct ForLayer;
 #[derive(Debug, Clone, Copy)]
 pub struct ForMiddleware;
 
-/// Fleet settings: the shared Redis and what to do without it.
+/// Fleet settings: the shared Redis (none: no fleet) and what to do without it. Kept whatever
+/// the order the builder's calls come in.
 #[cfg(feature = "redis")]
 #[derive(Debug, Clone)]
 struct FleetSettings {
-    fleet: robots_fetch::RedisFleet,
+    fleet: Option<robots_fetch::RedisFleet>,
     fallback: crate::FleetFallback,
     size: u32,
     lease_ttl: Duration,
+}
+
+#[cfg(feature = "redis")]
+impl Default for FleetSettings {
+    fn default() -> FleetSettings {
+        FleetSettings {
+            fleet: None,
+            fallback: crate::FleetFallback::default(),
+            size: 1,
+            lease_ttl: Duration::from_secs(120),
+        }
+    }
 }
 
 impl<Target> RobotsConfig<Target> {
@@ -81,7 +94,7 @@ impl<Target> RobotsConfig<Target> {
             max_redirects: Some(10),
             identity: IdentityHeaders::IfMissing,
             #[cfg(feature = "redis")]
-            fleet: None,
+            fleet: FleetSettings::default(),
             target: std::marker::PhantomData,
         }
     }
@@ -101,17 +114,7 @@ impl<Target> RobotsConfig<Target> {
     #[cfg(feature = "redis")]
     pub fn fleet(mut self, fleet: &robots_fetch::RedisFleet) -> Self {
         self.cache_builder = self.cache_builder.redis(fleet);
-        let settings = self.fleet.take();
-        self.fleet = Some(FleetSettings {
-            fleet: fleet.clone(),
-            fallback: settings
-                .as_ref()
-                .map_or_else(Default::default, |s| s.fallback),
-            size: settings.as_ref().map_or(1, |s| s.size),
-            lease_ttl: settings
-                .as_ref()
-                .map_or(Duration::from_secs(120), |s| s.lease_ttl),
-        });
+        self.fleet.fleet = Some(fleet.clone());
         self
     }
 
@@ -120,9 +123,7 @@ impl<Target> RobotsConfig<Target> {
     /// the fleet size).
     #[cfg(feature = "redis")]
     pub fn fleet_fallback(mut self, fallback: crate::FleetFallback) -> Self {
-        if let Some(settings) = &mut self.fleet {
-            settings.fallback = fallback;
-        }
+        self.fleet.fallback = fallback;
         self
     }
 
@@ -130,9 +131,7 @@ impl<Target> RobotsConfig<Target> {
     /// so that the fleet as a whole stays polite while Redis is down.
     #[cfg(feature = "redis")]
     pub fn fleet_size(mut self, processes: u32) -> Self {
-        if let Some(settings) = &mut self.fleet {
-            settings.size = processes.max(1);
-        }
+        self.fleet.size = processes.max(1);
         self
     }
 
@@ -140,9 +139,7 @@ impl<Target> RobotsConfig<Target> {
     /// that dies mid-request expires after this, freeing the place.
     #[cfg(feature = "redis")]
     pub fn fleet_lease(mut self, ttl: Duration) -> Self {
-        if let Some(settings) = &mut self.fleet {
-            settings.lease_ttl = ttl;
-        }
+        self.fleet.lease_ttl = ttl;
         self
     }
 
@@ -298,14 +295,15 @@ impl<Target> RobotsConfig<Target> {
 
     fn pacing(&self) -> Pacing {
         #[cfg(feature = "redis")]
-        if let Some(settings) = &self.fleet {
+        if let Some(fleet) = &self.fleet.fleet {
+            let settings = &self.fleet;
             if settings.size <= 1 && settings.fallback == crate::FleetFallback::LocalFallback {
                 tracing::info!(
                     "fleet mode with fleet_size 1: while Redis is down, each process paces alone at the full rate; set fleet_size to the number of processes"
                 );
             }
             return Pacing::Fleet(Box::new(crate::fleet::FleetPacing::new(
-                settings.fleet.clone(),
+                fleet.clone(),
                 self.politeness.clone(),
                 settings.fallback,
                 settings.size,

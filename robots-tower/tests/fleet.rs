@@ -210,10 +210,11 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
     let counted = RedisFleet::new(&redis.url())
         .unwrap()
         .response_timeout(Duration::from_millis(300));
+    // The fleet settings hold whatever the order of the builder's calls.
     let fallback = RobotsMiddleware::builder("FooBot/1.0")
+        .fleet_size(3)
         .fleet(&counted)
         .min_delay(interval)
-        .fleet_size(3)
         .build_client()
         .unwrap();
     let closed = member(&redis.url(), interval, |c| {
