@@ -722,6 +722,14 @@ impl RobotsCacheBuilder {
         self
     }
 
+    /// Which robots.txt redirect hops are followed (default [`crate::HopRule::default`]: not
+    /// from a public host into an internal address). A refused hop leaves robots.txt
+    /// unreachable, so nothing at the origin is allowed.
+    pub fn redirect_rule(mut self, rule: crate::HopRule) -> Self {
+        self.fetch.redirect_rule = rule;
+        self
+    }
+
     /// Lifetimes, back-off and size.
     pub fn config(mut self, config: CacheConfig) -> Self {
         self.config = config;

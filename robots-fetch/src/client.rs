@@ -134,6 +134,12 @@ where
     }
 }
 
+/// Put in a response's extensions by a [`FetchClient`] that followed redirects itself: the URL
+/// that finally answered. The fetcher then judges that hop with its redirect rule and records
+/// where robots.txt came from (the hops in between were the client's to police).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FollowedByClient(pub url::Url);
+
 #[cfg(feature = "reqwest")]
 mod reqwest_client {
     use super::*;
@@ -149,8 +155,15 @@ mod reqwest_client {
             let request =
                 reqwest::Request::try_from(request.map(|()| reqwest::Body::from(Bytes::new())));
             async move {
-                let response = client.execute(request?).await?;
-                Ok(http::Response::from(response))
+                let request = request?;
+                let requested = request.url().clone();
+                let response = client.execute(request).await?;
+                let landed = (response.url() != &requested).then(|| response.url().clone());
+                let mut response = http::Response::from(response);
+                if let Some(landed) = landed {
+                    response.extensions_mut().insert(FollowedByClient(landed));
+                }
+                Ok(response)
             }
         }
     }

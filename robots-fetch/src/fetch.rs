@@ -1,20 +1,25 @@
 //! One fetch of an origin's robots.txt: an unconditional GET with the crawler's identity,
-//! redirects followed by hand (up to 5 hops, any host), the body read up to the cap, the status
-//! turned into an outcome (spec section 7), all within a total timeout.
+//! redirects followed by hand (up to 5 hops, any host the redirect rule allows), the body read
+//! up to the cap, the status turned into an outcome (spec section 7), all within a total timeout.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use http::header;
-use tracing::{Instrument, debug};
+use tracing::{Instrument, debug, warn};
 use url::Url;
 
 use crate::body::{Coding, read_capped};
-use crate::client::FetchClient;
+use crate::client::{FetchClient, FollowedByClient};
 use crate::headers::{max_age, retry_after};
 use crate::origin::Origin;
 use crate::outcome::{
     FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, Unreachable,
 };
+use crate::redirect::HopRule;
+
+/// Whether the "client follows redirects itself" warning was given (once per process).
+static WARNED_CLIENT_REDIRECTS: AtomicBool = AtomicBool::new(false);
 
 /// How many redirects are followed; one more is treated as 404.
 pub const MAX_REDIRECTS: usize = 5;
@@ -32,6 +37,9 @@ pub struct FetchConfig {
     pub connect_timeout: Duration,
     /// How much of the decoded body is read (default [`robots_core::MAX_BODY_BYTES`]).
     pub max_body_bytes: usize,
+    /// Which robots.txt redirect hops are followed (default: not from a public host into an
+    /// internal address); a refused hop leaves robots.txt unreachable, so nothing is allowed.
+    pub redirect_rule: HopRule,
 }
 
 impl FetchConfig {
@@ -43,6 +51,7 @@ impl FetchConfig {
             timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(5),
             max_body_bytes: robots_core::MAX_BODY_BYTES,
+            redirect_rule: HopRule::default(),
         }
     }
 }
@@ -104,6 +113,24 @@ async fn fetch_following_redirects<C: FetchClient>(
                 )));
             }
         };
+        if let Some(FollowedByClient(landed)) = response.extensions().get().cloned() {
+            // A client with its own redirect following (a framework's): its policy judged the
+            // hops; ours judges where they ended.
+            if !WARNED_CLIENT_REDIRECTS.swap(true, Ordering::Relaxed) {
+                warn!(from = %url, to = %landed, "the robots.txt client follows redirects itself, so hops are not counted here: build it with redirect::Policy::none()");
+            }
+            if !config.redirect_rule.allows(&url, &landed) {
+                return FetchOutcome::Unreachable(Unreachable::Network(NetworkError {
+                    kind: NetworkErrorKind::RedirectRefused,
+                    message: format!(
+                        "robots.txt redirect from {url} to {landed} (followed by the client) refused: {}",
+                        config.redirect_rule
+                    ),
+                }));
+            }
+            visited.push(landed.clone());
+            url = landed;
+        }
         let status = response.status();
         let code = status.as_u16();
         if status.is_redirection() {
@@ -119,6 +146,17 @@ async fn fetch_following_redirects<C: FetchClient>(
             }
             if visited.len() > MAX_REDIRECTS {
                 return unavailable(UnavailableReason::TooManyRedirects);
+            }
+            if !config.redirect_rule.allows(&url, &next) {
+                // The crawler's own choice not to go there: the rules stay unknown, so nothing
+                // is allowed (not "no robots.txt", which would allow everything).
+                return FetchOutcome::Unreachable(Unreachable::Network(NetworkError {
+                    kind: NetworkErrorKind::RedirectRefused,
+                    message: format!(
+                        "robots.txt redirect from {url} to {next} refused: {}",
+                        config.redirect_rule
+                    ),
+                }));
             }
             debug!(from = %url, to = %next, status = code, "robots.txt redirect");
             visited.push(next.clone());

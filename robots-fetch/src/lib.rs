@@ -45,6 +45,7 @@ mod headers;
 mod human;
 mod origin;
 mod outcome;
+pub mod redirect;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod store;
@@ -54,12 +55,13 @@ pub use cache::{
     CacheConfig, CacheStats, CachedRobots, CrawlerRecord, ParsedRobots, RobotsCache,
     RobotsCacheBuilder, Rules, Source, later, path_of_url,
 };
-pub use client::{BoxError, FetchClient, IntoBytes, ServiceClient};
+pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClient};
 pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
 pub use headers::{max_age, retry_after};
 pub use human::{HumanDuration, Relative};
 pub use origin::{Origin, OriginError, origin_str};
 pub use outcome::{FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, Unreachable};
+pub use redirect::{HopRule, RedirectPolicy, RedirectRefusal};
 #[cfg(feature = "redis")]
 pub use redis_store::{FleetError, RedisFleet, RedisStore};
 pub use store::{

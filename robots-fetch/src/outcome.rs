@@ -112,6 +112,9 @@ pub enum NetworkErrorKind {
     Decode,
     /// The origin's scheme is not http or https, so it has no robots.txt to fetch.
     UnsupportedScheme,
+    /// A robots.txt redirect went where the redirect rule does not allow (from a public host
+    /// into an internal address, by default).
+    RedirectRefused,
     /// Anything else the client reported.
     Other,
 }
@@ -126,6 +129,7 @@ impl fmt::Display for NetworkErrorKind {
             NetworkErrorKind::Body => "body could not be read",
             NetworkErrorKind::Decode => "body could not be decoded",
             NetworkErrorKind::UnsupportedScheme => "unsupported scheme",
+            NetworkErrorKind::RedirectRefused => "redirect refused",
             NetworkErrorKind::Other => "request failed",
         })
     }
@@ -133,7 +137,7 @@ impl fmt::Display for NetworkErrorKind {
 
 impl NetworkErrorKind {
     /// A short stable name: `dns`, `connect`, `timeout`, `reset`, `body`, `decode`,
-    /// `unsupported_scheme`, `other`.
+    /// `unsupported_scheme`, `redirect_refused`, `other`.
     pub fn as_str(self) -> &'static str {
         match self {
             NetworkErrorKind::Dns => "dns",
@@ -143,6 +147,7 @@ impl NetworkErrorKind {
             NetworkErrorKind::Body => "body",
             NetworkErrorKind::Decode => "decode",
             NetworkErrorKind::UnsupportedScheme => "unsupported_scheme",
+            NetworkErrorKind::RedirectRefused => "redirect_refused",
             NetworkErrorKind::Other => "other",
         }
     }

@@ -226,6 +226,116 @@ async fn cross_host_redirects_give_rules_to_the_original_origin_only() {
     );
 }
 
+/// A client that resolves `name` to the local server, so a public-looking host name reaches it
+/// without DNS.
+fn resolving(name: &str, server: &MockServer) -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .resolve(name, *server.address())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_robots_redirect_from_a_public_host_into_loopback_is_refused() {
+    let server = MockServer::start().await;
+    let port = server.address().port();
+    Mock::given(path("/robots.txt"))
+        .respond_with(ResponseTemplate::new(301).insert_header(
+            "Location",
+            format!("http://127.0.0.1:{port}/internal/robots.txt").as_str(),
+        ))
+        .mount(&server)
+        .await;
+    Mock::given(path("/internal/robots.txt"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("User-agent: *\nAllow: /\n"))
+        .mount(&server)
+        .await;
+    let client = resolving("public.example", &server);
+    let cache = cache();
+    let origin = Origin::parse(&format!("http://public.example:{port}")).unwrap();
+    let outcome = robots_fetch::fetch(&client, &origin, cache.fetch_config()).await;
+    match &outcome {
+        FetchOutcome::Unreachable(Unreachable::Network(e)) => {
+            assert_eq!(e.kind, NetworkErrorKind::RedirectRefused);
+            assert!(e.message.contains("127.0.0.1"), "{}", e.message);
+        }
+        other => panic!("{other:?}"),
+    }
+    let hits = server.received_requests().await.unwrap_or_default();
+    assert!(
+        hits.iter().all(|r| r.url.path() != "/internal/robots.txt"),
+        "the internal target was requested"
+    );
+    // Unknown rules allow nothing.
+    let url = format!("http://public.example:{port}/page")
+        .parse()
+        .unwrap();
+    assert!(
+        !cache
+            .get_for_url(&client, &url)
+            .await
+            .unwrap()
+            .check(&url)
+            .allowed
+    );
+
+    // A crawl that starts on loopback may redirect within it; and the rule is the cache's to set.
+    let outcome = outcome_of(&server.uri()).await;
+    assert!(
+        matches!(outcome, FetchOutcome::Parsed { .. }),
+        "{outcome:?}"
+    );
+    let lenient = RobotsCache::builder(UA)
+        .redirect_rule(robots_fetch::HopRule::any())
+        .build();
+    let outcome = robots_fetch::fetch(&client, &origin, lenient.fetch_config()).await;
+    assert!(
+        matches!(outcome, FetchOutcome::Parsed { .. }),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_client_that_follows_redirects_itself_is_judged_where_it_landed() {
+    let server = MockServer::start().await;
+    let port = server.address().port();
+    Mock::given(path("/robots.txt"))
+        .respond_with(ResponseTemplate::new(301).insert_header(
+            "Location",
+            format!("http://127.0.0.1:{port}/moved/robots.txt").as_str(),
+        ))
+        .mount(&server)
+        .await;
+    Mock::given(path("/moved/robots.txt"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /moved\n"),
+        )
+        .mount(&server)
+        .await;
+    let cache = cache();
+    // reqwest's default policy follows redirects inside the client.
+    let following = reqwest::Client::builder()
+        .resolve("public.example", *server.address())
+        .build()
+        .unwrap();
+    let local = Origin::parse(&server.uri()).unwrap();
+    match robots_fetch::fetch(&following, &local, cache.fetch_config()).await {
+        FetchOutcome::Parsed { redirected_to, .. } => assert_eq!(
+            redirected_to.map(|u| u.to_string()),
+            Some(format!("http://127.0.0.1:{port}/moved/robots.txt"))
+        ),
+        other => panic!("{other:?}"),
+    }
+    // From a public name into loopback: where the client landed is refused.
+    let public = Origin::parse(&format!("http://public.example:{port}")).unwrap();
+    let outcome = robots_fetch::fetch(&following, &public, cache.fetch_config()).await;
+    assert!(
+        matches!(&outcome, FetchOutcome::Unreachable(Unreachable::Network(e)) if e.kind == NetworkErrorKind::RedirectRefused && e.message.contains("followed by the client")),
+        "{outcome:?}"
+    );
+}
+
 #[tokio::test]
 async fn only_the_first_512000_bytes_are_read() {
     let mut body = b"User-agent: *\nDisallow: /early\n".to_vec();

@@ -46,8 +46,11 @@ pub struct RobotsConfig<Target = ForLayer> {
     cache_builder: RobotsCacheBuilder,
     cache: Option<RobotsCache>,
     pub(crate) politeness: PolitenessConfig,
-    pub(crate) max_redirects: Option<usize>,
+    pub(crate) redirects: robots_fetch::RedirectPolicy,
     identity: IdentityHeaders,
+    /// The client the middleware fetches robots.txt with (none: one built here).
+    #[cfg(feature = "reqwest")]
+    pub(crate) robots_client: Option<reqwest::Client>,
     #[cfg(feature = "redis")]
     fleet: FleetSettings,
     target: std::marker::PhantomData<Target>,
@@ -91,8 +94,10 @@ impl<Target> RobotsConfig<Target> {
             cache_builder: RobotsCache::builder(user_agent),
             cache: None,
             politeness: PolitenessConfig::default(),
-            max_redirects: Some(10),
+            redirects: robots_fetch::RedirectPolicy::default(),
             identity: IdentityHeaders::IfMissing,
+            #[cfg(feature = "reqwest")]
+            robots_client: None,
             #[cfg(feature = "redis")]
             fleet: FleetSettings::default(),
             target: std::marker::PhantomData,
@@ -260,9 +265,38 @@ impl<Target> RobotsConfig<Target> {
 
     /// The middleware follows up to this many redirects itself, checking robots.txt at every
     /// hop (10; `None` returns redirects to the caller). Use it with a client whose own redirect
-    /// following is off.
+    /// following is off. The hop rule of [`RobotsConfig::redirect_policy`] still applies.
     pub fn follow_redirects(mut self, max: Option<usize>) -> Self {
-        self.max_redirects = max;
+        let rule = self.redirects.rule().clone();
+        self.redirects = robots_fetch::RedirectPolicy::limited(max.unwrap_or(0)).with_rule(rule);
+        self
+    }
+
+    /// How the middleware follows redirects: a hop limit and a rule every hop must pass
+    /// (default: 10 hops, none from a public host into a loopback, private or link-local
+    /// address). A refused hop is [`crate::RobotsError::RedirectRefused`]; it is never
+    /// requested. This replaces the client's own redirect policy, so give it at least the
+    /// client's restrictions (`HopRule::same_origin()`, your own `HopRule::from_fn`…).
+    ///
+    /// ```
+    /// use robots_tower::{HopRule, RedirectPolicy, RobotsMiddleware};
+    /// let client = RobotsMiddleware::builder("FooBot/1.0")
+    ///     .redirect_policy(RedirectPolicy::limited(5).with_rule(HopRule::same_origin().and(HopRule::default())))
+    ///     .build_client()?;
+    /// # let _ = client;
+    /// # Ok::<(), reqwest::Error>(())
+    /// ```
+    pub fn redirect_policy(mut self, policy: robots_fetch::RedirectPolicy) -> Self {
+        self.redirects = policy;
+        self
+    }
+
+    /// The rule robots.txt redirects must pass (default: none from a public host into an
+    /// internal address). A refused hop leaves robots.txt unreachable, so the origin is refused.
+    /// Separate from [`RobotsConfig::redirect_policy`]: robots.txt often moves to another host
+    /// or scheme, and a same-origin rule there would refuse the whole site.
+    pub fn robots_redirect_rule(mut self, rule: robots_fetch::HopRule) -> Self {
+        self.cache_builder = self.cache_builder.redirect_rule(rule);
         self
     }
 

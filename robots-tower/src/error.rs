@@ -85,6 +85,19 @@ pub enum RobotsError {
         /// Its scheme.
         scheme: String,
     },
+    /// A redirect the middleware was following was refused by its redirect policy
+    /// ([`crate::RobotsConfig::redirect_policy`]): too many hops, or a hop the rule forbids (by
+    /// default, from a public host into a loopback, private or link-local address). The target
+    /// was not requested.
+    #[error("redirect from {from} to {to} not followed: {reason}")]
+    RedirectRefused {
+        /// The URL that answered with the redirect.
+        from: String,
+        /// Where it pointed.
+        to: String,
+        /// Why it was refused.
+        reason: robots_fetch::RedirectRefusal,
+    },
 }
 
 impl RobotsError {

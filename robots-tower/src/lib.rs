@@ -79,4 +79,5 @@ pub use overrides::{AlsoCheckAs, SkipRobotsCheck};
 pub use politeness::{PolitenessConfig, Spacing};
 #[cfg(feature = "redis")]
 pub use robots_fetch::{FleetError, RedisFleet};
+pub use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};
 pub use service::{RobotsLayer, RobotsService};

@@ -39,7 +39,7 @@ use crate::gate::Gate;
 pub struct RobotsMiddleware {
     gate: Arc<Gate>,
     client: reqwest::Client,
-    max_redirects: Option<usize>,
+    redirects: robots_fetch::RedirectPolicy,
     /// Whether the "client follows redirects itself" warning was given.
     warned_redirects: Arc<AtomicBool>,
 }
@@ -66,9 +66,37 @@ impl RobotsMiddleware {
 }
 
 impl RobotsConfig<ForMiddleware> {
-    /// The reqwest-middleware middleware. robots.txt is fetched with a client of its own
-    /// (no redirect following, the configured timeouts). Add it to a client whose redirect
-    /// following is off, or use [`RobotsConfig::build_client`].
+    /// Fetch robots.txt with this client: the framework's own, so that its proxies, DNS
+    /// resolver, TLS roots and local address apply to robots.txt as to pages (the tower layer
+    /// always fetches through its inner service). Without it, the middleware builds a client of
+    /// its own with default network settings.
+    ///
+    /// Build it with `redirect(reqwest::redirect::Policy::none())`, so robots.txt redirects are
+    /// counted and checked hop by hop (spec: 5 hops at most). A client that follows redirects
+    /// itself still works: where it landed is checked against the robots.txt redirect rule, and
+    /// a warning says once that the hops were not counted. The fetch timeout
+    /// ([`RobotsConfig::fetch_timeout`]) applies on top of the client's own.
+    ///
+    /// ```
+    /// use robots_tower::RobotsMiddleware;
+    /// let framework = reqwest::Client::builder()
+    ///     .redirect(reqwest::redirect::Policy::none())
+    ///     // .proxy(reqwest::Proxy::all("http://proxy.internal:3128")?) and the like
+    ///     .build()?;
+    /// let robots = RobotsMiddleware::builder("FooBot/1.0").robots_client(framework.clone()).build()?;
+    /// let client = reqwest_middleware::ClientBuilder::new(framework).with(robots).build();
+    /// # let _ = client;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn robots_client(mut self, client: reqwest::Client) -> Self {
+        self.robots_client = Some(client);
+        self
+    }
+
+    /// The reqwest-middleware middleware. robots.txt is fetched with the client given to
+    /// [`RobotsConfig::robots_client`], or else a client of its own (no redirect following,
+    /// the configured timeouts). Add it to a client whose redirect following is off, or use
+    /// [`RobotsConfig::build_client`].
     pub fn build(self) -> Result<RobotsMiddleware, reqwest::Error> {
         self.build_middleware()
     }
@@ -76,11 +104,14 @@ impl RobotsConfig<ForMiddleware> {
     /// The same as [`RobotsConfig::build`].
     pub fn build_middleware(self) -> Result<RobotsMiddleware, reqwest::Error> {
         let gate = self.gate();
-        let client = robots_fetch::reqwest_client(gate.cache.fetch_config())?;
+        let client = match self.robots_client {
+            Some(client) => client,
+            None => robots_fetch::reqwest_client(gate.cache.fetch_config())?,
+        };
         Ok(RobotsMiddleware {
             gate,
             client,
-            max_redirects: self.max_redirects,
+            redirects: self.redirects,
             warned_redirects: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -172,19 +203,27 @@ impl Middleware for RobotsMiddleware {
                 self.check_followed(&url, response.url(), &overrides)
                     .await?;
             }
-            let Some(max) = self.max_redirects.filter(|_| status.is_redirection()) else {
+            if !self.redirects.follows() || !status.is_redirection() {
                 return Ok(response);
-            };
+            }
             let target = response
                 .headers()
                 .get(header::LOCATION)
                 .and_then(|l| l.to_str().ok())
-                .and_then(|l| url.join(l).ok());
-            let (Some(target), true) = (target, hops < max) else {
+                .and_then(|l| url.join(l.trim()).ok());
+            let Some(target) = target else {
                 return Ok(response);
             };
             if let Some(error) = unsupported_scheme(&target) {
                 return Err(Error::middleware(error));
+            }
+            if let Err(reason) = self.redirects.check(hops, &url, &target) {
+                tracing::info!(from = %url, to = %target, %reason, "redirect not followed");
+                return Err(Error::middleware(RobotsError::RedirectRefused {
+                    from: url.to_string(),
+                    to: target.to_string(),
+                    reason,
+                }));
             }
             match redirect(replay, status, target) {
                 Some(next_request) => request = next_request,
@@ -213,6 +252,16 @@ impl RobotsMiddleware {
         let url_text = || fetched.to_string();
         if let Some(error) = unsupported_scheme(fetched) {
             return Err(Error::middleware(error));
+        }
+        if !self.redirects.rule().allows(requested, fetched) {
+            tracing::warn!(%requested, %fetched, "a redirect followed inside the client went where the redirect rule forbids; it was fetched, and is refused");
+            return Err(Error::middleware(RobotsError::RedirectRefused {
+                from: requested.to_string(),
+                to: fetched.to_string(),
+                reason: robots_fetch::RedirectRefusal::Rule {
+                    rule: self.redirects.rule().to_string(),
+                },
+            }));
         }
         let origin = Origin::of(fetched)
             .map_err(|_| Error::middleware(RobotsError::RelativeUri { uri: url_text() }))?;

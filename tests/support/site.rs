@@ -122,6 +122,14 @@ impl Site {
         Site { base, log }
     }
 
+    /// The socket address it listens on (for `reqwest::ClientBuilder::resolve`).
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.base
+            .trim_start_matches("http://")
+            .parse()
+            .expect("the base is http://ip:port")
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }

@@ -1,0 +1,366 @@
+//! Which redirect hops may be followed: a hop limit and a rule over `(from, to)`, composable
+//! with `and`/`or` the way tower-http's redirect policies compose. The robots.txt fetcher applies
+//! the rule to robots.txt redirects (its limit is the spec's 5 hops); robots-tower's middleware
+//! applies the whole policy to the page redirects it follows.
+//!
+//! The default rule refuses a hop from a public host into a loopback, private, link-local or
+//! otherwise internal address (an SSRF guard, as scraping frameworks have), while a crawl that
+//! *starts* on such an address (a local test site, an intranet crawler) may still redirect within
+//! it.
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::sync::Arc;
+
+use url::{Host, Url};
+
+/// A rule deciding whether one redirect hop, `from` → `to`, may be followed. Cheap to clone.
+///
+/// ```
+/// use robots_fetch::HopRule;
+/// let from: url::Url = "https://example.com/a".parse()?;
+/// let rule = HopRule::default(); // not from a public host into an internal address
+/// assert!(!rule.allows(&from, &"http://127.0.0.1/admin".parse()?));
+/// assert!(!rule.allows(&from, &"http://169.254.169.254/latest/meta-data".parse()?));
+/// assert!(rule.allows(&from, &"https://www.example.com/a".parse()?));
+///
+/// let strict = HopRule::same_origin().and(HopRule::not_into_internal_addresses());
+/// assert!(!strict.allows(&from, &"https://www.example.com/a".parse()?));
+///
+/// let docs = HopRule::from_fn("into docs.example.com", |_, to| to.host_str() == Some("docs.example.com"));
+/// let lenient = HopRule::same_origin().or(docs);
+/// assert!(lenient.allows(&from, &"https://docs.example.com/x".parse()?));
+/// assert_eq!(lenient.to_string(), "(same origin or into docs.example.com)");
+/// # Ok::<(), url::ParseError>(())
+/// ```
+#[derive(Clone)]
+pub struct HopRule(Arc<Kind>);
+
+type HopFn = dyn Fn(&Url, &Url) -> bool + Send + Sync;
+
+enum Kind {
+    Any,
+    SameOrigin,
+    NotIntoInternal,
+    Custom { name: String, allows: Box<HopFn> },
+    And(HopRule, HopRule),
+    Or(HopRule, HopRule),
+}
+
+impl HopRule {
+    /// Every hop.
+    pub fn any() -> HopRule {
+        HopRule(Arc::new(Kind::Any))
+    }
+
+    /// Hops that stay on the same origin (scheme, host and port).
+    pub fn same_origin() -> HopRule {
+        HopRule(Arc::new(Kind::SameOrigin))
+    }
+
+    /// Refuses a hop from a public host into an internal one: loopback (`127.0.0.0/8`, `::1`,
+    /// `localhost` and `*.localhost`), private (`10/8`, `172.16/12`, `192.168/16`, `fc00::/7`),
+    /// link-local (`169.254/16`, `fe80::/10`, where cloud metadata services answer), shared
+    /// (`100.64/10`), unspecified and broadcast addresses, IPv4-mapped ones included. A hop from
+    /// an internal host may go anywhere. The default rule.
+    ///
+    /// It judges the URL as written: a public name that *resolves* to an internal address is
+    /// caught only by the resolver (see the framework guide).
+    pub fn not_into_internal_addresses() -> HopRule {
+        HopRule(Arc::new(Kind::NotIntoInternal))
+    }
+
+    /// A rule of your own; `name` is how errors and logs describe it.
+    pub fn from_fn(
+        name: impl Into<String>,
+        allows: impl Fn(&Url, &Url) -> bool + Send + Sync + 'static,
+    ) -> HopRule {
+        HopRule(Arc::new(Kind::Custom {
+            name: name.into(),
+            allows: Box::new(allows),
+        }))
+    }
+
+    /// Hops both rules allow.
+    pub fn and(self, other: HopRule) -> HopRule {
+        HopRule(Arc::new(Kind::And(self, other)))
+    }
+
+    /// Hops either rule allows.
+    pub fn or(self, other: HopRule) -> HopRule {
+        HopRule(Arc::new(Kind::Or(self, other)))
+    }
+
+    /// Whether the hop `from` → `to` may be followed.
+    pub fn allows(&self, from: &Url, to: &Url) -> bool {
+        match &*self.0 {
+            Kind::Any => true,
+            Kind::SameOrigin => from.origin() == to.origin(),
+            Kind::NotIntoInternal => is_internal(from) || !is_internal(to),
+            Kind::Custom { allows, .. } => allows(from, to),
+            Kind::And(a, b) => a.allows(from, to) && b.allows(from, to),
+            Kind::Or(a, b) => a.allows(from, to) || b.allows(from, to),
+        }
+    }
+}
+
+impl Default for HopRule {
+    /// [`HopRule::not_into_internal_addresses`].
+    fn default() -> HopRule {
+        HopRule::not_into_internal_addresses()
+    }
+}
+
+impl fmt::Display for HopRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.0 {
+            Kind::Any => f.write_str("any hop"),
+            Kind::SameOrigin => f.write_str("same origin"),
+            Kind::NotIntoInternal => f.write_str("not from a public host into an internal address"),
+            Kind::Custom { name, .. } => f.write_str(name),
+            Kind::And(a, b) => write!(f, "({a} and {b})"),
+            Kind::Or(a, b) => write!(f, "({a} or {b})"),
+        }
+    }
+}
+
+impl fmt::Debug for HopRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HopRule({self})")
+    }
+}
+
+/// How redirects of page requests are followed: at most `max_hops` hops, each allowed by a
+/// [`HopRule`]. Default: 10 hops, [`HopRule::not_into_internal_addresses`].
+///
+/// ```
+/// use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};
+/// let policy = RedirectPolicy::limited(3).with_rule(HopRule::same_origin());
+/// let from: url::Url = "https://example.com/a".parse()?;
+/// assert_eq!(policy.check(0, &from, &"https://example.com/b".parse()?), Ok(()));
+/// assert_eq!(policy.check(3, &from, &"https://example.com/b".parse()?), Err(RedirectRefusal::TooManyHops { limit: 3 }));
+/// assert!(policy.check(0, &from, &"https://other.example/".parse()?).is_err());
+/// # Ok::<(), url::ParseError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct RedirectPolicy {
+    max_hops: usize,
+    rule: HopRule,
+}
+
+impl RedirectPolicy {
+    /// Up to `max_hops` hops, each allowed by the default rule.
+    pub fn limited(max_hops: usize) -> RedirectPolicy {
+        RedirectPolicy {
+            max_hops,
+            rule: HopRule::default(),
+        }
+    }
+
+    /// No hop is followed: redirects come back to the caller as they are.
+    pub fn none() -> RedirectPolicy {
+        RedirectPolicy::limited(0)
+    }
+
+    /// The same limit with another rule.
+    pub fn with_rule(mut self, rule: HopRule) -> RedirectPolicy {
+        self.rule = rule;
+        self
+    }
+
+    /// The hop limit.
+    pub fn max_hops(&self) -> usize {
+        self.max_hops
+    }
+
+    /// The rule every hop must pass.
+    pub fn rule(&self) -> &HopRule {
+        &self.rule
+    }
+
+    /// Whether redirects are followed at all.
+    pub fn follows(&self) -> bool {
+        self.max_hops > 0
+    }
+
+    /// Whether hop number `followed + 1`, `from` → `to`, may be followed, given `followed` hops
+    /// so far.
+    pub fn check(&self, followed: usize, from: &Url, to: &Url) -> Result<(), RedirectRefusal> {
+        if followed >= self.max_hops {
+            return Err(RedirectRefusal::TooManyHops {
+                limit: self.max_hops,
+            });
+        }
+        if !self.rule.allows(from, to) {
+            return Err(RedirectRefusal::Rule {
+                rule: self.rule.to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Default for RedirectPolicy {
+    fn default() -> RedirectPolicy {
+        RedirectPolicy::limited(10)
+    }
+}
+
+/// Why a redirect hop was not followed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RedirectRefusal {
+    /// The hop limit was reached.
+    #[error("more than {limit} redirects")]
+    TooManyHops {
+        /// The limit.
+        limit: usize,
+    },
+    /// The hop rule refused it.
+    #[error("the redirect rule refuses it ({rule})")]
+    Rule {
+        /// The rule, as its `Display` describes it.
+        rule: String,
+    },
+}
+
+/// Whether a URL's host is loopback, private, link-local or otherwise not on the public
+/// internet, judged from the URL alone (no DNS).
+pub fn is_internal(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Ipv4(v4)) => is_internal_v4(v4),
+        Some(Host::Ipv6(v6)) => is_internal_v6(v6),
+        Some(Host::Domain(name)) => {
+            let name = name.strip_suffix('.').unwrap_or(name);
+            name.eq_ignore_ascii_case("localhost")
+                || name
+                    .get(name.len().saturating_sub(".localhost".len())..)
+                    .is_some_and(|tail| tail.eq_ignore_ascii_case(".localhost"))
+        }
+        None => true,
+    }
+}
+
+fn is_internal_v4(v4: Ipv4Addr) -> bool {
+    let [a, b, ..] = v4.octets();
+    v4.is_loopback()
+        || v4.is_private()
+        || v4.is_link_local()
+        || v4.is_unspecified()
+        || v4.is_broadcast()
+        || a == 0
+        // Shared address space (carrier-grade NAT), RFC 6598.
+        || (a == 100 && (64..128).contains(&b))
+}
+
+fn is_internal_v6(v6: Ipv6Addr) -> bool {
+    let first = v6.segments()[0];
+    v6.is_loopback()
+        || v6.is_unspecified()
+        || (first & 0xfe00) == 0xfc00 // unique local, fc00::/7
+        || (first & 0xffc0) == 0xfe80 // link-local, fe80::/10
+        || v6.to_ipv4_mapped().is_some_and(is_internal_v4)
+}
+
+/// Whether an IP address is internal by the same definition as [`is_internal`].
+pub fn is_internal_ip(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_internal_v4(v4),
+        IpAddr::V6(v6) => is_internal_v6(v6),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> Url {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn internal_addresses_are_recognised() {
+        for internal in [
+            "http://127.0.0.1/",
+            "http://127.1.2.3:8080/",
+            "http://10.0.0.1/",
+            "http://172.16.5.4/",
+            "http://192.168.1.1/",
+            "http://169.254.169.254/latest",
+            "http://100.64.0.1/",
+            "http://0.0.0.0/",
+            "http://[::1]/",
+            "http://[fd00:ec2::254]/",
+            "http://[fe80::1]/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://localhost:3000/",
+            "http://LOCALHOST./",
+            "http://api.localhost/",
+            "http://2130706433/", // 127.0.0.1 written as a number; the URL parser normalises it
+            "http://0x7f.1/",
+        ] {
+            assert!(is_internal(&url(internal)), "{internal}");
+        }
+        for public in [
+            "https://example.com/",
+            "http://8.8.8.8/",
+            "http://172.32.0.1/",
+            "http://100.128.0.1/",
+            "http://[2001:db8::1]/",
+            "http://localhost.example.com/",
+            "http://notlocalhost/",
+        ] {
+            assert!(!is_internal(&url(public)), "{public}");
+        }
+    }
+
+    #[test]
+    fn the_default_rule_refuses_only_public_to_internal() {
+        let rule = HopRule::default();
+        let public = url("https://example.com/go");
+        let local = url("http://127.0.0.1:8080/go");
+        assert!(!rule.allows(&public, &url("http://127.0.0.1:8080/admin")));
+        assert!(!rule.allows(&public, &url("http://[::ffff:10.0.0.1]/")));
+        assert!(rule.allows(&public, &url("https://example.org/")));
+        assert!(rule.allows(&local, &url("http://127.0.0.1:8080/elsewhere")));
+        assert!(rule.allows(&local, &url("https://example.com/")));
+    }
+
+    #[test]
+    fn rules_compose() {
+        let from = url("https://example.com/a");
+        let same = url("https://example.com/b");
+        let other = url("https://example.org/b");
+        let never = HopRule::from_fn("never", |_, _| false);
+        assert!(HopRule::same_origin().allows(&from, &same));
+        assert!(!HopRule::same_origin().allows(&from, &other));
+        assert!(!HopRule::any().and(never.clone()).allows(&from, &same));
+        assert!(never.clone().or(HopRule::any()).allows(&from, &other));
+        assert!(
+            !HopRule::same_origin()
+                .or(never.clone())
+                .allows(&from, &other)
+        );
+        assert_eq!(
+            HopRule::same_origin().and(never).to_string(),
+            "(same origin and never)"
+        );
+    }
+
+    #[test]
+    fn the_policy_counts_hops_then_asks_the_rule() {
+        let policy = RedirectPolicy::limited(2);
+        let from = url("https://example.com/");
+        let to = url("https://example.com/x");
+        assert_eq!(policy.check(1, &from, &to), Ok(()));
+        assert_eq!(
+            policy.check(2, &from, &to),
+            Err(RedirectRefusal::TooManyHops { limit: 2 })
+        );
+        assert!(!RedirectPolicy::none().follows());
+        assert!(matches!(
+            policy.check(0, &from, &url("http://10.1.1.1/")),
+            Err(RedirectRefusal::Rule { .. })
+        ));
+    }
+}

@@ -1,0 +1,158 @@
+//! What scraping frameworks need: a redirect policy that does not weaken theirs, robots.txt
+//! fetched through their own client, schedule-don't-wait, and refusals as plain responses. On
+//! the wire, against a raw local server that logs every request it receives.
+
+#[path = "../../tests/support/site.rs"]
+mod site;
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use robots_tower::{HopRule, RedirectPolicy, RedirectRefusal, RobotsError, RobotsMiddleware};
+
+use site::{Answer, Site};
+
+const UA: &str = "FooBot/1.0 (+https://foo.example/bot)";
+
+/// A site whose `/go-loopback` redirects to `127.0.0.1` (its own address), `/go-other` to
+/// another host name, and `/r1` → `/r2` → `/r3` → `/page`.
+async fn redirecting_site() -> Site {
+    let port: Arc<OnceLock<u16>> = Arc::default();
+    let known = port.clone();
+    let site = Site::start(move |target, _| {
+        let port = known.get().copied().unwrap_or(0);
+        let to = |location: String| Answer::status("302 Found", &[&format!("Location: {location}")]);
+        match target {
+            "/robots.txt" => Answer::ok("User-agent: *\nDisallow: /private\n"),
+            "/go-loopback" => to(format!("http://127.0.0.1:{port}/secret")),
+            "/go-other" => to(format!("http://other.example:{port}/page")),
+            "/r1" => to("/r2".into()),
+            "/r2" => to("/r3".into()),
+            "/r3" => to("/page".into()),
+            _ => Answer::ok("page"),
+        }
+    })
+    .await;
+    let _ = port.set(site.addr().port());
+    site
+}
+
+/// The framework's client: its own DNS (here `public.example` and `other.example` resolve to the
+/// local site, which no client of ours could know), redirects off.
+fn framework_client(site: &Site) -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .resolve("public.example", site.addr())
+        .resolve("other.example", site.addr())
+        .build()
+        .unwrap()
+}
+
+fn with_middleware(
+    client: reqwest::Client,
+    robots: RobotsMiddleware,
+) -> reqwest_middleware::ClientWithMiddleware {
+    reqwest_middleware::ClientBuilder::new(client)
+        .with(robots)
+        .build()
+}
+
+fn refusal(error: &reqwest_middleware::Error) -> Option<&RobotsError> {
+    RobotsError::from_middleware_error(error)
+}
+
+#[tokio::test]
+async fn redirects_into_loopback_from_a_public_host_are_refused_by_default() {
+    let site = redirecting_site().await;
+    let port = site.addr().port();
+    let framework = framework_client(&site);
+    let robots = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .robots_client(framework.clone())
+        .build()
+        .unwrap();
+    let client = with_middleware(framework, robots);
+
+    let error = client
+        .get(format!("http://public.example:{port}/go-loopback"))
+        .send()
+        .await
+        .unwrap_err();
+    match refusal(&error) {
+        Some(RobotsError::RedirectRefused { from, to, reason }) => {
+            assert!(from.ends_with("/go-loopback"), "{from}");
+            assert_eq!(to, &format!("http://127.0.0.1:{port}/secret"));
+            assert!(matches!(reason, RedirectRefusal::Rule { .. }), "{reason:?}");
+        }
+        other => panic!("{other:?} ({error})"),
+    }
+    assert_eq!(site.count("/secret"), 0, "the refused target was requested");
+    // robots.txt came through the framework's client: ours could not resolve public.example.
+    assert_eq!(site.count("/robots.txt"), 1);
+
+    // A crawl that starts on loopback may follow a redirect within it.
+    let response = client
+        .get(site.url("/go-loopback"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(site.count("/secret"), 1);
+}
+
+#[tokio::test]
+async fn the_redirect_policy_limits_hops_and_composes() {
+    let site = redirecting_site().await;
+    let port = site.addr().port();
+    let framework = framework_client(&site);
+    let robots = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .robots_client(framework.clone())
+        .redirect_policy(
+            RedirectPolicy::limited(2).with_rule(HopRule::same_origin().and(HopRule::default())),
+        )
+        .build()
+        .unwrap();
+    let client = with_middleware(framework, robots);
+
+    let error = client.get(site.url("/r1")).send().await.unwrap_err();
+    assert!(
+        matches!(
+            refusal(&error),
+            Some(RobotsError::RedirectRefused {
+                reason: RedirectRefusal::TooManyHops { limit: 2 },
+                ..
+            })
+        ),
+        "{error}"
+    );
+    assert_eq!(site.count("/r3"), 1);
+    assert_eq!(site.count("/page"), 0, "a third hop was followed");
+
+    let error = client
+        .get(format!("http://public.example:{port}/go-other"))
+        .send()
+        .await
+        .unwrap_err();
+    match refusal(&error) {
+        Some(RobotsError::RedirectRefused { reason, .. }) => assert_eq!(
+            reason.to_string(),
+            "the redirect rule refuses it ((same origin and not from a public host into an internal address))"
+        ),
+        other => panic!("{other:?} ({error})"),
+    }
+    assert_eq!(site.count("/page"), 0);
+
+    // Following off: the redirect itself comes back.
+    site.clear();
+    let robots = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .robots_client(framework_client(&site))
+        .redirect_policy(RedirectPolicy::none())
+        .build()
+        .unwrap();
+    let client = with_middleware(framework_client(&site), robots);
+    let response = client.get(site.url("/r1")).send().await.unwrap();
+    assert_eq!(response.status(), 302);
+    assert_eq!(site.count("/r2"), 0);
+}
