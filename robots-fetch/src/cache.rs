@@ -1150,6 +1150,37 @@ impl RobotsCache {
         Ok(self.fetch_or_wait(client, &origin).await)
     }
 
+    /// Like [`RobotsCache::get_by_key`], for callers that must not wait: `Ok(None)` when the
+    /// entry must be fetched and a fetch of it is already under way (another request's, in this
+    /// cache). When none is, this call fetches.
+    pub async fn get_by_key_unless_pending<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &str,
+    ) -> Result<Option<Arc<CachedRobots>>, OriginError> {
+        if let Some(entry) = self.cached(origin) {
+            return Ok(Some(entry));
+        }
+        if self.is_fetching(origin) {
+            return Ok(None);
+        }
+        let origin = Origin::parse(origin)?;
+        Ok(Some(self.fetch_or_wait(client, &origin).await))
+    }
+
+    /// Whether a fetch of `origin`'s robots.txt (`scheme://host[:port]`) is under way in this
+    /// cache.
+    pub fn is_fetching(&self, origin: &str) -> bool {
+        let inflight = self
+            .inner
+            .inflight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        inflight
+            .get(origin)
+            .is_some_and(|lock| lock.try_lock().is_err())
+    }
+
     /// Puts a robots.txt body in the cache for `origin` (pre-warming, or rules from elsewhere).
     /// It lives for the default lifetime, then is fetched like any entry.
     pub fn insert(&self, origin: &Origin, body: &[u8]) {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use robots_fetch::{CacheConfig, RobotsCache, RobotsCacheBuilder};
 
-use crate::gate::{Gate, IdentityHeaders};
+use crate::gate::{Gate, IdentityHeaders, NotReady};
 use crate::politeness::{Pacing, Politeness, PolitenessConfig, Spacing};
 use crate::service::RobotsLayer;
 
@@ -48,6 +48,7 @@ pub struct RobotsConfig<Target = ForLayer> {
     pub(crate) politeness: PolitenessConfig,
     pub(crate) redirects: robots_fetch::RedirectPolicy,
     identity: IdentityHeaders,
+    not_ready: NotReady,
     /// The client the middleware fetches robots.txt with (none: one built here).
     #[cfg(feature = "reqwest")]
     pub(crate) robots_client: Option<reqwest::Client>,
@@ -96,6 +97,7 @@ impl<Target> RobotsConfig<Target> {
             politeness: PolitenessConfig::default(),
             redirects: robots_fetch::RedirectPolicy::default(),
             identity: IdentityHeaders::IfMissing,
+            not_ready: NotReady::Wait,
             #[cfg(feature = "reqwest")]
             robots_client: None,
             #[cfg(feature = "redis")]
@@ -181,6 +183,22 @@ impl<Target> RobotsConfig<Target> {
     /// ([`IdentityHeaders::IfMissing`]: they are set on every request that has none).
     pub fn identity_headers(mut self, policy: IdentityHeaders) -> Self {
         self.identity = policy;
+        self
+    }
+
+    /// What a request does when its origin cannot take it now ([`NotReady::Wait`]: waits in
+    /// its future). With [`NotReady::Fail`] (schedule, don't wait) it fails at once with
+    /// [`crate::RobotsError::NotReady`], saying when the origin will be ready and why, so a
+    /// framework requeues it instead of holding a concurrency permit.
+    ///
+    /// ```
+    /// use robots_tower::{NotReady, RobotsMiddleware};
+    /// let client = RobotsMiddleware::builder("FooBot/1.0").when_not_ready(NotReady::Fail).build_client()?;
+    /// # let _ = client;
+    /// # Ok::<(), reqwest::Error>(())
+    /// ```
+    pub fn when_not_ready(mut self, not_ready: NotReady) -> Self {
+        self.not_ready = not_ready;
         self
     }
 
@@ -321,6 +339,7 @@ impl<Target> RobotsConfig<Target> {
             user_agent: fetch.user_agent.clone(),
             from: fetch.from.clone(),
             identity: self.identity,
+            not_ready: self.not_ready,
             agent,
             politeness: self.pacing(),
             cache,

@@ -85,6 +85,19 @@ pub enum RobotsError {
         /// Its scheme.
         scheme: String,
     },
+    /// Schedule mode ([`crate::NotReady::Fail`]): the origin cannot take a request now, so the
+    /// request fails at once instead of waiting (and holding a framework's permit). Requeue it
+    /// for `ready_in` from now; `None` means when a request in flight (or the robots.txt fetch)
+    /// ends, so retry soon.
+    #[error("{origin} is not ready for another request ({reason}){}", ReadyIn(*ready_in))]
+    NotReady {
+        /// The origin.
+        origin: Origin,
+        /// How long until it could take the request, when known.
+        ready_in: Option<Duration>,
+        /// Why it cannot now.
+        reason: NotReadyReason,
+    },
     /// A redirect the middleware was following was refused by its redirect policy
     /// ([`crate::RobotsConfig::redirect_policy`]): too many hops, or a hop the rule forbids (by
     /// default, from a public host into a loopback, private or link-local address). The target
@@ -127,6 +140,54 @@ impl RobotsError {
         match error {
             reqwest_middleware::Error::Middleware(e) => e.downcast_ref::<RobotsError>(),
             reqwest_middleware::Error::Reqwest(_) => None,
+        }
+    }
+}
+
+/// Why an origin cannot take a request now ([`RobotsError::NotReady`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NotReadyReason {
+    /// The interval since the previous request (Crawl-delay, the minimum delay) has not passed.
+    Spacing,
+    /// The origin answered 429 or 503 and is paused (`Retry-After` or the back-off).
+    Paused,
+    /// Every place at the origin is taken by requests in flight (the concurrency limit).
+    InFlight,
+    /// Its robots.txt is being fetched for another request.
+    RobotsPending,
+}
+
+impl NotReadyReason {
+    /// A short stable name: `spacing`, `paused`, `in_flight`, `robots_pending`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotReadyReason::Spacing => "spacing",
+            NotReadyReason::Paused => "paused",
+            NotReadyReason::InFlight => "in_flight",
+            NotReadyReason::RobotsPending => "robots_pending",
+        }
+    }
+}
+
+impl fmt::Display for NotReadyReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NotReadyReason::Spacing => "the interval since the previous request has not passed",
+            NotReadyReason::Paused => "paused after a 429/503",
+            NotReadyReason::InFlight => "every place is taken by requests in flight",
+            NotReadyReason::RobotsPending => "its robots.txt is being fetched",
+        })
+    }
+}
+
+struct ReadyIn(Option<Duration>);
+
+impl fmt::Display for ReadyIn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(wait) => write!(f, "; ready in {}", robots_fetch::HumanDuration(wait)),
+            None => f.write_str("; ready when the request in flight ends"),
         }
     }
 }

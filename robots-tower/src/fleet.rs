@@ -23,8 +23,9 @@ use robots_fetch::RedisFleet;
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
+use crate::error::NotReadyReason;
 use crate::error::RobotsError;
-use crate::politeness::{Permit, Politeness, PolitenessConfig};
+use crate::politeness::{NotYet, Permit, Politeness, PolitenessConfig};
 
 /// What pacing does while the fleet's Redis is unreachable. Robots rules never fail open either
 /// way: they come from the local copy or a local fetch.
@@ -45,22 +46,32 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local interval = tonumber(ARGV[1])
 local concurrency = tonumber(ARGV[2])
 local lease_ttl = tonumber(ARGV[3])
+local mode = ARGV[7]
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= concurrency then
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   local retry = tonumber(first[2]) - now
-  return {0, math.max(1, math.min(retry, 50))}
+  return {0, math.max(1, math.min(retry, 50)), 0}
 end
 local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end')
-local start = math.max(now, tonumber(state[1]) or 0, tonumber(state[2]) or 0)
+local pause = tonumber(state[2]) or 0
+local start = math.max(now, tonumber(state[1]) or 0, pause)
 if ARGV[5] == '1' and state[3] then
   start = math.max(start, tonumber(state[3]) + interval)
+end
+if mode ~= 'wait' and start > now then
+  local paused = 0
+  if pause > now and pause >= start then paused = 1 end
+  return {2, start - now, paused}
+end
+if mode == 'peek' then
+  return {2, 0, 0}
 end
 redis.call('HSET', KEYS[1], 'tat', start + interval)
 redis.call('ZADD', KEYS[2], start + lease_ttl, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], start - now + interval + tonumber(ARGV[6]))
 redis.call('PEXPIRE', KEYS[2], start - now + lease_ttl)
-return {1, start - now}
+return {1, start - now, 0}
 ";
 
 const RELEASE: &str = r"
@@ -128,6 +139,8 @@ struct Release {
     id: String,
     config: PolitenessConfig,
     idle_ttl: Duration,
+    /// How long after the reservation the start is.
+    wait_ms: u64,
 }
 
 impl Release {
@@ -165,6 +178,14 @@ impl Release {
 }
 
 impl Lease {
+    /// A lease not yet tied to a local place.
+    fn holding(release: Release) -> Lease {
+        Lease {
+            release: Some(release),
+            _local: Permit::None,
+        }
+    }
+
     /// Releases the place with the response's status: 429/503 pause the origin for the fleet.
     pub(crate) async fn release(mut self, status: u16, retry_after: Option<Duration>) {
         if let Some(release) = self.release.take() {
@@ -243,7 +264,93 @@ impl FleetPacing {
         }
     }
 
+    /// The origin's turn across the fleet now, or when it will come (schedule, don't wait):
+    /// nothing is reserved when the answer is "not yet".
+    pub(crate) async fn try_acquire(
+        &self,
+        origin: &str,
+        interval: Duration,
+    ) -> Result<Result<Permit, NotYet>, RobotsError> {
+        let place = match self.local.try_place(origin) {
+            Ok(place) => place,
+            Err(not_yet) => return Ok(Err(not_yet)),
+        };
+        match self.ask(origin, interval, Mode::Try).await {
+            Ok(Answer::Granted(release)) => match self.local.try_space(interval, place) {
+                Ok(local) => Ok(Ok(Permit::Fleet(Box::new(Lease {
+                    release: Some(release),
+                    _local: local,
+                })))),
+                // Redis lost its state but this process remembers: the local wait stands (the
+                // lease is given back).
+                Err(not_yet) => {
+                    release.run(0, None).await;
+                    Ok(Err(not_yet))
+                }
+            },
+            Ok(Answer::NotYet(not_yet)) => Ok(Err(not_yet)),
+            Ok(Answer::Wait(_)) => Ok(Err(NotYet {
+                ready_in: None,
+                reason: NotReadyReason::InFlight,
+            })),
+            Err(message) => match self.fallback {
+                FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable { message }),
+                FleetFallback::LocalFallback => Ok(self
+                    .local
+                    .try_space(interval.saturating_mul(self.fleet_size), place)),
+            },
+        }
+    }
+
+    /// How long until a request to the origin could start across the fleet (zero: now; `None`:
+    /// when a request in flight ends). Reserves nothing.
+    pub(crate) async fn next_ready(
+        &self,
+        origin: &str,
+        interval: Duration,
+    ) -> Result<Option<Duration>, RobotsError> {
+        let Some(local) = self.local.next_ready(origin, interval) else {
+            return Ok(None);
+        };
+        match self.ask(origin, interval, Mode::Peek).await {
+            Ok(Answer::NotYet(not_yet)) => Ok(not_yet.ready_in.map(|r| r.max(local))),
+            Ok(Answer::Wait(_)) => Ok(None),
+            Ok(Answer::Granted(_)) => Ok(Some(local)),
+            Err(message) => match self.fallback {
+                FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable { message }),
+                FleetFallback::LocalFallback => Ok(self
+                    .local
+                    .next_ready(origin, interval.saturating_mul(self.fleet_size))),
+            },
+        }
+    }
+
     async fn acquire_shared(&self, origin: &str, interval: Duration) -> Result<Release, String> {
+        loop {
+            let (lease, wait_ms) = match self.ask(origin, interval, Mode::Wait).await? {
+                // The lease exists from here: dropping it (even if this future is cancelled
+                // while it waits) releases it.
+                Answer::Granted(release) => {
+                    let wait_ms = release.wait_ms;
+                    (Some(Lease::holding(release)), wait_ms)
+                }
+                Answer::Wait(wait_ms) => (None, wait_ms),
+                Answer::NotYet(_) => (None, 1),
+            };
+            // (A zero sleep would still wait for the timer's next tick, about 1 ms.)
+            if wait_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+            }
+            if let Some(mut lease) = lease
+                && let Some(release) = lease.release.take()
+            {
+                return Ok(release);
+            }
+        }
+    }
+
+    /// One run of the acquire script.
+    async fn ask(&self, origin: &str, interval: Duration, mode: Mode) -> Result<Answer, String> {
         static LEASES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let config = self.config();
         let mut connection = self.fleet.connection().map_err(|e| e.to_string())?;
@@ -258,42 +365,70 @@ impl FleetPacing {
         );
         let from_end = config.spacing == crate::Spacing::FromEnd && config.concurrency <= 1;
         let idle_ttl = config.backoff_max.max(interval);
-        loop {
-            let mut invocation = scripts().0.key(&keys.0);
-            invocation
-                .key(&keys.1)
-                .arg(millis(interval))
-                .arg(config.concurrency.max(1))
-                .arg(millis(self.lease_ttl).max(1))
-                .arg(&id)
-                .arg(if from_end { "1" } else { "0" })
-                .arg(millis(idle_ttl).max(1));
-            let (granted, wait_ms): (u8, u64) = self
-                .fleet
-                .run(invocation.invoke_async(&mut connection))
-                .await
-                .map_err(|e| e.to_string())?;
-            // The lease exists from here: dropping it (even if this future is cancelled while
-            // it waits) releases it.
-            let lease = (granted == 1).then(|| Lease {
-                release: Some(Release {
-                    fleet: self.fleet.clone(),
-                    keys: keys.clone(),
-                    id: id.clone(),
-                    config: config.clone(),
-                    idle_ttl,
-                }),
-                _local: Permit::None,
-            });
-            // (A zero sleep would still wait for the timer's next tick, about 1 ms.)
-            if wait_ms > 0 {
-                tokio::time::sleep(Duration::from_millis(wait_ms)).await;
-            }
-            if let Some(mut lease) = lease
-                && let Some(release) = lease.release.take()
-            {
-                return Ok(release);
-            }
+        let mut invocation = scripts().0.key(&keys.0);
+        invocation
+            .key(&keys.1)
+            .arg(millis(interval))
+            .arg(config.concurrency.max(1))
+            .arg(millis(self.lease_ttl).max(1))
+            .arg(&id)
+            .arg(if from_end { "1" } else { "0" })
+            .arg(millis(idle_ttl).max(1))
+            .arg(mode.as_str());
+        let (granted, wait_ms, paused): (u8, u64, u8) = self
+            .fleet
+            .run(invocation.invoke_async(&mut connection))
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(match granted {
+            1 => Answer::Granted(Release {
+                fleet: self.fleet.clone(),
+                keys,
+                id,
+                config: config.clone(),
+                idle_ttl,
+                wait_ms,
+            }),
+            2 => Answer::NotYet(NotYet {
+                ready_in: Some(Duration::from_millis(wait_ms)),
+                reason: if paused == 1 {
+                    NotReadyReason::Paused
+                } else {
+                    NotReadyReason::Spacing
+                },
+            }),
+            _ => Answer::Wait(wait_ms),
+        })
+    }
+}
+
+/// How the acquire script is asked.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// Reserve the next start, however far (the caller waits for it).
+    Wait,
+    /// Reserve only a start that is now.
+    Try,
+    /// Reserve nothing; say when.
+    Peek,
+}
+
+impl Mode {
+    fn as_str(self) -> &'static str {
+        match self {
+            Mode::Wait => "wait",
+            Mode::Try => "try",
+            Mode::Peek => "peek",
         }
     }
+}
+
+/// What the acquire script said.
+enum Answer {
+    /// A lease, starting after the release's `wait_ms`.
+    Granted(Release),
+    /// Every place is taken: ask again after this many milliseconds.
+    Wait(u64),
+    /// (Try and peek) not now.
+    NotYet(NotYet),
 }

@@ -95,8 +95,24 @@ pub enum IdentityHeaders {
     Always,
 }
 
+/// What a request does when its origin cannot take it now (another request's interval, a
+/// 429/503 pause, the concurrency limit, robots.txt being fetched).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum NotReady {
+    /// Wait for the origin's turn inside the request's future (a timer, never a thread). The
+    /// default: right for a client that sends requests one by one.
+    #[default]
+    Wait,
+    /// Schedule, don't wait: fail at once with [`RobotsError::NotReady`], which says when the
+    /// origin will be ready, so a framework's scheduler requeues the request instead of holding
+    /// one of its concurrency permits while an origin with a 30 s Crawl-delay waits.
+    Fail,
+}
+
 pub(crate) struct Gate {
     pub(crate) cache: RobotsCache,
+    pub(crate) not_ready: NotReady,
     pub(crate) politeness: Pacing,
     /// The token page directives (`X-Robots-Tag: foobot: noindex`) are scoped by.
     pub(crate) agent: String,
@@ -121,7 +137,7 @@ impl Gate {
 
     /// Decides a request for `path` at the origin whose key is `origin_key`
     /// (`scheme://host[:port]`), fetching robots.txt with `client` when needed, then waits for
-    /// the origin's politeness slot.
+    /// the origin's politeness slot (or, with [`NotReady::Fail`], takes it only if free now).
     pub(crate) async fn admit<C: FetchClient>(
         &self,
         client: &C,
@@ -133,6 +149,13 @@ impl Gate {
         let (entry, rule) = self
             .decide(client, origin_key, path, &url, overrides)
             .await?;
+        let admission = self.pace(entry, rule).await?;
+        debug!(url = %url(), waited = ?admission.waited, "allowed by robots.txt");
+        Ok(admission)
+    }
+
+    /// The interval robots.txt asks for the origin, as applied (and the asked one when clamped).
+    pub(crate) fn interval_for(&self, entry: &CachedRobots) -> (Duration, Option<Duration>) {
         let asked = [
             entry.crawl_delay().map(|c| c.delay),
             entry.request_rate().map(|r| r.interval()),
@@ -140,15 +163,35 @@ impl Gate {
         .into_iter()
         .flatten()
         .max();
-        let (interval, clamped_from) = self.politeness.config().interval(asked);
+        self.politeness.config().interval(asked)
+    }
+
+    /// Waits for (or, in schedule mode, tries) the origin's turn.
+    pub(crate) async fn pace(
+        &self,
+        entry: Arc<CachedRobots>,
+        rule: Option<DecidingRule>,
+    ) -> Result<Admission, RobotsError> {
+        let (interval, clamped_from) = self.interval_for(&entry);
         if let Some(asked) = clamped_from {
             warn!(origin = %entry.origin(), ?asked, applied = ?interval, "Crawl-delay above the maximum: clamped");
         }
-        let (permit, waited) = self
-            .politeness
-            .acquire(entry.origin().as_str(), interval)
-            .await?;
-        debug!(url = %url(), ?waited, "allowed by robots.txt");
+        let origin = entry.origin().as_str();
+        let (permit, waited) = match self.not_ready {
+            NotReady::Wait => self.politeness.acquire(origin, interval).await?,
+            NotReady::Fail => match self.politeness.try_acquire(origin, interval).await? {
+                Ok(permit) => (permit, Duration::ZERO),
+                Err(not_yet) => {
+                    debug!(origin, reason = not_yet.reason.as_str(), ready_in = ?not_yet.ready_in, "origin not ready: request refused (schedule mode)");
+                    crate::telemetry::decided("not_ready");
+                    return Err(RobotsError::NotReady {
+                        origin: entry.origin().clone(),
+                        ready_in: not_yet.ready_in,
+                        reason: not_yet.reason,
+                    });
+                }
+            },
+        };
         crate::telemetry::waited(waited);
         Ok(Admission {
             permit,
@@ -158,6 +201,40 @@ impl Gate {
             interval,
             clamped_from,
         })
+    }
+
+    /// The origin's rules, fetched when needed. In schedule mode, a fetch already under way
+    /// for another request is not waited for.
+    pub(crate) async fn entry<C: FetchClient>(
+        &self,
+        client: &C,
+        origin_key: &str,
+        url: &impl Fn() -> String,
+    ) -> Result<Arc<CachedRobots>, RobotsError> {
+        let relative = |_| RobotsError::RelativeUri { uri: url() };
+        match self.not_ready {
+            NotReady::Wait => self
+                .cache
+                .get_by_key(client, origin_key)
+                .await
+                .map_err(relative),
+            NotReady::Fail => match self
+                .cache
+                .get_by_key_unless_pending(client, origin_key)
+                .await
+                .map_err(relative)?
+            {
+                Some(entry) => Ok(entry),
+                None => {
+                    crate::telemetry::decided("not_ready");
+                    Err(RobotsError::NotReady {
+                        origin: Origin::parse(origin_key).map_err(relative)?,
+                        ready_in: None,
+                        reason: crate::NotReadyReason::RobotsPending,
+                    })
+                }
+            },
+        }
     }
 
     /// The robots.txt verdict alone (no politeness): the rules (fetched when needed), refused
@@ -171,16 +248,24 @@ impl Gate {
         url: &impl Fn() -> String,
         overrides: &Overrides,
     ) -> Result<(Arc<CachedRobots>, Option<DecidingRule>), RobotsError> {
-        let entry = self
-            .cache
-            .get_by_key(client, origin_key)
-            .await
-            .map_err(|_| RobotsError::RelativeUri { uri: url() })?;
+        let entry = self.entry(client, origin_key, url).await?;
+        let rule = self.judge(&entry, path, url, overrides)?;
+        Ok((entry, rule))
+    }
+
+    /// The verdict for `path` from an origin's entry: the deciding rule when allowed.
+    pub(crate) fn judge(
+        &self,
+        entry: &CachedRobots,
+        path: &str,
+        url: &impl Fn() -> String,
+        overrides: &Overrides,
+    ) -> Result<Option<DecidingRule>, RobotsError> {
         if let Some(skip) = &overrides.skip {
             // The explicit opt-out: no verdict, but the entry still paces the origin.
             warn!(url = %url(), reason = skip.reason(), "robots.txt check skipped for this request (SkipRobotsCheck)");
             crate::telemetry::decided("skipped");
-            return Ok((entry, None));
+            return Ok(None);
         }
         let now = Instant::now();
         if entry.is_blocked_by_outage(now) {
@@ -247,7 +332,7 @@ impl Gate {
             }
         }
         crate::telemetry::decided("allowed");
-        Ok((entry, rule))
+        Ok(rule)
     }
 
     /// Learns from a response (429/503 pause the origin), ends the request's place, and builds

@@ -61,6 +61,7 @@ mod error;
 #[cfg(feature = "redis")]
 mod fleet;
 mod gate;
+mod hooks;
 #[cfg(feature = "reqwest")]
 mod middleware;
 mod overrides;
@@ -69,10 +70,11 @@ mod service;
 pub mod telemetry;
 
 pub use config::{ForLayer, ForMiddleware, RobotsConfig};
-pub use error::{DecidingRule, RobotsError};
+pub use error::{DecidingRule, NotReadyReason, RobotsError};
 #[cfg(feature = "redis")]
 pub use fleet::FleetFallback;
-pub use gate::{IdentityHeaders, RobotsInfo};
+pub use gate::{IdentityHeaders, NotReady, RobotsInfo};
+pub use hooks::{ForHooks, RobotsHooks, Ticket};
 #[cfg(feature = "reqwest")]
 pub use middleware::RobotsMiddleware;
 pub use overrides::{AlsoCheckAs, SkipRobotsCheck};

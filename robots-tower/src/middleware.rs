@@ -63,6 +63,12 @@ impl RobotsMiddleware {
     pub fn cache(&self) -> &robots_fetch::RobotsCache {
         &self.gate.cache
     }
+
+    /// [`crate::RobotsHooks`] sharing this middleware's cache, politeness and robots.txt
+    /// client, for framework hooks outside the HTTP client.
+    pub fn hooks(&self) -> crate::RobotsHooks<reqwest::Client> {
+        crate::RobotsHooks::from_gate(self.gate.clone(), self.client.clone())
+    }
 }
 
 impl RobotsConfig<ForMiddleware> {

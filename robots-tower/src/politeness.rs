@@ -30,6 +30,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
+use crate::error::NotReadyReason;
+
 /// Where the interval between two requests to one origin is measured from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -157,6 +159,13 @@ struct Slot {
     state: Mutex<SlotState>,
 }
 
+/// Why a request cannot start now, and when it could (`None`: when a request in flight ends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NotYet {
+    pub(crate) ready_in: Option<Duration>,
+    pub(crate) reason: NotReadyReason,
+}
+
 /// A place in an origin's queue: holding it counts as a request in flight. Dropping it ends the
 /// request (for a fleet lease, releases it with the response's status).
 pub(crate) enum Permit {
@@ -209,6 +218,41 @@ impl Pacing {
             Pacing::Local(p) => Ok(p.acquire(origin, interval).await),
             #[cfg(feature = "redis")]
             Pacing::Fleet(f) => f.acquire(origin, interval).await,
+        }
+    }
+
+    /// The origin's turn now, or when it will come (schedule, don't wait).
+    pub(crate) async fn try_acquire(
+        &self,
+        origin: &str,
+        interval: Duration,
+    ) -> Result<Result<Permit, NotYet>, crate::RobotsError> {
+        match self {
+            Pacing::Local(p) => Ok(p.try_acquire(origin, interval)),
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(f) => f.try_acquire(origin, interval).await,
+        }
+    }
+
+    /// How long until a request to the origin could start (see [`Politeness::next_ready`]).
+    pub(crate) async fn next_ready(
+        &self,
+        origin: &str,
+        interval: Duration,
+    ) -> Result<Option<Duration>, crate::RobotsError> {
+        match self {
+            Pacing::Local(p) => Ok(p.next_ready(origin, interval)),
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(f) => f.next_ready(origin, interval).await,
+        }
+    }
+
+    /// Learns from a response without a request's place (a hook that saw a response).
+    pub(crate) fn observe(&self, origin: &str, status: u16, retry_after: Option<Duration>) {
+        match self {
+            Pacing::Local(p) => p.observe(origin, status, retry_after),
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(f) => f.local().observe(origin, status, retry_after),
         }
     }
 
@@ -330,12 +374,8 @@ impl Politeness {
     pub(crate) async fn space(&self, origin: &str, interval: Duration, place: Place) -> Permit {
         let started = Instant::now();
         let from_end = self.config.spaces_from_end();
-        loop {
-            let wait_until = place.slot.next_start(interval, from_end);
-            match wait_until {
-                None => break,
-                Some(at) => tokio::time::sleep_until(at).await,
-            }
+        while let Some((at, _)) = place.slot.next_start(interval, from_end) {
+            tokio::time::sleep_until(at).await;
         }
         let waited = started.elapsed();
         if !waited.is_zero() {
@@ -348,9 +388,67 @@ impl Politeness {
         })
     }
 
+    /// A free place at the origin now, or why not (every place in use).
+    pub(crate) fn try_place(&self, origin: &str) -> Result<Place, NotYet> {
+        let slot = self.slot(origin);
+        match slot.in_flight.clone().try_acquire_owned() {
+            Ok(in_flight) => Ok(Place { slot, in_flight }),
+            Err(_) => Err(NotYet {
+                ready_in: None,
+                reason: NotReadyReason::InFlight,
+            }),
+        }
+    }
+
+    /// With a place held, the turn now (recording the start), or when it will come and why;
+    /// the place is given back then.
+    pub(crate) fn try_space(&self, interval: Duration, place: Place) -> Result<Permit, NotYet> {
+        match place
+            .slot
+            .next_start(interval, self.config.spaces_from_end())
+        {
+            None => Ok(Permit::Local(LocalPermit {
+                slot: place.slot,
+                _in_flight: place.in_flight,
+                ended: false,
+            })),
+            Some((at, reason)) => Err(NotYet {
+                ready_in: Some(at.saturating_duration_since(Instant::now())),
+                reason,
+            }),
+        }
+    }
+
+    /// The origin's turn now, or when it will come and why (schedule, don't wait).
+    pub(crate) fn try_acquire(&self, origin: &str, interval: Duration) -> Result<Permit, NotYet> {
+        let place = self.try_place(origin)?;
+        self.try_space(interval, place)
+    }
+
+    /// How long until a request to the origin could start: zero when now, `None` when every
+    /// place is in use (it depends on when a request in flight ends). Takes nothing.
+    pub(crate) fn next_ready(&self, origin: &str, interval: Duration) -> Option<Duration> {
+        let slot = self
+            .origins
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(origin)
+            .cloned();
+        let Some(slot) = slot else {
+            return Some(Duration::ZERO);
+        };
+        if slot.in_flight.available_permits() == 0 {
+            return None;
+        }
+        Some(
+            slot.peek(interval, self.config.spaces_from_end())
+                .map_or(Duration::ZERO, |(at, _)| {
+                    at.saturating_duration_since(Instant::now())
+                }),
+        )
+    }
+
     /// Learns from a response: 429/503 pause the origin, a success ends the pause.
-    // Without fleet mode every request ends through `finish`; tests and the fleet use this.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn observe(&self, origin: &str, status: u16, retry_after: Option<Duration>) {
         let slot = self.slot(origin);
         let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -425,19 +523,20 @@ impl Politeness {
 }
 
 impl Slot {
-    /// `None` when a request may start now (and records the start), else when to look again.
-    /// With `from_end`, the interval also runs from the previous request's end.
-    fn next_start(&self, interval: Duration, from_end: bool) -> Option<Instant> {
+    /// `None` when a request may start now (and records the start), else when to look again
+    /// and why. With `from_end`, the interval also runs from the previous request's end.
+    fn next_start(&self, interval: Duration, from_end: bool) -> Option<(Instant, NotReadyReason)> {
+        let spacing = |at| Some((at, NotReadyReason::Spacing));
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         if let Some(until) = state.paused_until.filter(|p| *p > now) {
-            return Some(until);
+            return Some((until, NotReadyReason::Paused));
         }
         if from_end
             && let Some(end) = state.last_end
             && now < later(end, interval)
         {
-            return Some(later(end, interval));
+            return spacing(later(end, interval));
         }
         if interval.is_zero() {
             state.last_start = Some(now);
@@ -455,7 +554,7 @@ impl Slot {
                 && now < later(last, interval)
             {
                 state.limiter = Some((interval, limiter));
-                return Some(later(last, interval));
+                return spacing(later(last, interval));
             }
             state.limiter = Some((interval, limiter));
         }
@@ -465,8 +564,23 @@ impl Slot {
                 state.last_start = Some(now);
                 None
             }
-            Err(not_until) => Some(not_until.earliest_possible().0),
+            Err(not_until) => spacing(not_until.earliest_possible().0),
         }
+    }
+
+    /// When a request could start, without taking the turn: `None` when now.
+    fn peek(&self, interval: Duration, from_end: bool) -> Option<(Instant, NotReadyReason)> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        if let Some(until) = state.paused_until.filter(|p| *p > now) {
+            return Some((until, NotReadyReason::Paused));
+        }
+        let after = |at: Option<Instant>| at.map(|t| later(t, interval)).filter(|t| *t > now);
+        let from_start = after(state.last_start);
+        let from_end = after(state.last_end.filter(|_| from_end));
+        from_start
+            .max(from_end)
+            .map(|at| (at, NotReadyReason::Spacing))
     }
 
     /// Whether forgetting the origin changes nothing that matters: nothing in flight or waiting,

@@ -55,6 +55,12 @@ impl RobotsLayer {
         &self.gate.cache
     }
 
+    /// [`crate::RobotsHooks`] sharing this layer's cache and politeness, for hooks outside the
+    /// tower stack; they fetch robots.txt with `client`.
+    pub fn hooks_with<C>(&self, client: C) -> crate::RobotsHooks<C> {
+        crate::RobotsHooks::from_gate(self.gate.clone(), client)
+    }
+
     /// When an origin is paused by a 429/503, until when.
     pub fn paused_until(&self, origin: &robots_fetch::Origin) -> Option<tokio::time::Instant> {
         self.gate.politeness.paused_until(origin.as_str())

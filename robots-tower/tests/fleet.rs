@@ -303,3 +303,69 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
     }
     assert_eq!(counted.outages(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schedule_mode_tells_every_member_when_the_fleet_is_ready() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    let schedule = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
+        c.when_not_ready(robots_tower::NotReady::Fail)
+    };
+    let a = member(&redis.url(), Duration::from_secs(2), schedule);
+    let b = member(&redis.url(), Duration::from_secs(2), schedule);
+    a.get(format!("{}/one", server.uri())).send().await.unwrap();
+    let error = b
+        .get(format!("{}/two", server.uri()))
+        .send()
+        .await
+        .unwrap_err();
+    let ready_in = match RobotsError::from_middleware_error(&error) {
+        Some(RobotsError::NotReady {
+            ready_in: Some(ready_in),
+            reason: robots_tower::NotReadyReason::Spacing,
+            ..
+        }) => *ready_in,
+        other => panic!("{other:?} ({error})"),
+    };
+    assert!(
+        ready_in > Duration::from_millis(1500) && ready_in <= Duration::from_secs(2),
+        "{ready_in:?}"
+    );
+    // The refusal reserved nothing: at the time it named, the other member goes.
+    tokio::time::sleep(ready_in + Duration::from_millis(20)).await;
+    b.get(format!("{}/two", server.uri())).send().await.unwrap();
+    let pages = site.pages();
+    assert_eq!(pages.len(), 2, "{pages:?}");
+    let gap = pages[1].1 - pages[0].1;
+    assert!(
+        gap >= Duration::from_millis(1950) && gap < Duration::from_millis(2600),
+        "{gap:?}"
+    );
+
+    // A 429 seen by one member: the others are told the fleet is paused.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let busy = a
+        .get(format!("{}/busy", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(busy.status(), 429);
+    let error = b
+        .get(format!("{}/three", server.uri()))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            RobotsError::from_middleware_error(&error),
+            Some(RobotsError::NotReady {
+                reason: robots_tower::NotReadyReason::Paused,
+                ready_in: Some(_),
+                ..
+            })
+        ),
+        "{error}"
+    );
+}

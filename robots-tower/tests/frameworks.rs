@@ -21,7 +21,8 @@ async fn redirecting_site() -> Site {
     let known = port.clone();
     let site = Site::start(move |target, _| {
         let port = known.get().copied().unwrap_or(0);
-        let to = |location: String| Answer::status("302 Found", &[&format!("Location: {location}")]);
+        let to =
+            |location: String| Answer::status("302 Found", &[&format!("Location: {location}")]);
         match target {
             "/robots.txt" => Answer::ok("User-agent: *\nDisallow: /private\n"),
             "/go-loopback" => to(format!("http://127.0.0.1:{port}/secret")),
@@ -91,11 +92,7 @@ async fn redirects_into_loopback_from_a_public_host_are_refused_by_default() {
     assert_eq!(site.count("/robots.txt"), 1);
 
     // A crawl that starts on loopback may follow a redirect within it.
-    let response = client
-        .get(site.url("/go-loopback"))
-        .send()
-        .await
-        .unwrap();
+    let response = client.get(site.url("/go-loopback")).send().await.unwrap();
     assert_eq!(response.status(), 200);
     assert_eq!(site.count("/secret"), 1);
 }

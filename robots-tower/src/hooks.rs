@@ -1,0 +1,292 @@
+//! [`RobotsHooks`]: the layer's checks and politeness without HTTP plumbing, for frameworks whose
+//! hooks are not tower layers or reqwest middleware (a `Fetcher`, a `before_request`, a rate
+//! limiter): ask for a URL's verdict, take the origin's turn, report the response.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use robots_fetch::{FetchClient, Origin, RobotsCache, origin_str, path_of_url};
+use url::Url;
+
+use crate::config::RobotsConfig;
+use crate::error::{DecidingRule, RobotsError};
+use crate::gate::{Admission, Gate, RobotsInfo};
+use crate::overrides::Overrides;
+
+/// Marks a [`RobotsConfig`] that builds [`RobotsHooks`].
+#[derive(Debug, Clone, Copy)]
+pub struct ForHooks;
+
+/// The robots check and per-origin politeness as plain calls, for framework hooks that are
+/// not HTTP layers. Shares its state with the layer or middleware it came from
+/// ([`crate::RobotsLayer::hooks_with`], [`crate::RobotsMiddleware::hooks`]), or stands alone
+/// ([`RobotsHooks::builder`]). robots.txt is fetched with the client it holds.
+///
+/// A request goes: [`RobotsHooks::admit`] (verdict, then the origin's turn) → send it with
+/// [`RobotsHooks::identify`]'d headers → [`Ticket::finish`] with the response's status and
+/// headers (a 429/503 pauses the origin). In schedule mode ([`crate::NotReady::Fail`]) `admit`
+/// never waits: it answers [`RobotsError::NotReady`] with when to come back.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let site = wiremock::MockServer::start().await; // a local stand-in for a real site
+/// # wiremock::Mock::given(wiremock::matchers::path("/robots.txt"))
+/// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /private\nCrawl-delay: 5\n"))
+/// #     .mount(&site).await;
+/// use robots_tower::{NotReady, RobotsError, RobotsHooks};
+/// let hooks = RobotsHooks::builder("FooBot/1.0").when_not_ready(NotReady::Fail).build()?;
+/// let http = reqwest::Client::new();
+///
+/// let url: url::Url = format!("{}/page", site.uri()).parse()?;
+/// let ticket = hooks.admit(&url).await?; // allowed, and the origin's turn is ours
+/// let mut request = http.get(url.clone()).build()?;
+/// hooks.identify(request.headers_mut());
+/// let response = http.execute(request).await?;
+/// let info = ticket.finish(response.status().as_u16(), response.headers()).await;
+/// println!("{} ({})", response.status(), info.source.describe());
+///
+/// // The next request to the origin must wait 5 s (Crawl-delay): requeue it.
+/// match hooks.admit(&url).await {
+///     Err(RobotsError::NotReady { ready_in, reason, .. }) => println!("requeue in {ready_in:?}: {reason}"),
+///     other => println!("{other:?}"),
+/// }
+/// let private: url::Url = format!("{}/private/x", site.uri()).parse()?;
+/// assert!(matches!(hooks.check(&private).await, Err(RobotsError::Disallowed { .. })));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RobotsHooks<C> {
+    gate: Arc<Gate>,
+    client: C,
+}
+
+impl<C> std::fmt::Debug for RobotsHooks<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RobotsHooks")
+            .field("agent", &self.gate.agent)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A request's turn at its origin, from [`RobotsHooks::admit`] or [`RobotsHooks::acquire`]:
+/// the request counts as in flight until [`Ticket::finish`] (or until the ticket is dropped,
+/// which ends it without a status).
+pub struct Ticket {
+    admission: Admission,
+    gate: Arc<Gate>,
+}
+
+impl std::fmt::Debug for Ticket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ticket")
+            .field("origin", self.admission.entry.origin())
+            .field("rule", &self.admission.rule)
+            .field("waited", &self.admission.waited)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Ticket {
+    /// The origin whose turn this is.
+    pub fn origin(&self) -> &Origin {
+        self.admission.entry.origin()
+    }
+
+    /// The rule that allowed the URL (`None` when no rule matched, or for a bare
+    /// [`RobotsHooks::acquire`]).
+    pub fn rule(&self) -> Option<&DecidingRule> {
+        self.admission.rule.as_ref()
+    }
+
+    /// How long the turn was waited for.
+    pub fn waited(&self) -> Duration {
+        self.admission.waited
+    }
+
+    /// The interval applied to the origin.
+    pub fn interval(&self) -> Duration {
+        self.admission.interval
+    }
+
+    /// Ends the request with its response: 429/503 pause the origin (`Retry-After` honoured),
+    /// a success ends a pause, and the turn is given back. Returns what a layer would attach
+    /// to the response.
+    pub async fn finish(self, status: u16, headers: &http::HeaderMap) -> RobotsInfo {
+        self.gate.observe(self.admission, status, headers).await
+    }
+}
+
+impl<Target> RobotsConfig<Target> {
+    /// Hooks with this configuration that fetch robots.txt with `client` (a `reqwest::Client`
+    /// with redirects off, or a tower service in [`robots_fetch::ServiceClient`]).
+    pub fn build_hooks_with<C: FetchClient>(self, client: C) -> RobotsHooks<C> {
+        RobotsHooks {
+            gate: self.gate(),
+            client,
+        }
+    }
+}
+
+#[cfg(feature = "reqwest")]
+impl RobotsConfig<ForHooks> {
+    /// The hooks, fetching robots.txt with the client given to [`RobotsConfig::hooks_client`]
+    /// or else one of their own (no redirect following, the configured timeouts).
+    pub fn build(self) -> Result<RobotsHooks<reqwest::Client>, reqwest::Error> {
+        let gate = self.gate();
+        let client = match self.robots_client {
+            Some(client) => client,
+            None => robots_fetch::reqwest_client(gate.cache.fetch_config())?,
+        };
+        Ok(RobotsHooks { gate, client })
+    }
+
+    /// Fetch robots.txt with this client (the framework's own, redirects off), as
+    /// `RobotsConfig::robots_client` does for the middleware.
+    pub fn hooks_client(mut self, client: reqwest::Client) -> Self {
+        self.robots_client = Some(client);
+        self
+    }
+}
+
+impl RobotsHooks<()> {
+    /// A builder for a crawler with this User-Agent; finish with `build()` (reqwest, feature
+    /// `reqwest`) or [`RobotsConfig::build_hooks_with`].
+    pub fn builder(user_agent: &str) -> RobotsConfig<ForHooks> {
+        RobotsConfig::new(user_agent)
+    }
+}
+
+impl<C> RobotsHooks<C> {
+    pub(crate) fn from_gate(gate: Arc<Gate>, client: C) -> RobotsHooks<C> {
+        RobotsHooks { gate, client }
+    }
+
+    /// The robots.txt cache.
+    pub fn cache(&self) -> &RobotsCache {
+        &self.gate.cache
+    }
+
+    /// Puts the crawler's `User-Agent` (and `From`) on a request's headers, per the configured
+    /// [`crate::IdentityHeaders`].
+    pub fn identify(&self, headers: &mut http::HeaderMap) {
+        self.gate.identify(headers);
+    }
+
+    /// The verdict for a URL from the cache alone: `None` when the origin's robots.txt is not
+    /// cached (or due for a refresh); then [`RobotsHooks::check`] fetches it.
+    pub fn verdict(&self, url: &Url) -> Option<Result<Option<DecidingRule>, RobotsError>> {
+        if let Err(error) = http_url(url) {
+            return Some(Err(error));
+        }
+        let entry = self.gate.cache.cached_for_url(url)?;
+        let text = || url.to_string();
+        Some(
+            self.gate
+                .judge(&entry, path_of_url(url), &text, &Overrides::default()),
+        )
+    }
+
+    /// Learns from a response seen without a ticket (a hook after the fact): 429/503 pause the
+    /// origin in this process, a success ends the pause. (A [`Ticket::finish`] does this too,
+    /// and in fleet mode pauses the whole fleet.)
+    pub fn observe(&self, origin: &Origin, status: u16, headers: &http::HeaderMap) {
+        self.gate
+            .politeness
+            .observe(origin.as_str(), status, robots_fetch::retry_after(headers));
+    }
+}
+
+impl<C: FetchClient> RobotsHooks<C> {
+    /// The robots.txt verdict for a URL, fetching robots.txt when needed: the deciding rule
+    /// when allowed, else why not ([`RobotsError::Disallowed`], `Unreachable`…). Takes no
+    /// turn at the origin.
+    pub async fn check(&self, url: &Url) -> Result<Option<DecidingRule>, RobotsError> {
+        let origin = http_url(url)?;
+        let text = || url.to_string();
+        let (_, rule) = self
+            .gate
+            .decide(
+                &self.client,
+                origin.as_ref(),
+                path_of_url(url),
+                &text,
+                &Overrides::default(),
+            )
+            .await?;
+        Ok(rule)
+    }
+
+    /// What the layer does before sending: the verdict, then the origin's turn (waited for, or
+    /// in schedule mode refused with [`RobotsError::NotReady`]).
+    pub async fn admit(&self, url: &Url) -> Result<Ticket, RobotsError> {
+        let origin = http_url(url)?;
+        let admission = self
+            .gate
+            .admit(
+                &self.client,
+                origin.as_ref(),
+                path_of_url(url),
+                || url.to_string(),
+                &Overrides::default(),
+            )
+            .await?;
+        Ok(self.ticket(admission))
+    }
+
+    /// The origin's turn alone (its robots.txt is fetched when needed, for its Crawl-delay and
+    /// to refuse an origin whose robots.txt is unreachable); for frameworks that decided the
+    /// URL already with [`RobotsHooks::check`].
+    pub async fn acquire(&self, origin: &Origin) -> Result<Ticket, RobotsError> {
+        let text = || origin.to_string();
+        let entry = self
+            .gate
+            .entry(&self.client, origin.as_str(), &text)
+            .await?;
+        if entry.is_blocked_by_outage(tokio::time::Instant::now()) {
+            // Decided like any URL of the origin: refused with when to retry.
+            self.gate.judge(&entry, "/", &text, &Overrides::default())?;
+        }
+        let admission = self.gate.pace(entry, None).await?;
+        Ok(self.ticket(admission))
+    }
+
+    /// How long until the origin could take a request: zero when now, `None` when every place
+    /// is taken by requests in flight (ready when one ends). Takes nothing. The interval comes
+    /// from the cached robots.txt (the minimum delay when none is cached).
+    pub async fn next_ready(&self, origin: &Origin) -> Result<Option<Duration>, RobotsError> {
+        let interval = match self.gate.cache.cached(origin.as_str()) {
+            Some(entry) => self.gate.interval_for(&entry).0,
+            None => self.gate.politeness.config().interval(None).0,
+        };
+        self.gate
+            .politeness
+            .next_ready(origin.as_str(), interval)
+            .await
+    }
+
+    fn ticket(&self, admission: Admission) -> Ticket {
+        Ticket {
+            admission,
+            gate: self.gate.clone(),
+        }
+    }
+}
+
+/// The origin key of an http(s) URL (borrowed when the URL has no userinfo).
+fn http_url(url: &Url) -> Result<std::borrow::Cow<'_, str>, RobotsError> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(RobotsError::UnsupportedScheme {
+            url: url.to_string(),
+            scheme: url.scheme().to_string(),
+        });
+    }
+    match origin_str(url) {
+        Some(origin) => Ok(origin.into()),
+        None => Origin::of(url)
+            .map(|o| o.as_str().to_string().into())
+            .map_err(|_| RobotsError::RelativeUri {
+                uri: url.to_string(),
+            }),
+    }
+}
