@@ -49,6 +49,8 @@ pub struct RobotsConfig<Target = ForLayer> {
     pub(crate) redirects: robots_fetch::RedirectPolicy,
     identity: IdentityHeaders,
     not_ready: NotReady,
+    mirror_info: bool,
+    pub(crate) refusals: crate::Refusals,
     /// The client the middleware fetches robots.txt with (none: one built here).
     #[cfg(feature = "reqwest")]
     pub(crate) robots_client: Option<reqwest::Client>,
@@ -98,6 +100,8 @@ impl<Target> RobotsConfig<Target> {
             redirects: robots_fetch::RedirectPolicy::default(),
             identity: IdentityHeaders::IfMissing,
             not_ready: NotReady::Wait,
+            mirror_info: false,
+            refusals: crate::Refusals::Errors,
             #[cfg(feature = "reqwest")]
             robots_client: None,
             #[cfg(feature = "redis")]
@@ -199,6 +203,15 @@ impl<Target> RobotsConfig<Target> {
     /// ```
     pub fn when_not_ready(mut self, not_ready: NotReady) -> Self {
         self.not_ready = not_ready;
+        self
+    }
+
+    /// Also write each response's [`crate::RobotsInfo`] into its headers (the deciding rule,
+    /// the wait, the interval, where the rules came from, the `X-Robots-Tag` directives that
+    /// apply to this crawler; names in [`crate::status::headers`]), for frameworks that drop
+    /// response extensions. Off by default.
+    pub fn mirror_info_headers(mut self, mirror: bool) -> Self {
+        self.mirror_info = mirror;
         self
     }
 
@@ -340,6 +353,7 @@ impl<Target> RobotsConfig<Target> {
             from: fetch.from.clone(),
             identity: self.identity,
             not_ready: self.not_ready,
+            mirror_info: self.mirror_info,
             agent,
             politeness: self.pacing(),
             cache,

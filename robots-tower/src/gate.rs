@@ -113,6 +113,8 @@ pub enum NotReady {
 pub(crate) struct Gate {
     pub(crate) cache: RobotsCache,
     pub(crate) not_ready: NotReady,
+    /// Write [`RobotsInfo`] into response headers too.
+    pub(crate) mirror_info: bool,
     pub(crate) politeness: Pacing,
     /// The token page directives (`X-Robots-Tag: foobot: noindex`) are scoped by.
     pub(crate) agent: String,
@@ -333,6 +335,20 @@ impl Gate {
         }
         crate::telemetry::decided("allowed");
         Ok(rule)
+    }
+
+    /// Attaches what the gate knew to a response: its extensions, and its headers when
+    /// mirroring is on.
+    pub(crate) fn attach(
+        &self,
+        info: RobotsInfo,
+        headers: &mut http::HeaderMap,
+        extensions: &mut http::Extensions,
+    ) {
+        if self.mirror_info {
+            crate::status::mirror_info(&info, headers);
+        }
+        extensions.insert(info);
     }
 
     /// Learns from a response (429/503 pause the origin), ends the request's place, and builds

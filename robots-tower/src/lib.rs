@@ -67,6 +67,7 @@ mod middleware;
 mod overrides;
 mod politeness;
 mod service;
+pub mod status;
 pub mod telemetry;
 
 pub use config::{ForLayer, ForMiddleware, RobotsConfig};
@@ -83,3 +84,4 @@ pub use politeness::{PolitenessConfig, Spacing};
 pub use robots_fetch::{FleetError, RedisFleet};
 pub use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};
 pub use service::{RobotsLayer, RobotsService};
+pub use status::{Refusals, RefusalsAsResponses, RefusalsAsResponsesLayer};

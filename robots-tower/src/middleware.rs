@@ -40,6 +40,7 @@ pub struct RobotsMiddleware {
     gate: Arc<Gate>,
     client: reqwest::Client,
     redirects: robots_fetch::RedirectPolicy,
+    refusals: crate::Refusals,
     /// Whether the "client follows redirects itself" warning was given.
     warned_redirects: Arc<AtomicBool>,
 }
@@ -99,6 +100,15 @@ impl RobotsConfig<ForMiddleware> {
         self
     }
 
+    /// How refusals come back ([`crate::Refusals::Errors`]). With
+    /// [`crate::Refusals::Responses`], for frameworks that keep only a status: a disallowed
+    /// URL is a 403 and "not now" a 503 with `Retry-After`, each with an `x-robots-refusal`
+    /// header (and `x-robots-rule`), the error itself in the response's extensions.
+    pub fn refusals(mut self, refusals: crate::Refusals) -> Self {
+        self.refusals = refusals;
+        self
+    }
+
     /// The reqwest-middleware middleware. robots.txt is fetched with the client given to
     /// [`RobotsConfig::robots_client`], or else a client of its own (no redirect following,
     /// the configured timeouts). Add it to a client whose redirect following is off, or use
@@ -118,6 +128,7 @@ impl RobotsConfig<ForMiddleware> {
             gate,
             client,
             redirects: self.redirects,
+            refusals: self.refusals,
             warned_redirects: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -164,6 +175,46 @@ impl Middleware for RobotsMiddleware {
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> reqwest_middleware::Result<reqwest::Response> {
+        let url = request.url().clone();
+        let result = self.send(request, extensions, next).await;
+        match (self.refusals, result) {
+            (crate::Refusals::Responses, Err(Error::Middleware(error))) => {
+                match error
+                    .downcast_ref::<RobotsError>()
+                    .and_then(|e| synthetic(e, &url))
+                {
+                    Some(response) => Ok(response),
+                    None => Err(Error::Middleware(error)),
+                }
+            }
+            (_, result) => result,
+        }
+    }
+}
+
+/// A refusal as a reqwest response ([`crate::Refusals::Responses`]).
+fn synthetic(error: &RobotsError, url: &url::Url) -> Option<reqwest::Response> {
+    use reqwest::ResponseBuilderExt;
+    let (parts, body) = crate::status::refusal_response(error)?.into_parts();
+    let mut builder = http::Response::builder()
+        .status(parts.status)
+        .url(url.clone())
+        .extension(error.clone());
+    if let Some(headers) = builder.headers_mut() {
+        *headers = parts.headers;
+    }
+    let response = builder.body(reqwest::Body::from(body)).ok()?;
+    Some(reqwest::Response::from(response))
+}
+
+impl RobotsMiddleware {
+    /// The request and the redirects it leads to, each hop checked and paced.
+    async fn send(
+        &self,
+        request: reqwest::Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> reqwest_middleware::Result<reqwest::Response> {
         let mut request = request;
         let mut hops = 0;
         // Set with `RequestBuilder::with_extension`; they apply to every hop.
@@ -204,7 +255,10 @@ impl Middleware for RobotsMiddleware {
                 .gate
                 .observe(admission, status.as_u16(), response.headers())
                 .await;
-            response.extensions_mut().insert(info);
+            let mut headers = std::mem::take(response.headers_mut());
+            self.gate
+                .attach(info, &mut headers, response.extensions_mut());
+            *response.headers_mut() = headers;
             if response.url() != &url {
                 self.check_followed(&url, response.url(), &overrides)
                     .await?;

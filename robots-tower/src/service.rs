@@ -161,12 +161,13 @@ where
                 .admit(&client, origin, path, || uri.to_string(), &overrides)
                 .await?;
             gate.identify(request.headers_mut());
-            let mut response = inner.oneshot(request).await.map_err(Into::into)?;
+            let response = inner.oneshot(request).await.map_err(Into::into)?;
             let info = gate
                 .observe(admission, response.status().as_u16(), response.headers())
                 .await;
-            response.extensions_mut().insert(info);
-            Ok(response)
+            let (mut parts, body) = response.into_parts();
+            gate.attach(info, &mut parts.headers, &mut parts.extensions);
+            Ok(http::Response::from_parts(parts, body))
         })
     }
 }

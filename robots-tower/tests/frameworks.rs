@@ -153,3 +153,90 @@ async fn the_redirect_policy_limits_hops_and_composes() {
     assert_eq!(response.status(), 302);
     assert_eq!(site.count("/r2"), 0);
 }
+
+#[tokio::test]
+async fn status_only_frameworks_get_refusals_as_responses_and_info_as_headers() {
+    let site = Site::start(|target, _| match target {
+        "/robots.txt" => {
+            Answer::ok("User-agent: *\nAllow: /ok\nDisallow: /private\nCrawl-delay: 30\n")
+        }
+        "/tagged" => Answer::status(
+            "200 OK",
+            &[
+                "X-Robots-Tag: foobot: noindex",
+                "X-Robots-Tag: otherbot: nofollow",
+            ],
+        ),
+        _ => Answer::ok("page"),
+    })
+    .await;
+    let client = RobotsMiddleware::builder(UA)
+        .refusals(robots_tower::Refusals::Responses)
+        .when_not_ready(robots_tower::NotReady::Fail)
+        .mirror_info_headers(true)
+        .build_client()
+        .unwrap();
+
+    let ok = client.get(site.url("/ok")).send().await.unwrap();
+    assert_eq!(ok.status(), 200);
+    let header = |response: &reqwest::Response, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_string())
+    };
+    assert_eq!(
+        header(&ok, "x-robots-rule").as_deref(),
+        Some("line 2: Allow: /ok")
+    );
+    assert_eq!(
+        header(&ok, "x-robots-interval-ms").as_deref(),
+        Some("30000")
+    );
+    assert_eq!(header(&ok, "x-robots-waited-ms").as_deref(), Some("0"));
+    assert_eq!(header(&ok, "x-robots-source").as_deref(), Some("parsed"));
+    assert_eq!(header(&ok, "x-robots-directives"), None);
+
+    // Disallowed: a 403 that names the reason and the rule; nothing reached the site.
+    let refused = client.get(site.url("/private/x")).send().await.unwrap();
+    assert_eq!(refused.status(), 403);
+    assert_eq!(
+        header(&refused, "x-robots-refusal").as_deref(),
+        Some("disallowed")
+    );
+    assert_eq!(
+        header(&refused, "x-robots-rule").as_deref(),
+        Some("line 3: Disallow: /private")
+    );
+    assert_eq!(refused.url().as_str(), site.url("/private/x"));
+    assert!(matches!(
+        refused.extensions().get::<RobotsError>(),
+        Some(RobotsError::Disallowed { .. })
+    ));
+    assert_eq!(site.count("/private/x"), 0);
+
+    // Not now (Crawl-delay 30 s): a 503 with Retry-After, at once.
+    let started = std::time::Instant::now();
+    let later = client.get(site.url("/tagged")).send().await.unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(later.status(), 503);
+    let retry: u64 = header(&later, "retry-after").unwrap().parse().unwrap();
+    assert!((29..=30).contains(&retry), "{retry}");
+    assert_eq!(
+        header(&later, "x-robots-refusal").as_deref(),
+        Some("not-ready; reason=spacing")
+    );
+    assert!(later.text().await.unwrap().contains("not ready"));
+    assert_eq!(site.count("/tagged"), 0);
+
+    // The page directives scoped to this crawler are mirrored (a fresh client, no wait).
+    let client = RobotsMiddleware::builder(UA)
+        .mirror_info_headers(true)
+        .build_client()
+        .unwrap();
+    let tagged = client.get(site.url("/tagged")).send().await.unwrap();
+    assert_eq!(
+        header(&tagged, "x-robots-directives").as_deref(),
+        Some("noindex")
+    );
+}

@@ -1,0 +1,338 @@
+//! For frameworks that see only status codes and headers: refusals answered as synthetic
+//! responses (403 for a disallowed URL, 503 with `Retry-After` for "not now"), and
+//! [`RobotsInfo`] mirrored into response headers. Header names are in [`headers`].
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, StatusCode};
+use http_body_util::Either;
+use http_body_util::Full;
+use robots_fetch::BoxError;
+
+use crate::error::{DecidingRule, RobotsError};
+use crate::gate::RobotsInfo;
+
+/// The headers this crate writes on synthetic refusals and mirrored [`RobotsInfo`].
+pub mod headers {
+    /// Why a synthetic response refuses the request: `disallowed`, `disallowed-for`,
+    /// `unreachable`, `not-ready`, `redirect-refused`, `unsupported-scheme`,
+    /// `fleet-unavailable`; `not-ready` carries `; reason=spacing|paused|in_flight|robots_pending`.
+    pub const REFUSAL: &str = "x-robots-refusal";
+    /// The robots.txt rule that decided (`line 2: Disallow: /private`), on refusals and, when
+    /// mirrored, on allowed responses.
+    pub const RULE: &str = "x-robots-rule";
+    /// Mirrored: milliseconds waited for the origin's turn.
+    pub const WAITED_MS: &str = "x-robots-waited-ms";
+    /// Mirrored: the interval applied to the origin, in milliseconds.
+    pub const INTERVAL_MS: &str = "x-robots-interval-ms";
+    /// Mirrored: where the rules came from (`parsed`, `unavailable`, `unreachable`, `default`).
+    pub const SOURCE: &str = "x-robots-source";
+    /// Mirrored: the page directives of the response's `X-Robots-Tag` that apply to this
+    /// crawler (`noindex, nofollow`), when any.
+    pub const DIRECTIVES: &str = "x-robots-directives";
+}
+
+/// How the layer or middleware answers a request it refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Refusals {
+    /// A [`RobotsError`] (the default).
+    #[default]
+    Errors,
+    /// A synthetic response, for frameworks that keep only a status (a refusal that is a
+    /// configuration mistake — a relative URI, an unknown policy token — stays an error):
+    ///
+    /// | refusal | status | headers |
+    /// |---|---|---|
+    /// | `Disallowed`, `DisallowedFor`, `RedirectRefused`, `UnsupportedScheme` | 403 | `x-robots-refusal`, `x-robots-rule` |
+    /// | `Unreachable` | 503 | `Retry-After`, `x-robots-refusal: unreachable` |
+    /// | `NotReady` | 503 | `Retry-After` (when known), `x-robots-refusal: not-ready; reason=…` |
+    /// | `FleetUnavailable` | 503 | `x-robots-refusal: fleet-unavailable` |
+    ///
+    /// The body is the error's message; the [`RobotsError`] itself is in the response's
+    /// extensions.
+    Responses,
+}
+
+/// The synthetic response for a refusal, or `None` when it should stay an error.
+pub fn refusal_response(error: &RobotsError) -> Option<http::Response<Bytes>> {
+    let (status, refusal, rule, retry_after): (_, String, Option<&DecidingRule>, _) = match error {
+        RobotsError::Disallowed { rule, .. } => (
+            StatusCode::FORBIDDEN,
+            "disallowed".into(),
+            rule.as_ref(),
+            None,
+        ),
+        RobotsError::DisallowedFor { rule, .. } => (
+            StatusCode::FORBIDDEN,
+            "disallowed-for".into(),
+            rule.as_ref(),
+            None,
+        ),
+        RobotsError::RedirectRefused { .. } => {
+            (StatusCode::FORBIDDEN, "redirect-refused".into(), None, None)
+        }
+        RobotsError::UnsupportedScheme { .. } => (
+            StatusCode::FORBIDDEN,
+            "unsupported-scheme".into(),
+            None,
+            None,
+        ),
+        RobotsError::Unreachable { retry_after, .. } => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unreachable".into(),
+            None,
+            Some(*retry_after),
+        ),
+        RobotsError::NotReady {
+            ready_in, reason, ..
+        } => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not-ready; reason={}", reason.as_str()),
+            None,
+            *ready_in,
+        ),
+        RobotsError::FleetUnavailable { .. } => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "fleet-unavailable".into(),
+            None,
+            None,
+        ),
+        _ => return None,
+    };
+    let mut response = http::Response::new(Bytes::from(error.to_string()));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    insert(headers, headers::REFUSAL, &refusal);
+    if let Some(rule) = rule {
+        insert(headers, headers::RULE, &describe(rule));
+    }
+    if let Some(wait) = retry_after {
+        // Whole seconds, rounded up: retrying early would only be refused again.
+        let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        insert(
+            headers,
+            http::header::RETRY_AFTER.as_str(),
+            &secs.to_string(),
+        );
+    }
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response.extensions_mut().insert(error.clone());
+    Some(response)
+}
+
+/// Writes a [`RobotsInfo`] into response headers (see [`headers`]).
+pub fn mirror_info(info: &RobotsInfo, headers: &mut HeaderMap) {
+    if let Some(rule) = &info.rule {
+        insert(headers, headers::RULE, &describe(rule));
+    }
+    insert(headers, headers::WAITED_MS, &millis(info.waited));
+    insert(headers, headers::INTERVAL_MS, &millis(info.interval));
+    insert(headers, headers::SOURCE, info.source.outcome());
+    let directives = directive_list(&info.directives);
+    if !directives.is_empty() {
+        insert(headers, headers::DIRECTIVES, &directives);
+    }
+}
+
+fn millis(duration: Duration) -> String {
+    duration.as_millis().to_string()
+}
+
+fn describe(rule: &DecidingRule) -> String {
+    let kind = match rule.kind {
+        robots_core::RuleKind::Allow => "Allow",
+        robots_core::RuleKind::Disallow => "Disallow",
+    };
+    format!("line {}: {kind}: {}", rule.line, rule.pattern)
+}
+
+/// Inserts a header, dropping a value a header cannot carry (a rule with control bytes).
+fn insert(headers: &mut HeaderMap, name: &'static str, value: &str) {
+    if let Ok(value) = HeaderValue::from_str(value) {
+        headers.insert(http::HeaderName::from_static(name), value);
+    }
+}
+
+/// The directives as an `X-Robots-Tag` list.
+fn directive_list(d: &robots_core::Directives) -> String {
+    let mut list: Vec<String> = [
+        (d.noindex, "noindex"),
+        (d.nofollow, "nofollow"),
+        (d.noarchive, "noarchive"),
+        (d.nosnippet, "nosnippet"),
+        (d.noodp, "noodp"),
+        (d.notranslate, "notranslate"),
+        (d.noimageindex, "noimageindex"),
+    ]
+    .into_iter()
+    .filter(|(set, _)| *set)
+    .map(|(_, name)| name.to_string())
+    .collect();
+    if let Some(date) = &d.unavailable_after {
+        list.push(format!("unavailable_after: {date}"));
+    }
+    if let Some(n) = d.max_snippet {
+        list.push(format!("max-snippet: {n}"));
+    }
+    if let Some(preview) = d.max_image_preview {
+        let value = match preview {
+            robots_core::ImagePreview::None => "none",
+            robots_core::ImagePreview::Standard => "standard",
+            robots_core::ImagePreview::Large => "large",
+        };
+        list.push(format!("max-image-preview: {value}"));
+    }
+    if let Some(n) = d.max_video_preview {
+        list.push(format!("max-video-preview: {n}"));
+    }
+    list.join(", ")
+}
+
+/// A tower layer for status-only stacks: put it *outside* [`crate::RobotsLayer`], and refusals
+/// become synthetic responses ([`Refusals::Responses`]); the response body is
+/// `Either<inner body, Full<Bytes>>`.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), robots_fetch::BoxError> {
+/// use bytes::Bytes;
+/// use http_body_util::Full;
+/// use robots_tower::{RefusalsAsResponsesLayer, RobotsLayer};
+/// use tower::{ServiceBuilder, ServiceExt};
+///
+/// let site = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
+///     let body = match request.uri().path() {
+///         "/robots.txt" => "User-agent: *\nDisallow: /private\n",
+///         _ => "a page",
+///     };
+///     Ok::<_, robots_fetch::BoxError>(http::Response::new(Full::new(Bytes::from(body))))
+/// });
+/// let service = ServiceBuilder::new()
+///     .layer(RefusalsAsResponsesLayer)
+///     .layer(RobotsLayer::builder("FooBot/1.0").build())
+///     .service(site);
+/// let request = http::Request::get("http://example.com/private/x").body(Full::<Bytes>::default())?;
+/// let response = service.oneshot(request).await?;
+/// assert_eq!(response.status(), 403);
+/// assert_eq!(response.headers()["x-robots-rule"], "line 2: Disallow: /private");
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RefusalsAsResponsesLayer;
+
+impl<S> tower_layer::Layer<S> for RefusalsAsResponsesLayer {
+    type Service = RefusalsAsResponses<S>;
+
+    fn layer(&self, inner: S) -> RefusalsAsResponses<S> {
+        RefusalsAsResponses { inner }
+    }
+}
+
+/// The service [`RefusalsAsResponsesLayer`] produces.
+#[derive(Debug, Clone)]
+pub struct RefusalsAsResponses<S> {
+    inner: S,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+impl<S, ReqB, ResB> tower_service::Service<http::Request<ReqB>> for RefusalsAsResponses<S>
+where
+    S: tower_service::Service<http::Request<ReqB>, Response = http::Response<ResB>>,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+{
+    type Response = http::Response<Either<ResB, Full<Bytes>>>;
+    type Error = BoxError;
+    type Future = BoxFuture<Result<Self::Response, BoxError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, request: http::Request<ReqB>) -> Self::Future {
+        let future = self.inner.call(request);
+        Box::pin(async move {
+            match future.await {
+                Ok(response) => Ok(response.map(Either::Left)),
+                Err(error) => {
+                    let error: BoxError = error.into();
+                    let synthetic = error
+                        .downcast_ref::<RobotsError>()
+                        .and_then(refusal_response);
+                    match synthetic {
+                        Some(response) => Ok(response.map(|b| Either::Right(Full::new(b)))),
+                        None => Err(error),
+                    }
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::NotReadyReason;
+
+    #[test]
+    fn each_refusal_has_its_status_and_headers() {
+        let rule = DecidingRule {
+            line: 2,
+            kind: robots_core::RuleKind::Disallow,
+            pattern: "/private".into(),
+        };
+        let disallowed = refusal_response(&RobotsError::Disallowed {
+            url: "https://example.com/private".into(),
+            rule: Some(rule),
+            resolved_path: None,
+        })
+        .unwrap();
+        assert_eq!(disallowed.status(), 403);
+        assert_eq!(disallowed.headers()[headers::REFUSAL], "disallowed");
+        assert_eq!(
+            disallowed.headers()[headers::RULE],
+            "line 2: Disallow: /private"
+        );
+        assert!(disallowed.extensions().get::<RobotsError>().is_some());
+
+        let origin = robots_fetch::Origin::parse("https://example.com").unwrap();
+        let unreachable = refusal_response(&RobotsError::Unreachable {
+            origin: origin.clone(),
+            retry_after: Duration::from_millis(59_100),
+            cause: "HTTP 503".into(),
+        })
+        .unwrap();
+        assert_eq!(unreachable.status(), 503);
+        assert_eq!(unreachable.headers()[http::header::RETRY_AFTER], "60");
+        assert_eq!(unreachable.headers()[headers::REFUSAL], "unreachable");
+        assert!(
+            String::from_utf8_lossy(unreachable.body()).contains("unreachable"),
+            "the body says why"
+        );
+
+        let not_ready = refusal_response(&RobotsError::NotReady {
+            origin,
+            ready_in: Some(Duration::from_secs(5)),
+            reason: NotReadyReason::Spacing,
+        })
+        .unwrap();
+        assert_eq!(not_ready.status(), 503);
+        assert_eq!(not_ready.headers()[http::header::RETRY_AFTER], "5");
+        assert_eq!(
+            not_ready.headers()[headers::REFUSAL],
+            "not-ready; reason=spacing"
+        );
+
+        // Configuration mistakes stay errors.
+        assert!(refusal_response(&RobotsError::RelativeUri { uri: "/x".into() }).is_none());
+    }
+}
