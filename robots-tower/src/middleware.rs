@@ -102,7 +102,8 @@ impl RobotsConfig<ForMiddleware> {
 
     /// How refusals come back ([`crate::Refusals::Errors`]). With
     /// [`crate::Refusals::Responses`], for frameworks that keep only a status: a disallowed
-    /// URL is a 403 and "not now" a 503 with `Retry-After`, each with an `x-robots-refusal`
+    /// URL is a 403, robots.txt unreachable a 503 with `Retry-After`, and "not now" (schedule
+    /// mode) a 429 with `Retry-After`, each with an `x-robots-refusal`
     /// header (and `x-robots-rule`), the error itself in the response's extensions.
     pub fn refusals(mut self, refusals: crate::Refusals) -> Self {
         self.refusals = refusals;

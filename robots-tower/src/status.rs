@@ -1,5 +1,5 @@
 //! For frameworks that see only status codes and headers: refusals answered as synthetic
-//! responses (403 for a disallowed URL, 503 with `Retry-After` for "not now"), and
+//! responses (403 for a disallowed URL, 503 or 429 with `Retry-After` for "not now"), and
 //! [`RobotsInfo`] mirrored into response headers. Header names are in [`headers`].
 
 use std::future::Future;
@@ -50,7 +50,7 @@ pub enum Refusals {
     /// |---|---|---|
     /// | `Disallowed`, `DisallowedFor`, `RedirectRefused`, `UnsupportedScheme` | 403 | `x-robots-refusal`, `x-robots-rule` |
     /// | `Unreachable` | 503 | `Retry-After`, `x-robots-refusal: unreachable` |
-    /// | `NotReady` | 503 | `Retry-After` (when known), `x-robots-refusal: not-ready; reason=…` |
+    /// | `NotReady` | 429 | `Retry-After` (when known), `x-robots-refusal: not-ready; reason=…` |
     /// | `FleetUnavailable` | 503 | `x-robots-refusal: fleet-unavailable` |
     ///
     /// The body is the error's message; the [`RobotsError`] itself is in the response's
@@ -91,7 +91,8 @@ pub fn refusal_response(error: &RobotsError) -> Option<http::Response<Bytes>> {
         RobotsError::NotReady {
             ready_in, reason, ..
         } => (
-            StatusCode::SERVICE_UNAVAILABLE,
+            // "Too many requests" from us, not the site: frameworks back off on a 429.
+            StatusCode::TOO_MANY_REQUESTS,
             format!("not-ready; reason={}", reason.as_str()),
             None,
             *ready_in,
@@ -325,7 +326,7 @@ mod tests {
             reason: NotReadyReason::Spacing,
         })
         .unwrap();
-        assert_eq!(not_ready.status(), 503);
+        assert_eq!(not_ready.status(), 429);
         assert_eq!(not_ready.headers()[http::header::RETRY_AFTER], "5");
         assert_eq!(
             not_ready.headers()[headers::REFUSAL],

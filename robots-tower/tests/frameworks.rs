@@ -215,11 +215,11 @@ async fn status_only_frameworks_get_refusals_as_responses_and_info_as_headers() 
     ));
     assert_eq!(site.count("/private/x"), 0);
 
-    // Not now (Crawl-delay 30 s): a 503 with Retry-After, at once.
+    // Not now (Crawl-delay 30 s): a 429 with Retry-After, at once.
     let started = std::time::Instant::now();
     let later = client.get(site.url("/tagged")).send().await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert_eq!(later.status(), 503);
+    assert_eq!(later.status(), 429);
     let retry: u64 = header(&later, "retry-after").unwrap().parse().unwrap();
     assert!((29..=30).contains(&retry), "{retry}");
     assert_eq!(

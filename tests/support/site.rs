@@ -17,6 +17,8 @@ pub struct Seen {
     pub user_agent: Option<String>,
     pub from: Option<String>,
     pub at: Instant,
+    /// The request head as received (request line and headers).
+    pub head: String,
 }
 
 /// An answer: status line (`200 OK`), extra header lines, body, and a delay before answering.
@@ -99,6 +101,7 @@ impl Site {
                             user_agent: header("user-agent"),
                             from: header("from"),
                             at: Instant::now(),
+                            head: text.clone(),
                         });
                         before
                     };
