@@ -1,6 +1,6 @@
 //! # robots-spider
 //!
-//! Makes a [spider](https://docs.rs/spider) crawl polite: [`polite_client`] builds the HTTP
+//! Makes a `spider` crawl polite: [`polite_client`] builds the HTTP
 //! client spider crawls with, with robots-tower's middleware inside it, so every request spider
 //! sends — every page, every redirect hop — is checked against its origin's robots.txt (Google's
 //! semantics, refused while robots.txt answers 5xx) and paced per origin (Crawl-delay, 429/503
@@ -14,27 +14,29 @@
 //! robots.txt through that same client.
 //!
 //! ```no_run
-//! # #[tokio::main]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use robots_spider::polite_client;
 //! use robots_tower::RobotsMiddleware;
 //! use spider::website::Website;
 //!
-//! let mut website = Website::new("https://example.com");
-//! website
-//!     .with_user_agent(Some("FooBot/1.0 (+https://foo.example/bot)"))
-//!     // Our middleware is the robots check; spider's own would fetch robots.txt a second time
-//!     // with its inexact parser (and fails open on 5xx).
-//!     .with_respect_robots_txt(false)
-//!     .with_limit(100);
-//! let client = polite_client(&website, RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)"))?;
-//! website.set_http_client(client);
-//! website.crawl().await;
-//! for link in website.get_links() {
-//!     println!("{}", link.as_ref());
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let agent = "FooBot/1.0 (+https://foo.example/bot)";
+//!     let mut website = Website::new("https://example.com");
+//!     website
+//!         .with_user_agent(Some(agent))
+//!         .with_respect_robots_txt(false) // the middleware enforces robots.txt
+//!         .with_limit(100);
+//!     website.set_http_client(polite_client(&website, RobotsMiddleware::builder(agent))?);
+//!     website.crawl().await;
+//!     for link in website.get_links() {
+//!         println!("{}", link.as_ref());
+//!     }
+//!     Ok(())
 //! }
-//! # Ok(()) }
 //! ```
+//!
+//! Turn spider's own robots check off: it would fetch robots.txt a second time with its inexact
+//! parser (which fails open on 5xx).
 //!
 //! ## Where the hook does not apply
 //!

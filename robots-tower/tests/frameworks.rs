@@ -240,3 +240,68 @@ async fn status_only_frameworks_get_refusals_as_responses_and_info_as_headers() 
         Some("noindex")
     );
 }
+
+#[tokio::test]
+async fn a_tower_stack_applies_hop_rules_through_tower_http() {
+    use bytes::Bytes;
+    use http_body_util::Full;
+    use tower::{ServiceBuilder, ServiceExt};
+    use tower_http::follow_redirect::FollowRedirectLayer;
+    use tower_http::follow_redirect::policy::{self, Action, Attempt, PolicyExt};
+
+    let requested: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let log = requested.clone();
+    let site = tower::service_fn(move |request: http::Request<Full<Bytes>>| {
+        log.lock().unwrap().push(request.uri().to_string());
+        async move {
+            let mut response = http::Response::builder();
+            let body = match request.uri().path() {
+                "/robots.txt" => "User-agent: *\nAllow: /\n",
+                "/go" => {
+                    response = response
+                        .status(302)
+                        .header("location", "http://127.0.0.1/secret");
+                    ""
+                }
+                _ => "page",
+            };
+            response.body(Full::new(Bytes::from(body)))
+        }
+    });
+
+    // The hop rule inside tower-http's redirect policy: tower-http follows, the robots layer
+    // (inside it) checks every hop, and the rule decides which hops are followed at all.
+    let rule = HopRule::default();
+    let hops = policy::redirect_fn(move |attempt: &Attempt<'_>| {
+        let parse = |uri: &http::Uri| url::Url::parse(&uri.to_string()).ok();
+        let allowed = match (parse(attempt.previous()), parse(attempt.location())) {
+            (Some(from), Some(to)) => rule.allows(&from, &to),
+            _ => false,
+        };
+        Ok::<_, robots_fetch::BoxError>(if allowed {
+            Action::Follow
+        } else {
+            Action::Stop
+        })
+    });
+    let policy = policy::Limited::new(10).and::<_, Full<Bytes>, robots_fetch::BoxError>(hops);
+    let service = ServiceBuilder::new()
+        .layer(FollowRedirectLayer::with_policy(policy))
+        .layer(
+            robots_tower::RobotsLayer::builder(UA)
+                .min_delay(Duration::ZERO)
+                .build(),
+        )
+        .service(site);
+    let request = http::Request::get("http://public.example/go")
+        .body(Full::<Bytes>::default())
+        .unwrap();
+    let response = service.oneshot(request).await.unwrap();
+    // Stopped: the redirect comes back as it is, and the loopback target was never requested.
+    assert_eq!(response.status(), 302);
+    let requested = requested.lock().unwrap().clone();
+    assert!(
+        !requested.iter().any(|u| u.contains("/secret")),
+        "{requested:?}"
+    );
+}
