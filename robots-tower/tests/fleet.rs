@@ -369,3 +369,43 @@ async fn schedule_mode_tells_every_member_when_the_fleet_is_ready() {
         "{error}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_of_different_members_see_one_fleet_turn() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    let hooks = || {
+        let fleet = RedisFleet::new(&redis.url()).unwrap();
+        robots_tower::RobotsHooks::builder("FooBot/1.0")
+            .fleet(&fleet)
+            .min_delay(Duration::from_secs(3))
+            .build()
+            .unwrap()
+    };
+    let (a, b) = (hooks(), hooks());
+    let origin = robots_fetch::Origin::parse(&server.uri()).unwrap();
+    let url: url::Url = format!("{}/page", server.uri()).parse().unwrap();
+    assert_eq!(b.next_ready(&origin).await.unwrap(), Some(Duration::ZERO));
+    let ticket = a.admit(&url).await.unwrap();
+    // Member b asks the fleet (peek): the place is taken…
+    assert_eq!(b.next_ready(&origin).await.unwrap(), None);
+    ticket.finish(200, &reqwest::header::HeaderMap::new()).await;
+    // …then the interval runs from the end, for everyone; peeking reserved nothing.
+    let ready = b.next_ready(&origin).await.unwrap().unwrap();
+    assert!(
+        ready > Duration::from_millis(2500) && ready <= Duration::from_secs(3),
+        "{ready:?}"
+    );
+    let again = b.next_ready(&origin).await.unwrap().unwrap();
+    assert!(
+        again <= ready && again > Duration::from_secs(2),
+        "{again:?}"
+    );
+    assert_eq!(
+        site.robots_fetches(),
+        1,
+        "one robots.txt fetch for the fleet"
+    );
+}
