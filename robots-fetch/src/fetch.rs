@@ -120,13 +120,7 @@ async fn fetch_following_redirects<C: FetchClient>(
                 warn!(from = %url, to = %landed, "the robots.txt client follows redirects itself, so hops are not counted here: build it with redirect::Policy::none()");
             }
             if !config.redirect_rule.allows(&url, &landed) {
-                return FetchOutcome::Unreachable(Unreachable::Network(NetworkError {
-                    kind: NetworkErrorKind::RedirectRefused,
-                    message: format!(
-                        "robots.txt redirect from {url} to {landed} (followed by the client) refused: {}",
-                        config.redirect_rule
-                    ),
-                }));
+                return redirect_refused(&url, &landed, " (followed by the client)", config);
             }
             visited.push(landed.clone());
             url = landed;
@@ -148,15 +142,7 @@ async fn fetch_following_redirects<C: FetchClient>(
                 return unavailable(UnavailableReason::TooManyRedirects);
             }
             if !config.redirect_rule.allows(&url, &next) {
-                // The crawler's own choice not to go there: the rules stay unknown, so nothing
-                // is allowed (not "no robots.txt", which would allow everything).
-                return FetchOutcome::Unreachable(Unreachable::Network(NetworkError {
-                    kind: NetworkErrorKind::RedirectRefused,
-                    message: format!(
-                        "robots.txt redirect from {url} to {next} refused: {}",
-                        config.redirect_rule
-                    ),
-                }));
+                return redirect_refused(&url, &next, "", config);
             }
             debug!(from = %url, to = %next, status = code, "robots.txt redirect");
             visited.push(next.clone());
@@ -191,6 +177,18 @@ async fn fetch_following_redirects<C: FetchClient>(
             retry_after: retry_after(response.headers()),
         });
     }
+}
+
+/// A robots.txt redirect the rule refuses: the crawler's own choice not to go there, so the
+/// rules stay unknown and nothing is allowed (not "no robots.txt", which would allow everything).
+fn redirect_refused(from: &Url, to: &Url, how: &str, config: &FetchConfig) -> FetchOutcome {
+    FetchOutcome::Unreachable(Unreachable::Network(NetworkError {
+        kind: NetworkErrorKind::RedirectRefused,
+        message: format!(
+            "robots.txt redirect from {from} to {to}{how} refused: {}",
+            config.redirect_rule
+        ),
+    }))
 }
 
 fn request(url: &Url, config: &FetchConfig) -> Result<http::Request<()>, NetworkError> {
