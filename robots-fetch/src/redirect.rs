@@ -9,7 +9,7 @@
 //! it.
 
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
 
 use url::{Host, Url};
@@ -260,14 +260,6 @@ fn is_internal_v6(v6: Ipv6Addr) -> bool {
         || (first & 0xfe00) == 0xfc00 // unique local, fc00::/7
         || (first & 0xffc0) == 0xfe80 // link-local, fe80::/10
         || v6.to_ipv4_mapped().is_some_and(is_internal_v4)
-}
-
-/// Whether an IP address is internal by the same definition as [`is_internal`].
-pub fn is_internal_ip(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => is_internal_v4(v4),
-        IpAddr::V6(v6) => is_internal_v6(v6),
-    }
 }
 
 #[cfg(test)]

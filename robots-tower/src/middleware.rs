@@ -176,10 +176,13 @@ impl Middleware for RobotsMiddleware {
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> reqwest_middleware::Result<reqwest::Response> {
+        if self.refusals == crate::Refusals::Errors {
+            return self.send(request, extensions, next).await;
+        }
+        // Only a synthetic response needs the URL kept.
         let url = request.url().clone();
-        let result = self.send(request, extensions, next).await;
-        match (self.refusals, result) {
-            (crate::Refusals::Responses, Err(Error::Middleware(error))) => {
+        match self.send(request, extensions, next).await {
+            Err(Error::Middleware(error)) => {
                 match error
                     .downcast_ref::<RobotsError>()
                     .and_then(|e| synthetic(e, &url))
@@ -188,7 +191,7 @@ impl Middleware for RobotsMiddleware {
                     None => Err(Error::Middleware(error)),
                 }
             }
-            (_, result) => result,
+            result => result,
         }
     }
 }

@@ -442,7 +442,7 @@ impl Politeness {
         }
         Some(
             slot.peek(interval, self.config.spaces_from_end())
-                .map_or(Duration::ZERO, |(at, _)| {
+                .map_or(Duration::ZERO, |at| {
                     at.saturating_duration_since(Instant::now())
                 }),
         )
@@ -569,18 +569,16 @@ impl Slot {
     }
 
     /// When a request could start, without taking the turn: `None` when now.
-    fn peek(&self, interval: Duration, from_end: bool) -> Option<(Instant, NotReadyReason)> {
+    fn peek(&self, interval: Duration, from_end: bool) -> Option<Instant> {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         if let Some(until) = state.paused_until.filter(|p| *p > now) {
-            return Some((until, NotReadyReason::Paused));
+            return Some(until);
         }
         let after = |at: Option<Instant>| at.map(|t| later(t, interval)).filter(|t| *t > now);
         let from_start = after(state.last_start);
         let from_end = after(state.last_end.filter(|_| from_end));
-        from_start
-            .max(from_end)
-            .map(|at| (at, NotReadyReason::Spacing))
+        from_start.max(from_end)
     }
 
     /// Whether forgetting the origin changes nothing that matters: nothing in flight or waiting,

@@ -8,7 +8,10 @@ mod site;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use robots_tower::{HopRule, RedirectPolicy, RedirectRefusal, RobotsError, RobotsMiddleware};
+use robots_tower::{
+    ForMiddleware, HopRule, RedirectPolicy, RedirectRefusal, RobotsConfig, RobotsError,
+    RobotsMiddleware,
+};
 
 use site::{Answer, Site};
 
@@ -58,6 +61,22 @@ fn with_middleware(
         .build()
 }
 
+/// The framework's client with our middleware inside, fetching robots.txt through that client.
+fn polite(
+    site: &Site,
+    configure: impl FnOnce(RobotsConfig<ForMiddleware>) -> RobotsConfig<ForMiddleware>,
+) -> reqwest_middleware::ClientWithMiddleware {
+    let framework = framework_client(site);
+    let robots = configure(
+        RobotsMiddleware::builder(UA)
+            .min_delay(Duration::ZERO)
+            .robots_client(framework.clone()),
+    )
+    .build()
+    .unwrap();
+    with_middleware(framework, robots)
+}
+
 fn refusal(error: &reqwest_middleware::Error) -> Option<&RobotsError> {
     RobotsError::from_middleware_error(error)
 }
@@ -66,13 +85,7 @@ fn refusal(error: &reqwest_middleware::Error) -> Option<&RobotsError> {
 async fn redirects_into_loopback_from_a_public_host_are_refused_by_default() {
     let site = redirecting_site().await;
     let port = site.addr().port();
-    let framework = framework_client(&site);
-    let robots = RobotsMiddleware::builder(UA)
-        .min_delay(Duration::ZERO)
-        .robots_client(framework.clone())
-        .build()
-        .unwrap();
-    let client = with_middleware(framework, robots);
+    let client = polite(&site, |c| c);
 
     let error = client
         .get(format!("http://public.example:{port}/go-loopback"))
@@ -98,19 +111,47 @@ async fn redirects_into_loopback_from_a_public_host_are_refused_by_default() {
 }
 
 #[tokio::test]
+async fn a_client_that_follows_redirects_itself_into_loopback_is_refused_after_the_fact() {
+    let site = redirecting_site().await;
+    let port = site.addr().port();
+    // Misuse: the framework's client follows redirects itself (reqwest's default policy).
+    let following = reqwest::Client::builder()
+        .resolve("public.example", site.addr())
+        .build()
+        .unwrap();
+    let robots = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .robots_client(framework_client(&site))
+        .build()
+        .unwrap();
+    let client = with_middleware(following, robots);
+    let error = client
+        .get(format!("http://public.example:{port}/go-loopback"))
+        .send()
+        .await
+        .unwrap_err();
+    // The hop happened inside the client (it cannot be undone), but its response is refused.
+    assert!(
+        matches!(
+            refusal(&error),
+            Some(RobotsError::RedirectRefused {
+                reason: RedirectRefusal::Rule { .. },
+                ..
+            })
+        ),
+        "{error}"
+    );
+}
+
+#[tokio::test]
 async fn the_redirect_policy_limits_hops_and_composes() {
     let site = redirecting_site().await;
     let port = site.addr().port();
-    let framework = framework_client(&site);
-    let robots = RobotsMiddleware::builder(UA)
-        .min_delay(Duration::ZERO)
-        .robots_client(framework.clone())
-        .redirect_policy(
+    let client = polite(&site, |c| {
+        c.redirect_policy(
             RedirectPolicy::limited(2).with_rule(HopRule::same_origin().and(HopRule::default())),
         )
-        .build()
-        .unwrap();
-    let client = with_middleware(framework, robots);
+    });
 
     let error = client.get(site.url("/r1")).send().await.unwrap_err();
     assert!(
@@ -142,13 +183,7 @@ async fn the_redirect_policy_limits_hops_and_composes() {
 
     // Following off: the redirect itself comes back.
     site.clear();
-    let robots = RobotsMiddleware::builder(UA)
-        .min_delay(Duration::ZERO)
-        .robots_client(framework_client(&site))
-        .redirect_policy(RedirectPolicy::none())
-        .build()
-        .unwrap();
-    let client = with_middleware(framework_client(&site), robots);
+    let client = polite(&site, |c| c.redirect_policy(RedirectPolicy::none()));
     let response = client.get(site.url("/r1")).send().await.unwrap();
     assert_eq!(response.status(), 302);
     assert_eq!(site.count("/r2"), 0);
