@@ -22,7 +22,8 @@
 //! The modules follow the spec's steps: [`lines`] (bytes to lines), [`directive`] (a line to key
 //! and value), [`robots`] (groups and records), [`pattern`] and [`matcher`] (matching and the
 //! decision), [`url_path`] (URL to path), [`records`] (Crawl-delay, Request-rate), [`lint`](mod@lint)
-//! (diagnostics), [`page`] (X-Robots-Tag and meta robots) and [`reference`](mod@reference) (a direct port of Google's algorithm, the test oracle).
+//! (diagnostics), [`page`] (X-Robots-Tag and meta robots), [`usage`] (AI usage preferences:
+//! Content-Usage and Content-Signal) and [`reference`](mod@reference) (a direct port of Google's algorithm, the test oracle).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -38,6 +39,7 @@ pub mod records;
 pub mod reference;
 pub mod robots;
 pub mod url_path;
+pub mod usage;
 
 pub use agent::{UserAgentToken, is_global_agent, is_valid_token, product_token, user_agent_token};
 pub use lint::{Diagnostic, DiagnosticKind, lint};
@@ -46,6 +48,10 @@ pub use page::{Directives, ImagePreview, PageDirectives};
 pub use records::{RequestRate, parse_crawl_delay};
 pub use robots::{Agent, Group, Record, RobotsTxt, Rule, RuleKind, Sitemap};
 pub use url_path::path_of;
+pub use usage::{
+    AiPreferences, ContentSignal, InvalidPreferences, Preference, SignalPreferences, Stated, Usage,
+    UsagePreferences,
+};
 
 /// How much of a robots.txt body a crawler reads: 500 KiB (512,000 bytes). The rest is ignored.
 pub const MAX_BODY_BYTES: usize = 512_000;

@@ -52,6 +52,16 @@ pub enum DiagnosticKind {
     InvalidCrawlDelay,
     /// A Request-rate value that is not `n/t[s|m|h]`.
     InvalidRequestRate,
+    /// A `Content-Usage` or `Content-Signal` value that is read differently from what it
+    /// seems to say: not a Structured Fields dictionary (an uppercase key…), a value other than
+    /// `y`/`n` (`yes`/`no` for Content-Signal), a path that does not start with `/`.
+    MalformedPreference,
+    /// A `Content-Usage` key outside the vocabulary (`train-ai`, `search`): ignored.
+    UnknownPreferenceKey,
+    /// A usage preference for a path its group disallows: preferences never apply there.
+    PreferenceForDisallowedPath,
+    /// `Content-Usage` and `Content-Signal` of one group say opposite things for one path.
+    ContradictingPreferences,
 }
 
 impl DiagnosticKind {
@@ -75,6 +85,10 @@ impl DiagnosticKind {
             DiagnosticKind::ShadowedRule => "shadowed_rule",
             DiagnosticKind::InvalidCrawlDelay => "invalid_crawl_delay",
             DiagnosticKind::InvalidRequestRate => "invalid_request_rate",
+            DiagnosticKind::MalformedPreference => "malformed_preference",
+            DiagnosticKind::UnknownPreferenceKey => "unknown_preference_key",
+            DiagnosticKind::PreferenceForDisallowedPath => "preference_for_disallowed_path",
+            DiagnosticKind::ContradictingPreferences => "contradicting_preferences",
         }
     }
 }
@@ -163,7 +177,9 @@ pub fn lint(body: &[u8]) -> Vec<Diagnostic> {
     }
     for group in robots.groups() {
         shadowed_rules(&group.rules().collect::<Vec<_>>(), &mut out);
+        crate::usage::lint_group(&group, &mut out);
     }
+    crate::usage::lint_outside_groups(&robots, &mut out);
     out.sort_by_key(|d| (d.line, d.kind));
     out
 }

@@ -18,6 +18,7 @@ use crate::pattern::{Glob, Shape, Subject, glob_matches};
 use crate::records::{RequestRate, parse_crawl_delay};
 use crate::robots::{Group, RobotsTxt, RuleKind};
 use crate::url_path::path_of;
+use crate::usage::{Usage, UsageKind, UsagePreferences, UsageTable, usage_kind};
 
 /// Which groups of the file apply to the crawler.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,6 +97,8 @@ struct Inner {
     arena: Box<[u8]>,
     crawl_delay: Option<CrawlDelay>,
     request_rate: Option<(RequestRate, u32)>,
+    /// `Content-Usage` and `Content-Signal` rules; `None` (nothing to pay) for most files.
+    usage: Option<Box<UsageTable>>,
 }
 
 /// Rules with a literal prefix `/x…` can only match paths whose second byte is `x`. The index
@@ -249,8 +252,15 @@ fn decision_order(rank: &[u32]) -> Vec<u32> {
 }
 
 /// Keys whose values the view keeps (the rest of the records is only in [`RobotsTxt`]).
-fn is_rate_key(key: &[u8]) -> bool {
-    key.eq_ignore_ascii_case(b"crawl-delay") || key.eq_ignore_ascii_case(b"request-rate")
+fn is_kept_key(key: &[u8]) -> bool {
+    key.eq_ignore_ascii_case(b"crawl-delay")
+        || key.eq_ignore_ascii_case(b"request-rate")
+        || usage_kind(key).is_some()
+}
+
+/// A `Content-Signal` before any group applies to every crawler (spec section 10).
+fn is_global_record(key: &[u8]) -> bool {
+    usage_kind(key) == Some(UsageKind::ContentSignal)
 }
 
 impl Inner {
@@ -332,14 +342,31 @@ impl Matcher {
                 ValueHints::UNKNOWN,
             )
         });
-        let records: Vec<_> = groups
-            .iter()
-            .flat_map(|g| g.records())
-            .filter(|r| is_rate_key(r.key))
-            .map(|r| (r.line, r.key, r.value))
+        // Values as written: usage preferences are bytes, not patterns.
+        let records: Vec<_> = robots
+            .records_before_groups()
+            .filter(|r| is_global_record(r.key))
+            .chain(groups.iter().flat_map(|g| g.records()))
+            .filter(|r| is_kept_key(r.key))
+            .map(|r| (r.line, r.key, r.written))
             .collect();
         let count = groups.iter().map(|g| g.rules().len()).sum();
         Matcher::compile(selection, rules, &records, (count, count * 32))
+    }
+
+    /// The view of one group's rules alone (for lint).
+    pub(crate) fn of_group(group: &Group<'_>) -> Matcher {
+        let rules = group.rules().map(|r| {
+            (
+                r.line,
+                r.kind,
+                Cow::Borrowed(r.pattern),
+                r.written,
+                ValueHints::UNKNOWN,
+            )
+        });
+        let count = group.rules().len();
+        Matcher::compile(Selection::None, rules, &[], (count, count * 32))
     }
 
     /// Parses a body straight into the view for one crawler, skipping what cannot apply to it:
@@ -375,6 +402,7 @@ impl Matcher {
             hints: ValueHints,
         }
         let mut groups: Vec<(u64, bool)> = Vec::new();
+        const GLOBAL: usize = usize::MAX;
         // About one rule per 32 bytes in typical files.
         let mut kept: Vec<Kept<'_>> = Vec::with_capacity(body.len() / 32);
         for (line, event) in events(body) {
@@ -421,8 +449,11 @@ impl Matcher {
                         });
                     }
                 }
-                Event::Other { key, value } if !groups.is_empty() && is_rate_key(key) => {
-                    let group = groups.len() - 1;
+                Event::Other { key, value }
+                    if is_kept_key(key) && (!groups.is_empty() || is_global_record(key)) =>
+                {
+                    // Before any group: a record for every crawler.
+                    let group = groups.len().checked_sub(1).unwrap_or(GLOBAL);
                     kept.push(Kept {
                         group,
                         line,
@@ -446,6 +477,9 @@ impl Matcher {
         };
         let (by_token, by_global) = (first < 64, first >= 64 && any_global);
         let applies = |k: &Kept<'_>| {
+            if k.group == GLOBAL {
+                return true;
+            }
             let (mask, global) = groups[k.group];
             (by_token && mask & (1 << first) != 0) || (by_global && global)
         };
@@ -587,9 +621,15 @@ impl Matcher {
             .iter()
             .filter(|(_, key, _)| is(key, "request-rate"))
             .find_map(|&(line, _, value)| RequestRate::parse(value).map(|rate| (rate, line)));
+        let usage = UsageTable::build(
+            records
+                .iter()
+                .filter_map(|&(line, key, value)| usage_kind(key).map(|kind| (line, kind, value))),
+        );
         arena.shrink_to_fit();
         Matcher {
             inner: Arc::new(Inner {
+                usage,
                 index: FirstByteIndex::build(&sorted, &globs, &arena),
                 selection,
                 rules: sorted,
@@ -672,6 +712,60 @@ impl Matcher {
         })
     }
 
+    /// What the crawler may do with a URL: the crawl verdict and, when the URL may be fetched,
+    /// the AI usage preferences robots.txt states for it (`Content-Usage`, `Content-Signal`;
+    /// see [`crate::usage`]). Allocates nothing; a view without usage rules answers at the cost
+    /// of [`Matcher::check_url`].
+    ///
+    /// ```
+    /// use robots_core::{Preference, RobotsTxt};
+    /// let robots = RobotsTxt::parse(b"User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: /open/ train-ai=y\n");
+    /// let bot = robots.matcher("FooBot");
+    /// let usage = bot.usage("https://example.com/open/data.csv");
+    /// assert!(usage.verdict.allowed);
+    /// assert_eq!(usage.preferences.may_train_ai(), Preference::Yes);
+    /// assert_eq!(usage.preferences.train_ai.line, Some(3));
+    /// ```
+    #[inline]
+    pub fn usage(&self, url: &str) -> Usage<'_> {
+        self.usage_path(path_of(url).as_bytes())
+    }
+
+    /// [`Matcher::usage`] for a path as produced by [`crate::path_of`].
+    pub fn usage_path(&self, path: &[u8]) -> Usage<'_> {
+        let verdict = self.check_path(path);
+        let preferences = if verdict.allowed {
+            self.preferences_path(path)
+        } else {
+            UsagePreferences::default()
+        };
+        Usage {
+            verdict,
+            preferences,
+        }
+    }
+
+    /// The usage preferences for a path **without** the crawl check: for a caller that has
+    /// just checked the path and found it allowed (preferences never apply to a disallowed
+    /// URL; [`Matcher::usage_path`] does both).
+    pub fn preferences_path(&self, path: &[u8]) -> UsagePreferences {
+        let Some(table) = &self.inner.usage else {
+            return UsagePreferences::default();
+        };
+        if path.first() != Some(&b'/') {
+            let mut slashed = Vec::with_capacity(path.len() + 1);
+            slashed.push(b'/');
+            slashed.extend_from_slice(path);
+            return table.preferences(&slashed);
+        }
+        table.preferences(path)
+    }
+
+    /// Whether any `Content-Usage` or `Content-Signal` line applies to this crawler.
+    pub fn has_usage_rules(&self) -> bool {
+        self.inner.usage.is_some()
+    }
+
     /// Shorthand for `check_url(url).allowed`.
     #[inline]
     pub fn is_allowed(&self, url: &str) -> bool {
@@ -707,6 +801,7 @@ impl Matcher {
             + inner.written.len() * std::mem::size_of::<(u32, u32, u32)>()
             + inner.index.as_ref().map_or(0, |i| i.heap_bytes())
             + inner.arena.len()
+            + inner.usage.as_ref().map_or(0, |u| u.heap_bytes())
             + match &inner.selection {
                 Selection::Agent(token) => token.len(),
                 _ => 0,

@@ -299,6 +299,11 @@ impl Pattern {
         self.matches_subject(&mut Subject::new(path))
     }
 
+    /// Heap bytes held (the pattern's bytes).
+    pub fn heap_bytes(&self) -> usize {
+        self.body.len()
+    }
+
     /// [`Pattern::matches`] for a path checked against many patterns.
     #[inline]
     pub fn matches_subject(&self, subject: &mut Subject<'_>) -> bool {

@@ -61,6 +61,8 @@ struct RecordData {
     line: u32,
     key: Span,
     value: Span,
+    /// The value as written (the same span when escaping changed nothing).
+    written: Span,
 }
 
 #[derive(Debug, Clone)]
@@ -160,11 +162,11 @@ impl RobotsTxt {
                     }
                 }
                 Event::Sitemap { key, value } => {
-                    let record = robots.record(line, key, value);
+                    let record = robots.record(line, key, value, value);
                     robots.sitemaps.push(record);
                 }
                 Event::Other { key, value } => {
-                    let record = robots.record(line, key, &escape_pattern(value));
+                    let record = robots.record(line, key, &escape_pattern(value), value);
                     robots.records.push(record);
                     if let Some(group) = robots.groups.last_mut() {
                         group.records.end = robots.records.len();
@@ -188,11 +190,19 @@ impl RobotsTxt {
         }
     }
 
-    fn record(&mut self, line: u32, key: &[u8], value: &[u8]) -> RecordData {
+    fn record(&mut self, line: u32, key: &[u8], value: &[u8], written: &[u8]) -> RecordData {
+        let key = self.store(key);
+        let value_span = self.store(value);
+        let written = if value == written {
+            value_span
+        } else {
+            self.store(written)
+        };
         RecordData {
             line,
-            key: self.store(key),
-            value: self.store(value),
+            key,
+            value: value_span,
+            written,
         }
     }
 
@@ -244,16 +254,20 @@ impl RobotsTxt {
             crate::Selection::Global => self.global_groups().collect(),
             crate::Selection::None => Vec::new(),
         };
+        let mut records: Vec<Record<'_>> = self.records_before_groups().collect();
+        records.extend(groups.iter().flat_map(|g| g.records()));
+        records
+    }
+
+    /// The records before the first group (a leading `Host:` or `Content-Signal:`).
+    pub(crate) fn records_before_groups(&self) -> impl Iterator<Item = Record<'_>> + '_ {
         let first_grouped = self
             .groups
             .first()
             .map_or(self.records.len(), |g| g.records.start);
-        let mut records: Vec<Record<'_>> = self.records[..first_grouped]
+        self.records[..first_grouped]
             .iter()
-            .map(|r| self.view_record(r))
-            .collect();
-        records.extend(groups.iter().flat_map(|g| g.records()));
-        records
+            .map(move |r| self.view_record(r))
     }
 
     /// Allow/disallow lines that came before any user-agent line; they apply to nobody.
@@ -266,6 +280,7 @@ impl RobotsTxt {
             line: r.line,
             key: self.bytes(r.key),
             value: self.bytes(r.value),
+            written: self.bytes(r.written),
         }
     }
 
@@ -415,8 +430,11 @@ pub struct Record<'a> {
     pub line: u32,
     /// The key as written.
     pub key: &'a [u8],
-    /// The value, escaped like a pattern.
+    /// The value, escaped like a pattern (as Google stores it).
     pub value: &'a [u8],
+    /// The value as written: what `Content-Usage` and `Content-Signal` are read from (their
+    /// preferences are bytes, not patterns).
+    pub written: &'a [u8],
 }
 
 impl Record<'_> {

@@ -96,3 +96,80 @@ fn every_corpus_file_agrees_with_the_google_port() {
         &disagreements[..disagreements.len().min(5)]
     );
 }
+
+/// Section 10 over the corpus: how many files carry each kind of usage line (printed, for the
+/// record), that both parses agree on the preferences, and that no preference is reported for a
+/// disallowed URL.
+#[test]
+fn usage_preferences_in_the_corpus() {
+    use robots_core::usage::split_path;
+    use robots_core::{AiPreferences, Preference};
+    let Some(dir) = corpus::corpus_dir(env!("CARGO_MANIFEST_DIR"), "the usage corpus test") else {
+        return;
+    };
+    let files = corpus::corpus_files(&dir, MAX_BODY_BYTES);
+    let mut count = std::collections::BTreeMap::<&str, usize>::new();
+    let mut stated = 0usize;
+    for (name, body) in &files {
+        let robots = RobotsTxt::parse(body);
+        let records: Vec<_> = robots.records().collect();
+        let grouped: Vec<_> = robots
+            .groups()
+            .flat_map(|g| g.records().collect::<Vec<_>>())
+            .collect();
+        let mut kinds = std::collections::BTreeSet::new();
+        for record in &records {
+            let in_group = grouped.iter().any(|g| g.line == record.line);
+            let (path, preference) = split_path(record.written);
+            if record.is("content-usage") {
+                kinds.insert("content-usage");
+                kinds.insert(if path.is_some() {
+                    "content-usage with a path"
+                } else {
+                    "content-usage without a path"
+                });
+                if AiPreferences::parse(preference).is_err() {
+                    kinds.insert("content-usage not a dictionary");
+                }
+            } else if record.is("content-signal") {
+                kinds.insert("content-signal");
+                kinds.insert(if in_group {
+                    "content-signal in a group"
+                } else {
+                    "content-signal outside groups"
+                });
+                if path.is_some() {
+                    kinds.insert("content-signal with a path");
+                }
+            }
+        }
+        for kind in kinds {
+            *count.entry(kind).or_default() += 1;
+        }
+        for agent in ["Googlebot", "GPTBot", "FooBot"] {
+            let full = robots.matcher(agent);
+            let fused = Matcher::from_body(body, [agent]);
+            for path in ["/", "/index.html", "/search?q=1", "/admin/"] {
+                let url = format!("https://example.com{path}");
+                let usage = full.usage(&url);
+                assert_eq!(usage, fused.usage(&url), "{name} {agent} {url}");
+                assert_eq!(usage.verdict, full.check_url(&url), "{name} {agent} {url}");
+                if !usage.verdict.allowed {
+                    assert!(!usage.preferences.is_stated(), "{name} {agent} {url}");
+                }
+                if path == "/" && usage.preferences.may_train_ai() != Preference::Unknown {
+                    stated += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "usage lines in {} corpus files: {count:?}; (file, crawler) pairs with a training preference at `/`: {stated}",
+        files.len()
+    );
+    // The corpus predates most Content-Usage deployments; Cloudflare's Content-Signal is in it.
+    assert!(
+        count.get("content-signal").copied().unwrap_or(0) > 0,
+        "{count:?}"
+    );
+}

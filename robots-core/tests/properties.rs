@@ -148,6 +148,83 @@ proptest! {
     }
 }
 
+/// A usage line (section 10): `Content-Usage` / `Content-Signal` with or without a path, valid
+/// or not, in any case, with or without a colon.
+fn usage_line() -> impl Strategy<Value = String> {
+    let key = prop_oneof![
+        Just("Content-Usage"),
+        Just("content-usage"),
+        Just("Content-Signal"),
+        Just("CONTENT-SIGNAL"),
+    ];
+    let path = prop_oneof![
+        Just(""),
+        Just("/ "),
+        Just("/a "),
+        Just("/a*b$ "),
+        Just("* "),
+        Just("a/ ")
+    ];
+    let pref = prop_oneof![
+        Just("train-ai=n".to_string()),
+        Just("train-ai=y, search=n".to_string()),
+        Just("search=yes, ai-train=no, ai-input=yes".to_string()),
+        Just("Train-AI=n".to_string()),
+        "[a-z=,;\" ()*:/yn-]{0,16}",
+    ];
+    let sep = prop_oneof![Just(": "), Just(":"), Just(" ")];
+    (key, sep, path, pref).prop_map(|(k, sep, p, v)| format!("{k}{sep}{p}{v}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Usage lines never change a verdict (Google reads them as unknown keys, which never end a
+    /// group): the same file with them blanked out gives the same verdict and line, which is
+    /// Google's; both parses agree on the preferences, and none apply to a disallowed URL.
+    #[test]
+    fn usage_lines_never_change_verdicts(
+        lines in prop::collection::vec(prop_oneof![3 => line(), 2 => usage_line()], 0..14),
+        path in prop_oneof![4 => "/[ab]{0,4}", 1 => "/[/ab*$]{0,6}"],
+        agent in prop_oneof![Just("FooBot"), Just("BarBot")],
+    ) {
+        let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let blanked: String = lines
+            .iter()
+            .map(|l| if l.to_ascii_lowercase().starts_with("content-") { "\n".to_string() } else { format!("{l}\n") })
+            .collect();
+        let url = format!("http://example.com{path}");
+        let with = RobotsTxt::parse(body.as_bytes()).matcher(agent);
+        let without = RobotsTxt::parse(blanked.as_bytes()).matcher(agent);
+        let usage = with.usage(&url);
+        let plain = without.check_url(&url);
+        prop_assert_eq!(usage.verdict.allowed, plain.allowed);
+        prop_assert_eq!(usage.verdict.rule.map(|r| r.line), plain.rule.map(|r| r.line));
+        prop_assert_eq!(with.check_url(&url), usage.verdict);
+        let google = google_verdict(body.as_bytes(), &[agent], &url);
+        prop_assert_eq!((usage.verdict.allowed, usage.verdict.rule.map_or(0, |r| r.line)), google);
+        let direct = Matcher::from_body(body.as_bytes(), [agent]);
+        prop_assert_eq!(direct.usage(&url), usage);
+        if !usage.verdict.allowed {
+            prop_assert!(!usage.preferences.is_stated());
+        }
+    }
+
+    /// Any bytes as a usage value: no panic, and the answer is one of the three.
+    #[test]
+    fn arbitrary_usage_values_never_panic(value in prop::collection::vec(any::<u8>(), 0..300)) {
+        let mut body = b"User-agent: *\nContent-Usage: ".to_vec();
+        body.extend_from_slice(&value);
+        body.extend_from_slice(b"\nContent-Signal: ");
+        body.extend_from_slice(&value);
+        let view = Matcher::from_body(&body, ["X"]);
+        let usage = view.usage("https://e.com/a");
+        prop_assert!(usage.verdict.allowed);
+        let _ = (usage.preferences.may_train_ai(), usage.preferences.may_search());
+        prop_assert_eq!(robots_core::AiPreferences::parse_lenient(&value), robots_core::AiPreferences::parse(&value).unwrap_or_default());
+    }
+}
+
 /// Hostile input runs to completion: many wildcard rules against a long path. (Speed is measured
 /// in the benchmarks, not asserted here.)
 #[test]

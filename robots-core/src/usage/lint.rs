@@ -1,0 +1,334 @@
+//! Lint for usage preferences (spec section 10): what a `Content-Usage` or `Content-Signal`
+//! line says that a crawler reads differently from what its author probably meant.
+
+use crate::lint::{Diagnostic, DiagnosticKind};
+use crate::matcher::Matcher;
+use crate::robots::{Group, Record, RobotsTxt};
+
+use super::{ContentSignal, Dictionary, Given, Preference, UsageKind, split_path, usage_kind};
+
+/// One usage line as lint reads it.
+struct Line<'a> {
+    line: u32,
+    kind: UsageKind,
+    path: Option<&'a [u8]>,
+    /// What it says of (train-ai, search); Content-Signal's `ai-train` counts as `train-ai`.
+    says: (Preference, Preference),
+}
+
+/// Diagnostics for the usage lines of one group.
+pub(crate) fn lint_group(group: &Group<'_>, out: &mut Vec<Diagnostic>) {
+    let lines: Vec<Line<'_>> = group.records().filter_map(|r| read(&r, out)).collect();
+    if lines.is_empty() {
+        return;
+    }
+    disallowed_paths(group, &lines, out);
+    contradictions(&lines, out);
+}
+
+/// Diagnostics for usage lines before any group: a `Content-Usage` there applies to nobody.
+pub(crate) fn lint_outside_groups(robots: &RobotsTxt, out: &mut Vec<Diagnostic>) {
+    let lines: Vec<Line<'_>> = robots
+        .records_before_groups()
+        .filter_map(|r| read(&r, out))
+        .collect();
+    for line in lines.iter().filter(|l| l.kind == UsageKind::ContentUsage) {
+        out.push(Diagnostic {
+            line: line.line,
+            kind: DiagnosticKind::RuleBeforeUserAgent,
+            message: "this Content-Usage comes before any User-agent line and applies to no crawler (Content-Signal there applies to all)".into(),
+        });
+    }
+    contradictions(&lines, out);
+}
+
+fn push(out: &mut Vec<Diagnostic>, line: u32, kind: DiagnosticKind, message: String) {
+    out.push(Diagnostic {
+        line,
+        kind,
+        message,
+    });
+}
+
+/// Reads a usage record, reporting what is malformed about it.
+fn read<'a>(record: &Record<'a>, out: &mut Vec<Diagnostic>) -> Option<Line<'a>> {
+    let kind = usage_kind(record.key)?;
+    let n = record.line;
+    let key = String::from_utf8_lossy(record.key);
+    let (path, preference) = split_path(record.written);
+    match path {
+        Some(path) if path.first() != Some(&b'/') => push(
+            out,
+            n,
+            DiagnosticKind::MalformedPreference,
+            format!(
+                "the path `{}` does not start with `/`: this parser reads it as a pattern, but the draft requires `/`",
+                String::from_utf8_lossy(path)
+            ),
+        ),
+        None => {
+            // `ai/ train-ai=n`: a path without its `/`, read as part of the preference.
+            let first = preference
+                .split(|&b| b == b' ' || b == b'\t')
+                .next()
+                .unwrap_or_default();
+            if first.len() < preference.len() && first.contains(&b'/') {
+                push(
+                    out,
+                    n,
+                    DiagnosticKind::MalformedPreference,
+                    format!(
+                        "`{}` looks like a path but does not start with `/`, so the whole value is read as the preference",
+                        String::from_utf8_lossy(first)
+                    ),
+                );
+            }
+        }
+        Some(_) => {}
+    }
+    let says = match kind {
+        UsageKind::ContentUsage => content_usage(n, &key, preference, out),
+        UsageKind::ContentSignal => content_signal(n, &key, preference, out),
+    };
+    Some(Line {
+        line: n,
+        kind,
+        path,
+        says,
+    })
+}
+
+fn content_usage(
+    n: u32,
+    key: &str,
+    preference: &[u8],
+    out: &mut Vec<Diagnostic>,
+) -> (Preference, Preference) {
+    let text = String::from_utf8_lossy(preference);
+    let dictionary = match Dictionary::parse(preference, true) {
+        Ok(d) => d,
+        Err(reason) => {
+            let lower = preference.to_ascii_lowercase();
+            let message = if Dictionary::parse(&lower, false).is_ok() {
+                format!(
+                    "`{text}` has uppercase in a key; keys are lowercase, so the whole {key} is ignored (every preference unknown)"
+                )
+            } else {
+                format!(
+                    "`{text}` is not a Structured Fields dictionary ({reason}); every preference is unknown"
+                )
+            };
+            push(out, n, DiagnosticKind::MalformedPreference, message);
+            return (Preference::Unknown, Preference::Unknown);
+        }
+    };
+    for (name, given) in [
+        ("train-ai", dictionary.train_ai),
+        ("search", dictionary.search),
+    ] {
+        let shown = match given {
+            Given::Token("y" | "n") | Given::Absent => continue,
+            Given::Token(other) => format!("`{other}`"),
+            Given::Other => "a value that is not a token".to_string(),
+        };
+        push(
+            out,
+            n,
+            DiagnosticKind::MalformedPreference,
+            format!("{name} has {shown}; only `y` or `n` count, so it is unknown"),
+        );
+    }
+    for unknown in &dictionary.unknown_keys {
+        let hint = match *unknown {
+            "ai-train" | "ai-input" => {
+                " (that is Content-Signal's vocabulary; Content-Usage says `train-ai`)"
+            }
+            _ => "",
+        };
+        push(
+            out,
+            n,
+            DiagnosticKind::UnknownPreferenceKey,
+            format!("`{unknown}` is not in the vocabulary (train-ai, search) and is ignored{hint}"),
+        );
+    }
+    (
+        dictionary.train_ai.preference(),
+        dictionary.search.preference(),
+    )
+}
+
+fn content_signal(
+    n: u32,
+    key: &str,
+    preference: &[u8],
+    out: &mut Vec<Diagnostic>,
+) -> (Preference, Preference) {
+    for (name, value) in ContentSignal::entries(preference) {
+        let known = [&b"search"[..], b"ai-input", b"ai-train"]
+            .iter()
+            .any(|k| name.eq_ignore_ascii_case(k));
+        if known && super::signal_value(value) == Preference::Unknown {
+            push(
+                out,
+                n,
+                DiagnosticKind::MalformedPreference,
+                format!(
+                    "{key} `{}` has `{}`; only `yes` or `no` count, so it is unknown",
+                    String::from_utf8_lossy(name),
+                    String::from_utf8_lossy(value)
+                ),
+            );
+        }
+    }
+    let signal = ContentSignal::parse(preference);
+    (signal.ai_train, signal.search)
+}
+
+/// A preference for a path whose literal start the group disallows never applies there.
+fn disallowed_paths(group: &Group<'_>, lines: &[Line<'_>], out: &mut Vec<Diagnostic>) {
+    if group.rules().len() == 0 {
+        return;
+    }
+    let view = Matcher::of_group(group);
+    for line in lines {
+        let path = line.path.unwrap_or(b"/");
+        // The literal part a URL under this path starts with (before any `*`, without `$`).
+        let before_star = path.split(|&b| b == b'*').next().unwrap_or_default();
+        let literal = before_star.strip_suffix(b"$").unwrap_or(before_star);
+        if !literal.starts_with(b"/") {
+            continue;
+        }
+        let escaped = crate::directive::escape_pattern(literal);
+        let verdict = view.check_path(&escaped);
+        if let (false, Some(rule)) = (verdict.allowed, verdict.rule) {
+            push(
+                out,
+                line.line,
+                DiagnosticKind::PreferenceForDisallowedPath,
+                format!(
+                    "line {} disallows `{}` for this group, so this preference never applies there (preferences only apply to what may be crawled)",
+                    rule.line,
+                    String::from_utf8_lossy(literal)
+                ),
+            );
+        }
+    }
+}
+
+/// `Content-Usage` and `Content-Signal` for the same path (no path counts as `/`) saying
+/// opposite things about training or search.
+fn contradictions(lines: &[Line<'_>], out: &mut Vec<Diagnostic>) {
+    fn scope<'a>(l: &Line<'a>) -> &'a [u8] {
+        l.path.unwrap_or(b"/")
+    }
+    let opposite = |a: Preference, b: Preference| {
+        matches!(
+            (a, b),
+            (Preference::Yes, Preference::No) | (Preference::No, Preference::Yes)
+        )
+    };
+    for usage in lines.iter().filter(|l| l.kind == UsageKind::ContentUsage) {
+        for signal in lines
+            .iter()
+            .filter(|l| l.kind == UsageKind::ContentSignal && scope(l) == scope(usage))
+        {
+            for (what, a, b) in [
+                (
+                    "training (train-ai / ai-train)",
+                    usage.says.0,
+                    signal.says.0,
+                ),
+                ("search", usage.says.1, signal.says.1),
+            ] {
+                if opposite(a, b) {
+                    let later = usage.line.max(signal.line);
+                    let earlier = usage.line.min(signal.line);
+                    push(
+                        out,
+                        later,
+                        DiagnosticKind::ContradictingPreferences,
+                        format!(
+                            "Content-Usage and Content-Signal disagree on {what} here and on line {earlier}; crawlers that read both take the more restrictive answer"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lint::{DiagnosticKind, lint};
+
+    fn kinds(body: &str) -> Vec<(u32, DiagnosticKind)> {
+        lint(body.as_bytes())
+            .into_iter()
+            .map(|d| (d.line, d.kind))
+            .filter(|(_, k)| *k != DiagnosticKind::NonGoogleKey)
+            .collect()
+    }
+
+    #[test]
+    fn malformed_preferences() {
+        use DiagnosticKind::*;
+        let body = "User-agent: *\nContent-Usage: Train-AI=n\nContent-Usage: train-ai=no, search=\"y\"\nContent-Usage: ai/ train-ai=n\nContent-Usage: *.pdf train-ai=n\nContent-Usage: train-ai=n search=y\nContent-Signal: ai-train=nope\nContent-Usage: ai-train=n\n";
+        assert_eq!(
+            kinds(body),
+            [
+                (2, MalformedPreference),
+                (3, MalformedPreference),
+                (3, MalformedPreference),
+                (4, MalformedPreference),
+                (4, MalformedPreference),
+                (5, MalformedPreference),
+                (6, MalformedPreference),
+                (7, MalformedPreference),
+                (8, UnknownPreferenceKey),
+            ]
+        );
+        let messages: Vec<String> = crate::lint::lint(body.as_bytes())
+            .into_iter()
+            .map(|d| d.message)
+            .collect();
+        assert!(
+            messages.iter().any(|m| m.contains("uppercase")),
+            "{messages:?}"
+        );
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("Content-Signal's vocabulary"))
+        );
+    }
+
+    #[test]
+    fn well_formed_preferences_are_quiet() {
+        let body = "User-agent: *\nAllow: /\nContent-Usage: / train-ai=n\nContent-Usage: /ai-ok/ train-ai=y, search=y;x=1\nContent-Signal: search=yes, ai-train=no, ai-input=yes\n";
+        assert_eq!(kinds(body), []);
+    }
+
+    #[test]
+    fn preferences_for_disallowed_paths() {
+        use DiagnosticKind::*;
+        let body = "User-agent: *\nDisallow: /private/\nContent-Usage: /private/data train-ai=y\nContent-Usage: /public train-ai=y\nContent-Signal: /private/*.pdf$ ai-train=yes\n\nUser-agent: Closed\nDisallow: /\nContent-Usage: train-ai=n\n";
+        assert_eq!(
+            kinds(body),
+            [
+                (3, PreferenceForDisallowedPath),
+                (5, PreferenceForDisallowedPath),
+                (9, PreferenceForDisallowedPath),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_two_vocabularies_contradicting() {
+        use DiagnosticKind::*;
+        let body = "User-agent: *\nContent-Usage: train-ai=y, search=y\nContent-Signal: ai-train=no, search=yes\nContent-Usage: /a train-ai=n\nContent-Signal: /b ai-train=yes\n";
+        assert_eq!(kinds(body), [(3, ContradictingPreferences)]);
+        let body = "Content-Usage: train-ai=n\nUser-agent: *\nAllow: /\n";
+        assert_eq!(kinds(body), [(1, RuleBeforeUserAgent)]);
+    }
+}
