@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use robots_core::{Matcher, RobotsTxt, Verdict};
+use robots_core::{Matcher, RobotsTxt, Usage, UsagePreferences, Verdict};
 use tokio::time::Instant;
 use tracing::{debug, info, trace, warn};
 use url::Url;
@@ -505,6 +505,38 @@ impl CachedRobots {
             Rules::Parsed(parsed) => parsed.policy_matcher(token).map(|m| m.check_path(path)),
             _ if self.policy_tokens_known(token) => Some(self.verdict_at(path, now)),
             _ => None,
+        }
+    }
+
+    /// What the crawler may do with `path` at `now`: the verdict and, when it may be fetched,
+    /// the AI usage preferences robots.txt states for it (`Content-Usage`, `Content-Signal`).
+    /// Without a parsed file nothing is stated. Does not allocate.
+    pub fn usage_at(&self, path: &[u8], now: Instant) -> Usage<'_> {
+        match self.rules_at(now) {
+            Rules::Parsed(parsed) => parsed.matcher.usage_path(path),
+            _ => Usage {
+                verdict: self.verdict_at(path, now),
+                preferences: UsagePreferences::default(),
+            },
+        }
+    }
+
+    /// [`CachedRobots::usage_at`] as a configured policy token (`Google-Extended`…) would get
+    /// it; `None` when the token was not configured.
+    pub fn usage_as(&self, token: &str, path: &[u8], now: Instant) -> Option<Usage<'_>> {
+        match self.rules_at(now) {
+            Rules::Parsed(parsed) => parsed.policy_matcher(token).map(|m| m.usage_path(path)),
+            _ if self.policy_tokens_known(token) => Some(self.usage_at(path, now)),
+            _ => None,
+        }
+    }
+
+    /// The usage preferences for a path the caller has already found allowed (no second
+    /// check): nothing when the file has no usage lines for the crawler.
+    pub fn preferences_at(&self, path: &[u8], now: Instant) -> UsagePreferences {
+        match self.rules_at(now) {
+            Rules::Parsed(parsed) => parsed.matcher.preferences_path(path),
+            _ => UsagePreferences::default(),
         }
     }
 

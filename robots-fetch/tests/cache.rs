@@ -426,3 +426,40 @@ async fn a_url_is_also_checked_as_configured_policy_tokens() {
     );
     assert_eq!(entry.verdict_as("Applebot-Extended", b"/x", now), None);
 }
+
+#[tokio::test(start_paused = true)]
+async fn usage_preferences_come_with_the_fetched_rules() {
+    use robots_core::Preference;
+    let script = Script::new(vec![(
+        200,
+        vec![],
+        "User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\nContent-Usage: /open/ train-ai=y\n\nUser-agent: Applebot-Extended\nContent-Signal: ai-train=no\n",
+    )]);
+    let cache = RobotsCache::builder("FooBot")
+        .policy_tokens(["Applebot-Extended"])
+        .build();
+    let entry = cache.get(&script.client(), &origin()).await;
+    let now = Instant::now();
+    let usage = entry.usage_at(b"/open/data", now);
+    assert!(usage.verdict.allowed);
+    assert_eq!(usage.preferences.may_train_ai(), Preference::Yes);
+    assert_eq!(usage.preferences.train_ai.line, Some(4));
+    assert_eq!(
+        entry.preferences_at(b"/x", now).may_train_ai(),
+        Preference::No
+    );
+    // Disallowed: no preference applies.
+    let private = entry.usage_at(b"/private/x", now);
+    assert!(!private.verdict.allowed && !private.preferences.is_stated());
+    // As a policy token, from the same parse.
+    let extended = entry.usage_as("Applebot-Extended", b"/x", now).unwrap();
+    assert_eq!(extended.preferences.may_train_ai(), Preference::No);
+    assert!(entry.usage_as("Google-Extended", b"/x", now).is_none());
+
+    // Unreachable with no good copy: disallowed, nothing stated.
+    let down = Script::new(vec![(503, vec![], "")]);
+    let cache = RobotsCache::builder("FooBot").build();
+    let entry = cache.get(&down.client(), &origin()).await;
+    let usage = entry.usage_at(b"/open/data", Instant::now());
+    assert!(!usage.verdict.allowed && !usage.preferences.is_stated());
+}

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use robots_core::PageDirectives;
 use robots_core::url_path::served_paths;
+use robots_core::{AiPreferences, PageDirectives, Preference, UsagePreferences};
 use robots_fetch::{CachedRobots, FetchClient, Origin, RobotsCache, Source};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
@@ -37,12 +37,33 @@ pub struct RobotsInfo {
     pub page: PageDirectives,
     /// The page directives that apply to this crawler (for all crawlers plus those scoped to it).
     pub directives: robots_core::Directives,
+    /// The AI usage preferences robots.txt states for this URL (`Content-Usage`,
+    /// `Content-Signal`), each with its line; nothing stated when the file has none.
+    pub usage: UsagePreferences,
+    /// The response's `Content-Usage` header (the same dictionary, for this response), parsed:
+    /// `None` without the header, every preference unknown when it is not a dictionary.
+    pub content_usage: Option<AiPreferences>,
     /// The cached robots.txt the decision came from: sitemaps
     /// ([`CachedRobots::sitemaps`]), the crawler's records, the compiled rules.
     pub robots: Arc<CachedRobots>,
 }
 
 impl RobotsInfo {
+    /// May this response's content train AI models? robots.txt's preferences for the URL
+    /// (`Content-Usage` `train-ai`, `Content-Signal` `ai-train`) and the response's
+    /// `Content-Usage` header combined: any no gives no, else any yes gives yes.
+    pub fn may_train_ai(&self) -> Preference {
+        let header = self.content_usage.unwrap_or_default().train_ai;
+        self.usage.may_train_ai().combine(header)
+    }
+
+    /// May this response's content be used for search? As [`RobotsInfo::may_train_ai`], for
+    /// `search`.
+    pub fn may_search(&self) -> Preference {
+        let header = self.content_usage.unwrap_or_default().search;
+        self.usage.may_search().combine(header)
+    }
+
     /// The sitemap URLs the origin's robots.txt lists, in file order.
     pub fn sitemaps(&self) -> impl Iterator<Item = &str> + '_ {
         self.robots.sitemaps()
@@ -67,6 +88,8 @@ impl std::fmt::Debug for RobotsInfo {
             )
             .field("page", &self.page)
             .field("directives", &self.directives)
+            .field("usage", &self.usage)
+            .field("content_usage", &self.content_usage)
             .finish()
     }
 }
@@ -82,6 +105,8 @@ pub(crate) struct Admission {
     pub(crate) waited: Duration,
     pub(crate) interval: Duration,
     pub(crate) clamped_from: Option<Duration>,
+    /// robots.txt's usage preferences for the request's URL (set by [`Gate::admit`]).
+    pub(crate) usage: UsagePreferences,
 }
 
 /// Whether the crawler's `User-Agent` and `From` replace a request's own.
@@ -151,7 +176,15 @@ impl Gate {
         let (entry, rule) = self
             .decide(client, origin_key, path, &url, overrides)
             .await?;
-        let admission = self.pace(entry, rule).await?;
+        // Only files with usage lines for this crawler cost anything here.
+        let usage = match entry.parsed() {
+            Some(parsed) if parsed.matcher().has_usage_rules() => {
+                entry.usage_at(path.as_bytes(), Instant::now()).preferences
+            }
+            _ => UsagePreferences::default(),
+        };
+        let mut admission = self.pace(entry, rule).await?;
+        admission.usage = usage;
         debug!(url = %url(), waited = ?admission.waited, "allowed by robots.txt");
         Ok(admission)
     }
@@ -202,6 +235,7 @@ impl Gate {
             waited,
             interval,
             clamped_from,
+            usage: UsagePreferences::default(),
         })
     }
 
@@ -375,7 +409,15 @@ impl Gate {
                 .filter_map(|v| v.to_str().ok()),
         );
         let directives = page.for_agent(&self.agent);
+        let content_usage = AiPreferences::from_header_lines(
+            headers
+                .get_all("content-usage")
+                .iter()
+                .map(|v| v.as_bytes()),
+        );
         RobotsInfo {
+            usage: admission.usage,
+            content_usage,
             origin,
             rule: admission.rule,
             source: admission.entry.source().clone(),

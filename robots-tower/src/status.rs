@@ -34,6 +34,10 @@ pub mod headers {
     /// Mirrored: the page directives of the response's `X-Robots-Tag` that apply to this
     /// crawler (`noindex, nofollow`), when any.
     pub const DIRECTIVES: &str = "x-robots-directives";
+    /// Mirrored: the AI usage preferences robots.txt states for the URL, when it states any, as
+    /// a dictionary of the combined answers (`train-ai=n, search=y, ai-input=y`; unknown ones
+    /// left out).
+    pub const USAGE: &str = "x-robots-usage";
 }
 
 /// How the layer or middleware answers a request it refuses.
@@ -140,6 +144,19 @@ pub fn mirror_info(info: &RobotsInfo, headers: &mut HeaderMap) {
     let directives = directive_list(&info.directives);
     if !directives.is_empty() {
         insert(headers, headers::DIRECTIVES, &directives);
+    }
+    if info.usage.is_stated() {
+        let usage: Vec<String> = [
+            ("train-ai", info.usage.may_train_ai()),
+            ("search", info.usage.may_search()),
+            ("ai-input", info.usage.may_use_as_ai_input()),
+        ]
+        .into_iter()
+        .filter_map(|(key, p)| p.as_aipref().map(|v| format!("{key}={v}")))
+        .collect();
+        if !usage.is_empty() {
+            insert(headers, headers::USAGE, &usage.join(", "));
+        }
     }
 }
 
