@@ -53,9 +53,9 @@ fn check_json_follows_the_contract_byte_for_byte() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         concat!(
-            "{\"url\": \"https://e.com/private/x\", \"allowed\": false, \"rule\": {\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/private\"}}\n",
-            "{\"url\": \"https://e.com/private/ok\", \"allowed\": true, \"rule\": {\"line\": 3, \"kind\": \"allow\", \"pattern\": \"/private/ok\"}}\n",
-            "{\"url\": \"https://e.com/\", \"allowed\": true, \"rule\": null}\n",
+            "{\"url\": \"https://e.com/private/x\", \"allowed\": false, \"rule\": {\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/private\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n",
+            "{\"url\": \"https://e.com/private/ok\", \"allowed\": true, \"rule\": {\"line\": 3, \"kind\": \"allow\", \"pattern\": \"/private/ok\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n",
+            "{\"url\": \"https://e.com/\", \"allowed\": true, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n",
         )
     );
     assert!(out.stderr.is_empty());
@@ -82,7 +82,7 @@ fn check_reports_patterns_as_written_and_escapes_json() {
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "{\"url\": \"https://e.com/caf%C3%A9\\\"%7E\", \"allowed\": false, \"rule\": {\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/caf\u{e9}\\\"%7e\"}}\n"
+        "{\"url\": \"https://e.com/caf%C3%A9\\\"%7E\", \"allowed\": false, \"rule\": {\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/caf\u{e9}\\\"%7e\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n"
     );
 }
 
@@ -355,7 +355,7 @@ fn text_output_notes_a_path_a_server_resolves_differently() {
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "{\"url\": \"https://e.com/public/../private/x\", \"allowed\": true, \"rule\": null}\n"
+        "{\"url\": \"https://e.com/public/../private/x\", \"allowed\": true, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n"
     );
 }
 
@@ -456,4 +456,95 @@ fn the_exit_status_survives_a_closed_pipe() {
     drop(stdout);
     let status = child.wait().expect("the robots binary finishes");
     assert_eq!(status.code(), Some(1), "the disallowed URL still counts");
+}
+
+#[test]
+fn check_reports_usage_preferences_in_json_and_text() {
+    let body = b"User-Agent: *\nAllow: /\nDisallow: /never/\nContent-Usage: / train-ai=n\nContent-Usage: /ai-ok/ train-ai=y, search=y\nContent-Signal: /news/ search=yes, ai-input=no\n";
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "ExampleBot",
+            "--format",
+            "json",
+            "https://e.com/test",
+            "https://e.com/never/x",
+            "https://e.com/ai-ok/a",
+            "https://e.com/news/1",
+        ],
+        body,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        concat!(
+            "{\"url\": \"https://e.com/test\", \"allowed\": true, \"rule\": {\"line\": 2, \"kind\": \"allow\", \"pattern\": \"/\"}, \"usage\": {\"train-ai\": \"n\", \"search\": null, \"content-signal\": null}}\n",
+            "{\"url\": \"https://e.com/never/x\", \"allowed\": false, \"rule\": {\"line\": 3, \"kind\": \"disallow\", \"pattern\": \"/never/\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n",
+            "{\"url\": \"https://e.com/ai-ok/a\", \"allowed\": true, \"rule\": {\"line\": 2, \"kind\": \"allow\", \"pattern\": \"/\"}, \"usage\": {\"train-ai\": \"y\", \"search\": \"y\", \"content-signal\": null}}\n",
+            "{\"url\": \"https://e.com/news/1\", \"allowed\": true, \"rule\": {\"line\": 2, \"kind\": \"allow\", \"pattern\": \"/\"}, \"usage\": {\"train-ai\": \"n\", \"search\": null, \"content-signal\": {\"search\": \"yes\", \"ai-input\": \"no\", \"ai-train\": null}}}\n",
+        )
+    );
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "ExampleBot",
+            "https://e.com/news/1",
+            "https://e.com/never/x",
+        ],
+        body,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\n            usage: train-ai=n (line 4); content-signal: search=yes (line 6), ai-input=no (line 6)\n"),
+        "{text}"
+    );
+    // Nothing applies to a disallowed URL, and files without usage lines print no usage line.
+    assert_eq!(text.matches("usage:").count(), 1, "{text}");
+    let plain = robots(
+        &["check", "--robots", "-", "--agent", "x", "https://e.com/"],
+        BODY,
+    );
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains("usage"));
+}
+
+#[test]
+fn lint_reports_malformed_and_contradicting_preferences() {
+    let body = b"User-agent: *\nDisallow: /private/\nContent-Usage: Train-AI=n\nContent-Usage: train-ai=no\nContent-Usage: private/ train-ai=n\nContent-Usage: /private/x train-ai=y\nContent-Usage: /ai-ok/ train-ai=y\nContent-Signal: ai-train=no\n";
+    let out = robots(&["lint", "--format", "json", "-"], body);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let kinds: Vec<(u32, &str)> = text
+        .lines()
+        .filter_map(|l| {
+            let line = l
+                .split("\"line\": ")
+                .nth(1)?
+                .split(',')
+                .next()?
+                .parse()
+                .ok()?;
+            let kind = l.split("\"kind\": \"").nth(1)?.split('"').next()?;
+            (kind != "non_google_key").then_some((line, kind))
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (3, "malformed_preference"),
+            (4, "malformed_preference"),
+            (5, "malformed_preference"),
+            (5, "malformed_preference"),
+            (6, "preference_for_disallowed_path"),
+            // Both yeses sit under the Content-Signal's broader no.
+            (6, "contradicting_preferences"),
+            (7, "contradicting_preferences"),
+        ],
+        "{text}"
+    );
 }

@@ -5,7 +5,9 @@ use crate::lint::{Diagnostic, DiagnosticKind};
 use crate::matcher::Matcher;
 use crate::robots::{Group, Record, RobotsTxt};
 
-use super::{ContentSignal, Dictionary, Given, Preference, UsageKind, split_path, usage_kind};
+use super::{
+    ContentSignal, Dictionary, Given, Preference, UsageKind, UsageTable, split_path, usage_kind,
+};
 
 /// One usage line as lint reads it.
 struct Line<'a> {
@@ -23,7 +25,7 @@ pub(crate) fn lint_group(group: &Group<'_>, out: &mut Vec<Diagnostic>) {
         return;
     }
     disallowed_paths(group, &lines, out);
-    contradictions(&lines, out);
+    contradictions(&lines, group.records(), out);
 }
 
 /// Diagnostics for usage lines before any group: a `Content-Usage` there applies to nobody.
@@ -39,7 +41,7 @@ pub(crate) fn lint_outside_groups(robots: &RobotsTxt, out: &mut Vec<Diagnostic>)
             message: "this Content-Usage comes before any User-agent line and applies to no crawler (Content-Signal there applies to all)".into(),
         });
     }
-    contradictions(&lines, out);
+    contradictions(&lines, robots.records_before_groups(), out);
 }
 
 fn push(out: &mut Vec<Diagnostic>, line: u32, kind: DiagnosticKind, message: String) {
@@ -193,9 +195,7 @@ fn disallowed_paths(group: &Group<'_>, lines: &[Line<'_>], out: &mut Vec<Diagnos
     let view = Matcher::of_group(group);
     for line in lines {
         let path = line.path.unwrap_or(b"/");
-        // The literal part a URL under this path starts with (before any `*`, without `$`).
-        let before_star = path.split(|&b| b == b'*').next().unwrap_or_default();
-        let literal = before_star.strip_suffix(b"$").unwrap_or(before_star);
+        let literal = literal_start(path);
         if !literal.starts_with(b"/") {
             continue;
         }
@@ -216,46 +216,75 @@ fn disallowed_paths(group: &Group<'_>, lines: &[Line<'_>], out: &mut Vec<Diagnos
     }
 }
 
-/// `Content-Usage` and `Content-Signal` for the same path (no path counts as `/`) saying
-/// opposite things about training or search.
-fn contradictions(lines: &[Line<'_>], out: &mut Vec<Diagnostic>) {
-    fn scope<'a>(l: &Line<'a>) -> &'a [u8] {
-        l.path.unwrap_or(b"/")
-    }
+/// A line of one vocabulary saying the opposite of what the other vocabulary states where the
+/// line applies (at its path's literal start; no path counts as `/`): a crawler reading both
+/// takes the more restrictive answer, so one of the two lines does not do what it says.
+fn contradictions<'a>(
+    lines: &[Line<'a>],
+    records: impl Iterator<Item = Record<'a>>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(table) = UsageTable::build(
+        records.filter_map(|r| usage_kind(r.key).map(|kind| (r.line, kind, r.written))),
+    ) else {
+        return;
+    };
     let opposite = |a: Preference, b: Preference| {
         matches!(
             (a, b),
             (Preference::Yes, Preference::No) | (Preference::No, Preference::Yes)
         )
     };
-    for usage in lines.iter().filter(|l| l.kind == UsageKind::ContentUsage) {
-        for signal in lines
-            .iter()
-            .filter(|l| l.kind == UsageKind::ContentSignal && scope(l) == scope(usage))
-        {
-            for (what, a, b) in [
-                (
-                    "training (train-ai / ai-train)",
-                    usage.says.0,
-                    signal.says.0,
-                ),
-                ("search", usage.says.1, signal.says.1),
-            ] {
-                if opposite(a, b) {
-                    let later = usage.line.max(signal.line);
-                    let earlier = usage.line.min(signal.line);
-                    push(
-                        out,
-                        later,
-                        DiagnosticKind::ContradictingPreferences,
-                        format!(
-                            "Content-Usage and Content-Signal disagree on {what} here and on line {earlier}; crawlers that read both take the more restrictive answer"
-                        ),
-                    );
-                }
+    let mut reported: Vec<(u32, u32)> = Vec::new();
+    for line in lines {
+        let path = line.path.unwrap_or(b"/");
+        let literal = literal_start(path);
+        if !literal.starts_with(b"/") {
+            continue;
+        }
+        let there = table.preferences(&crate::directive::escape_pattern(literal));
+        // What the other vocabulary states there, as (training, search).
+        let other = match line.kind {
+            UsageKind::ContentUsage => there.content_signal.map(|s| (s.ai_train, s.search)),
+            UsageKind::ContentSignal => Some((there.train_ai, there.search)),
+        };
+        let Some((train, search)) = other else {
+            continue;
+        };
+        for (what, own, theirs) in [
+            ("training (train-ai / ai-train)", line.says.0, train),
+            ("search", line.says.1, search),
+        ] {
+            let Some(other_line) = theirs.line.filter(|_| opposite(own, theirs.preference)) else {
+                continue;
+            };
+            let pair = (line.line.min(other_line), line.line.max(other_line));
+            if reported.contains(&pair) {
+                continue;
             }
+            reported.push(pair);
+            let (this, that) = match line.kind {
+                UsageKind::ContentUsage => ("Content-Usage", "Content-Signal"),
+                UsageKind::ContentSignal => ("Content-Signal", "Content-Usage"),
+            };
+            push(
+                out,
+                line.line,
+                DiagnosticKind::ContradictingPreferences,
+                format!(
+                    "this {this} says {own} to {what} under `{}`, but the {that} on line {other_line} says {}; crawlers that read both take the more restrictive answer",
+                    String::from_utf8_lossy(literal),
+                    theirs.preference
+                ),
+            );
         }
     }
+}
+
+/// The literal part every URL under a path pattern starts with (before any `*`, without `$`).
+fn literal_start(path: &[u8]) -> &[u8] {
+    let before_star = path.split(|&b| b == b'*').next().unwrap_or_default();
+    before_star.strip_suffix(b"$").unwrap_or(before_star)
 }
 
 #[cfg(test)]
@@ -305,7 +334,7 @@ mod tests {
 
     #[test]
     fn well_formed_preferences_are_quiet() {
-        let body = "User-agent: *\nAllow: /\nContent-Usage: / train-ai=n\nContent-Usage: /ai-ok/ train-ai=y, search=y;x=1\nContent-Signal: search=yes, ai-train=no, ai-input=yes\n";
+        let body = "User-agent: *\nAllow: /\nContent-Usage: / train-ai=n\nContent-Usage: /ai-ok/ train-ai=y, search=y;x=1\nContent-Signal: search=yes, ai-input=yes\n";
         assert_eq!(kinds(body), []);
     }
 
@@ -326,8 +355,23 @@ mod tests {
     #[test]
     fn the_two_vocabularies_contradicting() {
         use DiagnosticKind::*;
-        let body = "User-agent: *\nContent-Usage: train-ai=y, search=y\nContent-Signal: ai-train=no, search=yes\nContent-Usage: /a train-ai=n\nContent-Signal: /b ai-train=yes\n";
-        assert_eq!(kinds(body), [(3, ContradictingPreferences)]);
+        let body = "User-agent: *\nContent-Usage: train-ai=y, search=y\nContent-Signal: ai-train=no, search=yes\nContent-Usage: /a train-ai=n\nContent-Signal: /a/b ai-train=no\n";
+        // Line 2 against line 3 (same scope), once; /a agrees with /a/b.
+        assert_eq!(kinds(body), [(2, ContradictingPreferences)]);
+        // A narrower yes under a broader no of the other vocabulary does not do what it says.
+        let body =
+            "User-agent: *\nContent-Usage: /ai-ok/ train-ai=y\nContent-Signal: ai-train=no\n";
+        let found = crate::lint::lint(body.as_bytes());
+        let contradiction = found
+            .iter()
+            .find(|d| d.kind == ContradictingPreferences)
+            .map(|d| (d.line, d.message.clone()));
+        assert!(
+            contradiction.as_ref().is_some_and(|(line, m)| *line == 2
+                && m.contains("line 3")
+                && m.contains("/ai-ok/")),
+            "{found:?}"
+        );
         let body = "Content-Usage: train-ai=n\nUser-agent: *\nAllow: /\n";
         assert_eq!(kinds(body), [(1, RuleBeforeUserAgent)]);
     }

@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Args};
 use robots::core::url_path::served_paths;
-use robots::core::{MAX_BODY_BYTES, MatchedRule, RobotsTxt, RuleKind, Verdict, path_of};
+use robots::core::{
+    MAX_BODY_BYTES, MatchedRule, Preference, RobotsTxt, RuleKind, Stated, UsagePreferences,
+    Verdict, path_of,
+};
 use robots_fetch::{CachedRobots, Origin, RobotsCache, Source, Unreachable};
 use serde::Serialize;
 use url::Url;
@@ -58,8 +61,84 @@ struct JsonVerdict<'a> {
     url: &'a str,
     allowed: bool,
     rule: Option<MatchedRule<'a>>,
+    usage: UsageJson,
     #[serde(skip_serializing_if = "Option::is_none")]
     robots: Option<RobotsJson>,
+}
+
+/// The AI usage preferences robots.txt states for the URL, in each vocabulary's own words
+/// (`null`: unknown or not stated). All `null` for a disallowed URL: nothing applies to it.
+#[derive(Serialize)]
+struct UsageJson {
+    #[serde(rename = "train-ai")]
+    train_ai: Option<&'static str>,
+    search: Option<&'static str>,
+    #[serde(rename = "content-signal")]
+    content_signal: Option<SignalJson>,
+}
+
+#[derive(Serialize)]
+struct SignalJson {
+    search: Option<&'static str>,
+    #[serde(rename = "ai-input")]
+    ai_input: Option<&'static str>,
+    #[serde(rename = "ai-train")]
+    ai_train: Option<&'static str>,
+}
+
+impl UsageJson {
+    fn of(p: &UsagePreferences) -> UsageJson {
+        UsageJson {
+            train_ai: p.train_ai.preference.as_aipref(),
+            search: p.search.preference.as_aipref(),
+            content_signal: p.content_signal.map(|s| SignalJson {
+                search: s.search.preference.as_signal(),
+                ai_input: s.ai_input.preference.as_signal(),
+                ai_train: s.ai_train.preference.as_signal(),
+            }),
+        }
+    }
+}
+
+/// For text output: `usage: train-ai=n (line 3), search=y (line 4); content-signal:
+/// ai-train=no (line 5)`, when robots.txt states anything for the URL.
+fn usage_note(p: &UsagePreferences) -> Option<String> {
+    if !p.is_stated() {
+        return None;
+    }
+    let said = |name: &str, stated: &Stated, word: fn(Preference) -> Option<&'static str>| {
+        word(stated.preference).map(|value| match stated.line {
+            Some(line) => format!("{name}={value} (line {line})"),
+            None => format!("{name}={value}"),
+        })
+    };
+    let mut parts = Vec::new();
+    let usage: Vec<String> = [("train-ai", &p.train_ai), ("search", &p.search)]
+        .into_iter()
+        .filter_map(|(name, stated)| said(name, stated, Preference::as_aipref))
+        .collect();
+    match (usage.is_empty(), p.train_ai.line) {
+        (false, _) => parts.push(usage.join(", ")),
+        (true, Some(line)) => parts.push(format!("content-usage unknown (line {line})")),
+        (true, None) => {}
+    }
+    if let Some(signal) = &p.content_signal {
+        let said: Vec<String> = [
+            ("search", &signal.search),
+            ("ai-input", &signal.ai_input),
+            ("ai-train", &signal.ai_train),
+        ]
+        .into_iter()
+        .filter_map(|(name, stated)| said(name, stated, Preference::as_signal))
+        .collect();
+        let said = if said.is_empty() {
+            "unknown".to_string()
+        } else {
+            said.join(", ")
+        };
+        parts.push(format!("content-signal: {said}"));
+    }
+    Some(format!("usage: {}", parts.join("; ")))
 }
 
 /// Where the rules came from, in network mode. `outcome` and `status` are always there; the
@@ -218,6 +297,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
     let mut closed = false;
     let mut emit = |url: &str,
                     verdict: &Verdict<'_>,
+                    usage: &UsagePreferences,
                     robots: Option<&CachedRobots>,
                     note: Option<String>|
      -> Result<(), CliError> {
@@ -233,16 +313,20 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
                     url,
                     allowed: verdict.allowed,
                     rule: verdict.rule,
+                    usage: UsageJson::of(usage),
                     robots,
                 },
             ),
             Format::Text => {
-                let line = text_line(url, verdict, robots.as_ref());
-                match note {
-                    Some(note) => writeln!(out, "{line}\n            note: {note}"),
-                    None => writeln!(out, "{line}"),
+                let mut text = text_line(url, verdict, robots.as_ref());
+                for extra in usage_note(usage)
+                    .into_iter()
+                    .chain(note.map(|n| format!("note: {n}")))
+                {
+                    text.push_str("\n            ");
+                    text.push_str(&extra);
                 }
-                .map_err(CliError::Write)
+                writeln!(out, "{text}").map_err(CliError::Write)
             }
         };
         match written {
@@ -258,9 +342,9 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
             let robots = RobotsTxt::parse(&body);
             let matcher = robots.matcher(&crawler.token);
             for url in &urls {
-                let verdict = matcher.check_url(url);
-                let note = resolved_note(url, &verdict, |p| matcher.check_path(p));
-                emit(url, &verdict, None, note)?;
+                let usage = matcher.usage(url);
+                let note = resolved_note(url, &usage.verdict, |p| matcher.check_path(p));
+                emit(url, &usage.verdict, &usage.preferences, None, note)?;
             }
         }
         None => {
@@ -268,10 +352,12 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
             let now = tokio::time::Instant::now();
             for (url, parsed) in urls.iter().zip(&entries) {
                 let (parsed_url, entry) = parsed;
-                let verdict = entry.check(parsed_url);
-                let note =
-                    resolved_note(parsed_url.as_str(), &verdict, |p| entry.verdict_at(p, now));
-                emit(url, &verdict, Some(entry), note)?;
+                let path = robots_fetch::path_of_url(parsed_url);
+                let usage = entry.usage_at(path.as_bytes(), now);
+                let note = resolved_note(parsed_url.as_str(), &usage.verdict, |p| {
+                    entry.verdict_at(p, now)
+                });
+                emit(url, &usage.verdict, &usage.preferences, Some(entry), note)?;
             }
         }
     }
