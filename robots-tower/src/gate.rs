@@ -52,6 +52,25 @@ impl RobotsInfo {
     /// May this response's content train AI models? robots.txt's preferences for the URL
     /// (`Content-Usage` `train-ai`, `Content-Signal` `ai-train`) and the response's
     /// `Content-Usage` header combined: any no gives no, else any yes gives yes.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "reqwest")]
+    /// # async fn crawl() -> Result<(), Box<dyn std::error::Error>> {
+    /// use robots_core::Preference;
+    /// use robots_tower::{RobotsInfo, RobotsMiddleware};
+    ///
+    /// let client = RobotsMiddleware::builder("ExampleBot/1.0 (+https://example.com/bot)").build_client()?;
+    /// let response = client.get("https://example.com/article").send().await?;
+    /// let may_train = response
+    ///     .extensions()
+    ///     .get::<RobotsInfo>()
+    ///     .map_or(Preference::Unknown, |info| info.may_train_ai());
+    /// if may_train == Preference::No {
+    ///     // keep the page out of the training set
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn may_train_ai(&self) -> Preference {
         let header = self.content_usage.unwrap_or_default().train_ai;
         self.usage.may_train_ai().combine(header)
