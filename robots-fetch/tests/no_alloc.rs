@@ -93,4 +93,34 @@ fn cache_hits_and_checks_do_not_allocate() {
     });
     assert_eq!(count, 0, "a core check allocated");
     assert_eq!(allowed, 200);
+
+    // Usage preferences (both vocabularies, paths with wildcards) allocate nothing either, from
+    // the view or from the cache.
+    let mut with_usage = body.clone();
+    with_usage.push_str("Content-Usage: train-ai=n\nContent-Usage: /section7/ train-ai=y, search=y;x=\"z\"\nContent-Signal: /*.html$ ai-train=no\n");
+    let matcher = robots_core::RobotsTxt::parse(with_usage.as_bytes()).matcher("FooBot");
+    cache.insert(&origin, with_usage.as_bytes());
+    let url: url::Url = "https://example.com/section7/page.html".parse().unwrap();
+    let mut no = 0;
+    let count = allocations_in(|| {
+        for _ in 0..100 {
+            for url in [
+                "https://example.com/section7/page.html",
+                "https://example.com/section7/x",
+                "https://example.com/other",
+            ] {
+                let usage = matcher.usage(url);
+                no += usize::from(usage.preferences.may_train_ai() == robots_core::Preference::No);
+            }
+            if let Some(entry) = cache.cached_for_url(&url) {
+                let usage =
+                    entry.usage_at(path_of_url(&url).as_bytes(), tokio::time::Instant::now());
+                no += usize::from(usage.preferences.may_train_ai() == robots_core::Preference::No);
+            }
+        }
+    });
+    assert_eq!(count, 0, "a usage query allocated");
+    // `/section7/page.html` (train-ai=y, but ai-train=no on *.html) and `/other` say no, twice
+    // per round with the cache's answer.
+    assert_eq!(no, 300);
 }
