@@ -164,6 +164,27 @@ fn corpus_views(c: &mut Criterion) {
         })
     });
     group.finish();
+
+    // A policy token's view: compiled from a parse the crawler already has, or parsed anew.
+    let parsed: Vec<RobotsTxt> = files.iter().map(|f| RobotsTxt::parse(&f.body)).collect();
+    let mut group = c.benchmark_group("usage_policy_view");
+    group.throughput(Throughput::Elements(files.len() as u64));
+    group.sample_size(10);
+    group.bench_function("from_the_same_parse", |b| {
+        b.iter(|| {
+            for robots in &parsed {
+                black_box(robots.matcher(black_box("Google-Extended")));
+            }
+        })
+    });
+    group.bench_function("from_body", |b| {
+        b.iter(|| {
+            for f in &files {
+                black_box(Matcher::from_body(&f.body, [black_box("Google-Extended")]));
+            }
+        })
+    });
+    group.finish();
 }
 
 fn benches(c: &mut Criterion) {

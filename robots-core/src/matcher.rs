@@ -95,10 +95,18 @@ struct Inner {
     /// For views with many rules: which rules can match, by the path's second byte.
     index: Option<Box<FirstByteIndex>>,
     arena: Box<[u8]>,
+    /// Crawl-delay, Request-rate and usage rules, out of line: most files have none of them, and
+    /// keeping them out keeps the part a check reads small.
+    extras: Option<Box<Extras>>,
+}
+
+/// What a view keeps besides its rules.
+#[derive(Debug, Default)]
+struct Extras {
     crawl_delay: Option<CrawlDelay>,
     request_rate: Option<(RequestRate, u32)>,
-    /// `Content-Usage` and `Content-Signal` rules; `None` (nothing to pay) for most files.
-    usage: Option<Box<UsageTable>>,
+    /// `Content-Usage` and `Content-Signal` rules.
+    usage: Option<UsageTable>,
 }
 
 /// Rules with a literal prefix `/x…` can only match paths whose second byte is `x`. The index
@@ -626,18 +634,24 @@ impl Matcher {
                 .iter()
                 .filter_map(|&(line, key, value)| usage_kind(key).map(|kind| (line, kind, value))),
         );
+        let extras =
+            (crawl_delay.is_some() || request_rate.is_some() || usage.is_some()).then(|| {
+                Box::new(Extras {
+                    crawl_delay,
+                    request_rate,
+                    usage,
+                })
+            });
         arena.shrink_to_fit();
         Matcher {
             inner: Arc::new(Inner {
-                usage,
+                extras,
                 index: FirstByteIndex::build(&sorted, &globs, &arena),
                 selection,
                 rules: sorted,
                 globs: globs.into(),
                 written: written.into(),
                 arena: arena.into(),
-                crawl_delay,
-                request_rate,
             }),
         }
     }
@@ -749,7 +763,7 @@ impl Matcher {
     /// just checked the path and found it allowed (preferences never apply to a disallowed
     /// URL; [`Matcher::usage_path`] does both).
     pub fn preferences_path(&self, path: &[u8]) -> UsagePreferences {
-        let Some(table) = &self.inner.usage else {
+        let Some(table) = self.inner.extras.as_ref().and_then(|e| e.usage.as_ref()) else {
             return UsagePreferences::default();
         };
         if path.first() != Some(&b'/') {
@@ -763,7 +777,10 @@ impl Matcher {
 
     /// Whether any `Content-Usage` or `Content-Signal` line applies to this crawler.
     pub fn has_usage_rules(&self) -> bool {
-        self.inner.usage.is_some()
+        self.inner
+            .extras
+            .as_ref()
+            .is_some_and(|e| e.usage.is_some())
     }
 
     /// Shorthand for `check_url(url).allowed`.
@@ -779,12 +796,12 @@ impl Matcher {
 
     /// The first valid Crawl-delay of the applicable groups.
     pub fn crawl_delay(&self) -> Option<CrawlDelay> {
-        self.inner.crawl_delay
+        self.inner.extras.as_ref().and_then(|e| e.crawl_delay)
     }
 
     /// The first valid Request-rate of the applicable groups, with its line.
     pub fn request_rate(&self) -> Option<(RequestRate, u32)> {
-        self.inner.request_rate
+        self.inner.extras.as_ref().and_then(|e| e.request_rate)
     }
 
     /// How many compiled rules the view holds (index.html retries count as rules).
@@ -801,7 +818,9 @@ impl Matcher {
             + inner.written.len() * std::mem::size_of::<(u32, u32, u32)>()
             + inner.index.as_ref().map_or(0, |i| i.heap_bytes())
             + inner.arena.len()
-            + inner.usage.as_ref().map_or(0, |u| u.heap_bytes())
+            + inner.extras.as_ref().map_or(0, |e| {
+                std::mem::size_of::<Extras>() + e.usage.as_ref().map_or(0, |u| u.heap_bytes())
+            })
             + match &inner.selection {
                 Selection::Agent(token) => token.len(),
                 _ => 0,

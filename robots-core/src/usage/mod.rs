@@ -514,7 +514,7 @@ impl UsageTable {
     /// there are none, so that a view without usage rules pays nothing.
     pub(crate) fn build<'a>(
         lines: impl IntoIterator<Item = (u32, UsageKind, &'a [u8])>,
-    ) -> Option<Box<UsageTable>> {
+    ) -> Option<UsageTable> {
         let mut usage = Vec::new();
         let mut signal = Vec::new();
         for (line, kind, value) in lines {
@@ -545,10 +545,10 @@ impl UsageTable {
         // Stable: file order is kept among equal priorities.
         usage.sort_by_key(|r| (std::cmp::Reverse(r.priority), r.line));
         signal.sort_by_key(|r| (std::cmp::Reverse(r.priority), r.line));
-        Some(Box::new(UsageTable {
+        Some(UsageTable {
             content_usage: usage.into(),
             content_signal: signal.into(),
-        }))
+        })
     }
 
     /// The preferences for a path (starting with `/`). Allocates nothing.
@@ -573,12 +573,10 @@ impl UsageTable {
     }
 
     pub(crate) fn heap_bytes(&self) -> usize {
-        std::mem::size_of::<Self>()
-            + self
-                .content_usage
-                .iter()
-                .map(Compiled::heap_bytes)
-                .sum::<usize>()
+        self.content_usage
+            .iter()
+            .map(Compiled::heap_bytes)
+            .sum::<usize>()
             + self
                 .content_signal
                 .iter()
@@ -642,7 +640,7 @@ impl fmt::Display for Preference {
 mod tests {
     use super::*;
 
-    fn table(lines: &[(UsageKind, &str)]) -> Box<UsageTable> {
+    fn table(lines: &[(UsageKind, &str)]) -> UsageTable {
         let lines = lines
             .iter()
             .enumerate()
