@@ -259,6 +259,15 @@ fn decision_order(rank: &[u32]) -> Vec<u32> {
     order
 }
 
+/// Runs `f` on `path` with a `/` put in front (a path must start with one; allocates, which
+/// only a URL with a query but no path needs).
+fn with_leading_slash<R>(path: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
+    let mut slashed = Vec::with_capacity(path.len() + 1);
+    slashed.push(b'/');
+    slashed.extend_from_slice(path);
+    f(&slashed)
+}
+
 /// Keys whose values the view keeps (the rest of the records is only in [`RobotsTxt`]).
 fn is_kept_key(key: &[u8]) -> bool {
     key.eq_ignore_ascii_case(b"crawl-delay")
@@ -667,10 +676,7 @@ impl Matcher {
     #[inline]
     pub fn check_path(&self, path: &[u8]) -> Verdict<'_> {
         if path.first() != Some(&b'/') {
-            let mut slashed = Vec::with_capacity(path.len() + 1);
-            slashed.push(b'/');
-            slashed.extend_from_slice(path);
-            return self.check_path(&slashed);
+            return with_leading_slash(path, |p| self.check_path(p));
         }
         let inner = &*self.inner;
         let mut subject = Subject::new(path);
@@ -767,10 +773,7 @@ impl Matcher {
             return UsagePreferences::default();
         };
         if path.first() != Some(&b'/') {
-            let mut slashed = Vec::with_capacity(path.len() + 1);
-            slashed.push(b'/');
-            slashed.extend_from_slice(path);
-            return table.preferences(&slashed);
+            return with_leading_slash(path, |p| table.preferences(p));
         }
         table.preferences(path)
     }

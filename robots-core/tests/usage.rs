@@ -259,6 +259,15 @@ fn policy_tokens_are_checked_from_the_same_parse() {
 }
 
 #[test]
+fn a_path_without_its_slash_is_checked_as_if_it_had_one() {
+    let m = RobotsTxt::parse(b"User-agent: *\nDisallow: /x\nContent-Usage: /open/ train-ai=y\n")
+        .matcher("X");
+    assert_eq!(m.usage_path(b"open/a"), m.usage_path(b"/open/a"));
+    assert_eq!(m.usage_path(b"open/a").preferences.may_train_ai(), Yes);
+    assert!(!m.usage_path(b"x").verdict.allowed);
+}
+
+#[test]
 fn views_without_usage_lines_carry_nothing() {
     let m = RobotsTxt::parse(b"User-agent: *\nDisallow: /x\nCrawl-delay: 3\n").matcher("X");
     assert!(!m.has_usage_rules());

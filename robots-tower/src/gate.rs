@@ -195,12 +195,13 @@ impl Gate {
         let (entry, rule) = self
             .decide(client, origin_key, path, &url, overrides)
             .await?;
-        // Only files with usage lines for this crawler cost anything here.
-        let usage = match entry.parsed() {
-            Some(parsed) if parsed.matcher().has_usage_rules() => {
-                entry.usage_at(path.as_bytes(), Instant::now()).preferences
-            }
-            _ => UsagePreferences::default(),
+        // The verdict is known (allowed) unless the check was skipped, in which case the
+        // preferences come with a verdict of their own (none for a disallowed path). A file
+        // without usage lines answers with a branch.
+        let now = Instant::now();
+        let usage = match overrides.skip {
+            Some(_) => entry.usage_at(path.as_bytes(), now).preferences,
+            None => entry.preferences_at(path.as_bytes(), now),
         };
         let mut admission = self.pace(entry, rule).await?;
         admission.usage = usage;

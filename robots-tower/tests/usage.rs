@@ -139,6 +139,32 @@ async fn the_layer_attaches_robots_txt_and_header_preferences() {
         Some(RobotsError::Disallowed { .. })
     ));
     assert_eq!(site.count("/private/x"), 0);
+
+    // The explicit opt-out: fetched, but a disallowed URL still gets no preference, while an
+    // allowed one gets robots.txt's.
+    let skip = |url: &str| {
+        let mut request = get(url);
+        request
+            .extensions_mut()
+            .insert(robots_tower::SkipRobotsCheck::because("audit"));
+        request
+    };
+    let skipped = info(
+        &service
+            .clone()
+            .oneshot(skip(&site.url("/private/x")))
+            .await
+            .unwrap(),
+    );
+    assert!(!skipped.usage.is_stated(), "{skipped:?}");
+    let skipped = info(
+        &service
+            .clone()
+            .oneshot(skip(&site.url("/open/data")))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(skipped.may_train_ai(), Yes);
 }
 
 #[tokio::test]
