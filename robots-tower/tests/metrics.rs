@@ -2,14 +2,9 @@
 //! thread while a few requests go through the layer on paused time.
 #![cfg(feature = "metrics")]
 
-use std::time::Duration;
+mod support;
 
-use bytes::Bytes;
-use http_body_util::Full;
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
-use robots_fetch::BoxError;
-use robots_tower::RobotsLayer;
-use tower::{Layer, ServiceExt};
 
 #[test]
 fn decisions_fetches_waits_pauses_and_cache_size_are_measured() {
@@ -22,32 +17,7 @@ fn decisions_fetches_waits_pauses_and_cache_size_are_measured() {
             .build()
             .unwrap();
         runtime.block_on(async {
-            let site = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
-                let (status, body) = match request.uri().path() {
-                    "/robots.txt" => (200, "User-agent: *\nDisallow: /private\n"),
-                    "/busy" => (429, ""),
-                    _ => (200, "page"),
-                };
-                Ok::<_, BoxError>(
-                    http::Response::builder()
-                        .status(status)
-                        .body(Full::new(Bytes::from_static(body.as_bytes())))
-                        .unwrap(),
-                )
-            });
-            let service = RobotsLayer::builder("FooBot")
-                .min_delay(Duration::from_millis(100))
-                .build()
-                .layer(site);
-            let get = |path: &str| {
-                http::Request::get(format!("http://a.example{path}"))
-                    .body(Full::default())
-                    .unwrap()
-            };
-            service.clone().oneshot(get("/one")).await.unwrap();
-            service.clone().oneshot(get("/two")).await.unwrap();
-            assert!(service.clone().oneshot(get("/private/x")).await.is_err());
-            service.clone().oneshot(get("/busy")).await.unwrap();
+            support::walk::walk_through_the_layer().await;
         });
     });
     let snapshot = snapshotter.snapshot().into_vec();

@@ -3,45 +3,20 @@
 
 #[path = "../../tests/support/captured.rs"]
 mod captured;
-
-use std::time::Duration;
+mod support;
 
 use bytes::Bytes;
 use http_body_util::Full;
 use robots_fetch::BoxError;
 use robots_tower::RobotsLayer;
+use support::walk;
 use tower::{Layer, ServiceExt};
 
 #[tokio::test(start_paused = true)]
 async fn the_layer_reports_what_it_does() {
     let (captured, _logs) = captured::capture_logs(tracing::Level::DEBUG);
 
-    let inner = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
-        let (status, body) = match request.uri().path() {
-            "/robots.txt" => (200, "User-agent: *\nDisallow: /private\n"),
-            "/busy" => (429, ""),
-            _ => (200, "page"),
-        };
-        Ok::<_, BoxError>(
-            http::Response::builder()
-                .status(status)
-                .body(Full::new(Bytes::from_static(body.as_bytes())))
-                .unwrap(),
-        )
-    });
-    let service = RobotsLayer::builder("FooBot")
-        .min_delay(Duration::from_millis(100))
-        .build()
-        .layer(inner);
-    let get = |path: &str| {
-        http::Request::get(format!("http://a.example{path}"))
-            .body(Full::default())
-            .unwrap()
-    };
-    service.clone().oneshot(get("/one")).await.unwrap();
-    service.clone().oneshot(get("/two")).await.unwrap();
-    assert!(service.clone().oneshot(get("/private/x")).await.is_err());
-    service.clone().oneshot(get("/busy")).await.unwrap();
+    walk::walk_through_the_layer().await;
 
     let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     for expected in [
