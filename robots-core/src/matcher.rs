@@ -68,6 +68,13 @@ const FLAG_GLOB: u32 = 1 << 2;
 const FLAG_WRITTEN_ELSEWHERE: u32 = 1 << 3;
 const META_SHIFT: u32 = 4;
 
+/// Views with at least this many `*` rules drop twins (same body, same anchoring).
+const TWIN_CHECK_MIN_GLOBS: usize = 32;
+
+/// Bodies already in a view, with their anchoring. Seeded per process (`foldhash`): the keys
+/// come from the file, so collisions must not be predictable.
+type TwinSet<'a> = std::collections::HashSet<(&'a [u8], bool), foldhash::fast::RandomState>;
+
 impl CompiledRule {
     fn kind(&self) -> RuleKind {
         if self.meta & FLAG_ALLOW != 0 {
@@ -614,18 +621,41 @@ impl Matcher {
             }
         }
         let order = decision_order(&rank);
+        // Twins: `*` rules with the same body and anchoring match the same paths, and they have
+        // the same priority. In decision order the first of them decides whenever any of them
+        // would; the others are never reached with a different answer, so they are dropped. A
+        // crafted file repeats a costly pattern thousands of times (the hostile benchmarks);
+        // hashing costs too, so only views with many `*` rules look for twins.
+        let mut seen: Option<TwinSet<'_>> = (globs.len() >= TWIN_CHECK_MIN_GLOBS).then(|| {
+            TwinSet::with_capacity_and_hasher(globs.len(), foldhash::fast::RandomState::default())
+        });
         let mut written = Vec::new();
-        let sorted: Box<[CompiledRule]> = order
-            .iter()
-            .enumerate()
-            .map(|(position, &i)| {
-                let (rule, span) = rules[i as usize];
-                if let Some((start, end)) = span {
-                    written.push((position as u32, start, end));
+        let mut sorted: Vec<CompiledRule> = Vec::with_capacity(order.len());
+        // `*` analyses in decision order too: a check reads them in that order.
+        let mut sorted_globs: Vec<Glob> = Vec::with_capacity(globs.len());
+        for &i in &order {
+            let (mut rule, span) = rules[i as usize];
+            if rule.meta & FLAG_GLOB != 0 {
+                if let Some(seen) = &mut seen {
+                    let (start, end) = rule.body();
+                    let body = &arena[start as usize..end as usize];
+                    if !seen.insert((body, rule.meta & FLAG_ANCHORED != 0)) {
+                        continue;
+                    }
                 }
-                rule
-            })
-            .collect();
+                let glob = globs[(rule.meta >> META_SHIFT) as usize];
+                rule.meta = (rule.meta & ((1 << META_SHIFT) - 1))
+                    | ((sorted_globs.len() as u32) << META_SHIFT);
+                sorted_globs.push(glob);
+            }
+            if let Some((start, end)) = span {
+                written.push((sorted.len() as u32, start, end));
+            }
+            sorted.push(rule);
+        }
+        drop(seen);
+        let sorted: Box<[CompiledRule]> = sorted.into();
+        let globs = sorted_globs;
 
         let is = |key: &[u8], name: &str| key.eq_ignore_ascii_case(name.as_bytes());
         let crawl_delay = records
@@ -828,5 +858,43 @@ impl Matcher {
                 Selection::Agent(token) => token.len(),
                 _ => 0,
             }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 40 `*` rules, only four distinct (body, anchoring): the view keeps the first of each in
+    /// decision order, and that one reports — the allow of a twin pair, else the earliest line.
+    #[test]
+    fn twin_wildcard_rules_are_kept_once() {
+        let mut body = String::from("User-agent: *\n");
+        for i in 0..10 {
+            body.push_str(&format!(
+                "Disallow: /*.php$\nDisallow: /*x*y\nAllow: /*x*y\nDisallow: /*q*{}\n",
+                i % 2
+            ));
+        }
+        let view = Matcher::from_body(body.as_bytes(), ["FooBot"]);
+        assert_eq!(view.rule_count(), 4);
+        let verdict = view.check_path(b"/a.php");
+        assert_eq!(
+            (verdict.allowed, verdict.rule.map(|r| r.line)),
+            (false, Some(2))
+        );
+        let verdict = view.check_path(b"/axy");
+        assert_eq!(
+            (verdict.allowed, verdict.rule.map(|r| r.line)),
+            (true, Some(4))
+        );
+        let verdict = view.check_path(b"/q1");
+        assert_eq!(
+            verdict.rule.map(|r| (r.line, r.pattern)),
+            Some((9, &b"/*q*1"[..]))
+        );
+        // Below the threshold every rule is kept.
+        let few = Matcher::from_body(b"User-agent: *\nDisallow: /*a\nDisallow: /*a\n", ["FooBot"]);
+        assert_eq!(few.rule_count(), 2);
     }
 }

@@ -259,15 +259,37 @@ pub(crate) fn glob_matches(
     }
     let mut at = first_star;
     if first_star < last_star {
-        for segment in body[first_star + 1..last_star].split(|&b| b == b'*') {
-            let found = match segment {
-                [b] => subject.find_byte_from(*b, at, end),
-                _ => find(&path[at.min(end)..end], segment).map(|i| i + at),
-            };
-            match found {
-                Some(found) => at = found + segment.len(),
+        // The literal segments between the first and the last `*`, each placed at its earliest
+        // position from `at`. Hand-written rather than `split`: most segments of a long glob
+        // are one byte, and when that byte is the next one in the path (a run of `*a*a*a`
+        // against `aaa…`) it is placed without a search.
+        let middle = &body[first_star + 1..last_star];
+        let mut i = 0;
+        while i < middle.len() {
+            let b = middle[i];
+            if b == b'*' {
+                i += 1;
+                continue;
+            }
+            if middle.get(i + 1).is_none_or(|&next| next == b'*') {
+                if path.get(at) == Some(&b) && at < end {
+                    at += 1;
+                } else {
+                    match subject.find_byte_from(b, at, end) {
+                        Some(found) => at = found + 1,
+                        None => return false,
+                    }
+                }
+                i += 2;
+                continue;
+            }
+            let segment_end = find_byte(b'*', &middle[i..]).map_or(middle.len(), |j| i + j);
+            let segment = &middle[i..segment_end];
+            match find(&path[at.min(end)..end], segment) {
+                Some(found) => at += found + segment.len(),
                 None => return false,
             }
+            i = segment_end + 1;
         }
     }
     if anchored {

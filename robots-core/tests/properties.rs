@@ -100,6 +100,26 @@ proptest! {
         prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
     }
 
+    /// Views of 32+ `*` rules drop twins (same body and anchoring, other kind or line): the
+    /// verdict and the reported line stay Google's. Segments of one and more bytes, so the
+    /// matcher's one-byte fast path and its searches both run.
+    #[test]
+    fn twin_wildcard_rules_agree_with_google(
+        rules in prop::collection::vec(("(Allow|Disallow)", "/(\\*[ab]{1,2}){1,3}\\$?"), 32..90),
+        path in "/[ab]{0,20}",
+    ) {
+        let mut body = String::from("User-agent: *\n");
+        for (kind, pattern) in &rules {
+            body.push_str(&format!("{kind}: {pattern}\n"));
+        }
+        let matcher = Matcher::from_body(body.as_bytes(), ["FooBot"]);
+        let ours = matcher.check_path(path.as_bytes());
+        let google = google_verdict(body.as_bytes(), &["FooBot"], &path);
+        prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
+        let full = RobotsTxt::parse(body.as_bytes()).matcher("FooBot");
+        prop_assert_eq!(full.check_path(path.as_bytes()), ours);
+    }
+
     /// The hints from the line scan never hide work: a value they say needs no escaping is
     /// unchanged by escaping, and one they say has no `*` has none.
     #[test]
