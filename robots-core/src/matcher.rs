@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use crate::agent::{is_global_agent, product_token_bytes};
 use crate::directive::{ValueHints, escape_pattern_hinted, rfind_byte};
 use crate::events::{Event, events};
-use crate::pattern::{Glob, Shape, Subject, glob_matches};
+use crate::pattern::{Glob, Shape, Subject, glob_matches, is_prefix};
 use crate::records::{RequestRate, parse_crawl_delay};
 use crate::robots::{Group, RobotsTxt, RuleKind};
 use crate::url_path::path_of;
@@ -288,6 +288,29 @@ fn is_global_record(key: &[u8]) -> bool {
 }
 
 impl Inner {
+    /// Whether `rule` matches the subject's `path`: the hot loop of every check, kept small. A
+    /// rule without `*` is a length test and an inline prefix compare; the rarer `*` rules go
+    /// out of line.
+    #[inline(always)]
+    fn hits(&self, rule: &CompiledRule, path: &[u8], subject: &mut Subject<'_>) -> bool {
+        let (start, len) = (rule.start as usize, rule.len as usize);
+        let Some(body) = self.arena.get(start..start + len) else {
+            return false;
+        };
+        if rule.meta & FLAG_GLOB == 0 {
+            (rule.meta & FLAG_ANCHORED == 0 || path.len() == len) && is_prefix(body, path)
+        } else {
+            self.glob_matches(rule, body, subject)
+        }
+    }
+
+    /// Whether a `*` rule matches; out of line so that the loop over rules stays small.
+    #[inline(never)]
+    fn glob_matches(&self, rule: &CompiledRule, body: &[u8], subject: &mut Subject<'_>) -> bool {
+        let glob = self.globs.get((rule.meta >> META_SHIFT) as usize);
+        glob.is_some() && glob_matches(rule.meta & FLAG_ANCHORED != 0, glob, body, subject)
+    }
+
     /// Where rule `position`'s written form is in the arena.
     #[inline]
     fn written_span(&self, position: usize, rule: &CompiledRule) -> (u32, u32) {
@@ -710,27 +733,9 @@ impl Matcher {
         }
         let inner = &*self.inner;
         let mut subject = Subject::new(path);
-        let bytes = |(start, end): (u32, u32)| &inner.arena[start as usize..end as usize];
-        let mut decide = |(position, rule): (usize, &CompiledRule)| {
-            let glob = (rule.meta & FLAG_GLOB != 0)
-                .then(|| &inner.globs[(rule.meta >> META_SHIFT) as usize]);
-            glob_matches(
-                rule.meta & FLAG_ANCHORED != 0,
-                glob,
-                bytes(rule.body()),
-                &mut subject,
-            )
-            .then(|| Verdict {
-                allowed: rule.meta & FLAG_ALLOW != 0,
-                rule: Some(MatchedRule {
-                    line: rule.line,
-                    kind: rule.kind(),
-                    pattern: bytes(inner.written_span(position, rule)),
-                }),
-            })
-        };
+        let mut hit = |rule: &CompiledRule| inner.hits(rule, path, &mut subject);
         let found = match &inner.index {
-            None => inner.rules.iter().enumerate().find_map(decide),
+            None => inner.rules.iter().position(&mut hit),
             Some(index) => {
                 // Merge the two candidate lists by rule position, i.e. in decision order.
                 let (mut a, mut b) = index.candidates(path);
@@ -750,16 +755,29 @@ impl Matcher {
                         }
                         (None, None) => break None,
                     };
-                    if let Some(verdict) = decide((next as usize, &inner.rules[next as usize])) {
-                        break Some(verdict);
+                    if inner.rules.get(next as usize).is_some_and(&mut hit) {
+                        break Some(next as usize);
                     }
                 }
             }
         };
-        found.unwrap_or(Verdict {
-            allowed: true,
-            rule: None,
-        })
+        match found.and_then(|position| Some((position, inner.rules.get(position)?))) {
+            Some((position, rule)) => {
+                let (start, end) = inner.written_span(position, rule);
+                Verdict {
+                    allowed: rule.meta & FLAG_ALLOW != 0,
+                    rule: Some(MatchedRule {
+                        line: rule.line,
+                        kind: rule.kind(),
+                        pattern: &inner.arena[start as usize..end as usize],
+                    }),
+                }
+            }
+            None => Verdict {
+                allowed: true,
+                rule: None,
+            },
+        }
     }
 
     /// What the crawler may do with a URL: the crawl verdict and, when the URL may be fetched,

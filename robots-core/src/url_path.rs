@@ -18,26 +18,38 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
     let is_path_start = |b: u8| matches!(b, b'/' | b'?' | b';');
     // Two leading slashes start a scheme-relative URL: skip them.
     let search_start = if bytes.starts_with(b"//") { 2 } else { 0 };
-    // "://" ends a scheme only if no path, params or query starts before it.
-    let mut after_scheme = search_start;
-    for (i, &b) in bytes.iter().enumerate().skip(search_start) {
-        if is_path_start(b) {
-            break;
+    // "://" ends a scheme only if no path, params or query starts before it. The schemes a
+    // crawler has, written in lowercase, are recognised without the byte loop (a check from a
+    // URL runs this every time).
+    let after_scheme = if bytes.starts_with(b"https://") {
+        8
+    } else if bytes.starts_with(b"http://") {
+        7
+    } else {
+        let mut after_scheme = search_start;
+        for (i, &b) in bytes.iter().enumerate().skip(search_start) {
+            if is_path_start(b) {
+                break;
+            }
+            if b == b':' && bytes[i + 1..].starts_with(b"//") {
+                after_scheme = i + 3;
+                break;
+            }
         }
-        if b == b':' && bytes[i + 1..].starts_with(b"//") {
-            after_scheme = i + 3;
-            break;
+        // A fragment that starts before the path leaves nothing but "/".
+        if bytes[search_start..after_scheme].contains(&b'#') {
+            return Cow::Borrowed("/");
         }
-    }
-    let Some(path_start) = bytes[after_scheme..]
-        .iter()
-        .position(|&b| is_path_start(b))
-        .map(|i| i + after_scheme)
+        after_scheme
+    };
+    // The authority ends where the path, params or query starts; a fragment that starts before
+    // that leaves nothing but "/".
+    let Some(path_start) =
+        memchr::memchr3(b'/', b'?', b';', &bytes[after_scheme..]).map(|i| i + after_scheme)
     else {
         return Cow::Borrowed("/");
     };
-    // A fragment that starts before the path leaves nothing but "/".
-    if bytes[search_start..path_start].contains(&b'#') {
+    if memchr::memchr(b'#', &bytes[after_scheme..path_start]).is_some() {
         return Cow::Borrowed("/");
     }
     let path_end =
