@@ -120,6 +120,26 @@ proptest! {
         prop_assert_eq!(full.check_path(path.as_bytes()), ours);
     }
 
+    /// Views of 32+ rules check through an index on the byte position that best separates
+    /// their rules (literal prefixes of varied lengths, some with `*` and `$`): same verdicts
+    /// and lines as Google's.
+    #[test]
+    fn indexed_views_agree_with_google(
+        rules in prop::collection::vec(("(Allow|Disallow)", "/[ab]{0,3}[abc/]{0,6}(\\*[ab])?\\$?"), 32..80),
+        path in "/[abc/]{0,12}",
+    ) {
+        let mut body = String::from("User-agent: *\n");
+        for (kind, pattern) in &rules {
+            body.push_str(&format!("{kind}: {pattern}\n"));
+        }
+        let matcher = Matcher::from_body(body.as_bytes(), ["FooBot"]);
+        // A full URL: Google would read a path starting with `//` as a scheme-relative URL.
+        let url = format!("https://example.com{path}");
+        let ours = matcher.check_url(&url);
+        let google = google_verdict(body.as_bytes(), &["FooBot"], &url);
+        prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
+    }
+
     /// The hints from the line scan never hide work: a value they say needs no escaping is
     /// unchanged by escaping, and one they say has no `*` has none.
     #[test]

@@ -34,11 +34,12 @@ fn setup() -> (RobotsCache, Vec<String>) {
     (cache, urls)
 }
 
+/// One decision: one clock read, the origin's entry, the verdict.
 fn decide(cache: &RobotsCache, url: &Url) -> bool {
-    cache.cached_for_url(url).is_some_and(|e| {
-        e.verdict_at(path_of_url(url).as_bytes(), tokio::time::Instant::now())
-            .allowed
-    })
+    let now = tokio::time::Instant::now();
+    cache
+        .cached_for_url_at(url, now)
+        .is_some_and(|e| e.verdict_at(path_of_url(url).as_bytes(), now).allowed)
 }
 
 fn benches(c: &mut Criterion) {

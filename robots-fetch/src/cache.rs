@@ -876,11 +876,29 @@ impl RobotsCache {
     /// The entry for an origin (`scheme://host[:port]`, see [`Origin::as_str`]) if one is cached
     /// and not due for a refresh. Counts a hit or a miss. Does not allocate.
     pub fn cached(&self, origin: &str) -> Option<Arc<CachedRobots>> {
+        self.cached_at(origin, Instant::now())
+    }
+
+    /// [`RobotsCache::cached`] as of `now`: a caller that also asks the entry for a verdict
+    /// ([`CachedRobots::verdict_at`]) reads the clock once for both (a clock read is a visible
+    /// share of a cache-hit decision).
+    ///
+    /// ```
+    /// use robots_fetch::{Origin, RobotsCache};
+    /// use tokio::time::Instant;
+    /// let cache = RobotsCache::builder("FooBot/1.0").build();
+    /// let origin = Origin::parse("https://example.com").unwrap();
+    /// cache.insert(&origin, b"User-agent: *\nDisallow: /private/\n");
+    /// let now = Instant::now();
+    /// let entry = cache.cached_at(origin.as_str(), now).unwrap();
+    /// assert!(!entry.verdict_at(b"/private/x", now).allowed);
+    /// ```
+    pub fn cached_at(&self, origin: &str, now: Instant) -> Option<Arc<CachedRobots>> {
         let found = self
             .inner
             .entries
             .get(origin)
-            .filter(|e| Instant::now() < e.refresh_at);
+            .filter(|e| now < e.refresh_at);
         let counter = if found.is_some() {
             &self.inner.counters.hits
         } else {
@@ -894,9 +912,16 @@ impl RobotsCache {
     /// The entry for a URL's origin if cached and fresh; `None` when it must be fetched or the
     /// URL has no origin. Allocates nothing for URLs without userinfo.
     pub fn cached_for_url(&self, url: &Url) -> Option<Arc<CachedRobots>> {
+        self.cached_for_url_at(url, Instant::now())
+    }
+
+    /// [`RobotsCache::cached_for_url`] as of `now` (see [`RobotsCache::cached_at`]).
+    pub fn cached_for_url_at(&self, url: &Url, now: Instant) -> Option<Arc<CachedRobots>> {
         match origin_str(url) {
-            Some(origin) => self.cached(origin),
-            None => Origin::of(url).ok().and_then(|o| self.cached(o.as_str())),
+            Some(origin) => self.cached_at(origin, now),
+            None => Origin::of(url)
+                .ok()
+                .and_then(|o| self.cached_at(o.as_str(), now)),
         }
     }
 
