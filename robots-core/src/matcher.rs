@@ -128,9 +128,48 @@ struct FirstByteIndex {
     /// `lists[..anywhere]` are the rules in no bucket; `lists[anywhere..][start[b]..start[b + 1]]`
     /// the rules whose prefix has `b` at `at` (one allocation for both lists).
     start: Box<[u32; 257]>,
-    lists: Box<[u32]>,
+    lists: Lists,
     anywhere: u32,
     at: u32,
+}
+
+/// Rule positions, two bytes each when the view has fewer than 65,536 rules (nearly all do):
+/// the index then costs 2 bytes a rule.
+#[derive(Debug)]
+enum Lists {
+    Narrow(Box<[u16]>),
+    Wide(Box<[u32]>),
+}
+
+/// The first position in the merge of two ascending lists (decision order) for which `hit`
+/// is true.
+#[inline]
+fn first_hit<T: Copy + Ord + Into<u32>>(
+    mut a: &[T],
+    mut b: &[T],
+    mut hit: impl FnMut(usize) -> bool,
+) -> Option<usize> {
+    loop {
+        let next = match (a.first(), b.first()) {
+            (Some(&x), Some(&y)) if x < y => {
+                a = &a[1..];
+                x
+            }
+            (_, Some(&y)) => {
+                b = &b[1..];
+                y
+            }
+            (Some(&x), None) => {
+                a = &a[1..];
+                x
+            }
+            (None, None) => return None,
+        };
+        let next = next.into() as usize;
+        if hit(next) {
+            return Some(next);
+        }
+    }
 }
 
 impl FirstByteIndex {
@@ -197,17 +236,22 @@ impl FirstByteIndex {
                 }
             }
         }
+        let lists = if rules.len() <= usize::from(u16::MAX) {
+            Lists::Narrow(lists.iter().map(|&i| i as u16).collect())
+        } else {
+            Lists::Wide(lists.into())
+        };
         Some(Box::new(FirstByteIndex {
             start,
-            lists: lists.into(),
+            lists,
             anywhere: anywhere_len as u32,
             at: at as u32,
         }))
     }
 
     /// The two candidate lists for a path.
-    fn candidates(&self, path: &[u8]) -> (&[u32], &[u32]) {
-        let (anywhere, by_byte) = self.lists.split_at(self.anywhere as usize);
+    fn candidates<'l, T>(&self, lists: &'l [T], path: &[u8]) -> (&'l [T], &'l [T]) {
+        let (anywhere, by_byte) = lists.split_at((self.anywhere as usize).min(lists.len()));
         let bucket = match path.get(self.at as usize) {
             Some(&b) => {
                 &by_byte
@@ -219,7 +263,12 @@ impl FirstByteIndex {
     }
 
     fn heap_bytes(&self) -> usize {
-        std::mem::size_of::<Self>() + 257 * 4 + self.lists.len() * 4
+        std::mem::size_of::<Self>()
+            + 257 * 4
+            + match &self.lists {
+                Lists::Narrow(l) => l.len() * 2,
+                Lists::Wide(l) => l.len() * 4,
+            }
     }
 }
 
@@ -778,30 +827,16 @@ impl Matcher {
                 }
                 found
             }
-            Some(index) => {
-                // Merge the two candidate lists by rule position, i.e. in decision order.
-                let (mut a, mut b) = index.candidates(path);
-                loop {
-                    let next = match (a.first(), b.first()) {
-                        (Some(&x), Some(&y)) if x < y => {
-                            a = &a[1..];
-                            x
-                        }
-                        (_, Some(&y)) => {
-                            b = &b[1..];
-                            y
-                        }
-                        (Some(&x), None) => {
-                            a = &a[1..];
-                            x
-                        }
-                        (None, None) => break None,
-                    };
-                    if inner.rules.get(next as usize).is_some_and(&mut hit) {
-                        break Some(next as usize);
-                    }
+            Some(index) => match &index.lists {
+                Lists::Narrow(lists) => {
+                    let (a, b) = index.candidates(lists, path);
+                    first_hit(a, b, |i| inner.rules.get(i).is_some_and(&mut hit))
                 }
-            }
+                Lists::Wide(lists) => {
+                    let (a, b) = index.candidates(lists, path);
+                    first_hit(a, b, |i| inner.rules.get(i).is_some_and(&mut hit))
+                }
+            },
         };
         match found.and_then(|position| Some((position, inner.rules.get(position)?))) {
             Some((position, rule)) => {
