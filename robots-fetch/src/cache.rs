@@ -930,11 +930,13 @@ impl RobotsCache {
     pub async fn get<C: FetchClient>(&self, client: &C, origin: &Origin) -> Arc<CachedRobots> {
         match self.cached(origin.as_str()) {
             Some(entry) => entry,
-            None => self.fetch_or_wait(client, origin).await,
+            None => Box::pin(self.fetch_or_wait(client, origin)).await,
         }
     }
 
     /// After a counted miss: wait for a fetch of `origin` already under way, or make it.
+    /// Callers box this future: it is large (the whole fetch), and inline it would make every
+    /// caller's future as large, to be moved on every cache hit.
     async fn fetch_or_wait<C: FetchClient>(
         &self,
         client: &C,
@@ -1190,7 +1192,7 @@ impl RobotsCache {
             return Ok(entry);
         }
         let origin = Origin::of(url)?;
-        Ok(self.fetch_or_wait(client, &origin).await)
+        Ok(Box::pin(self.fetch_or_wait(client, &origin)).await)
     }
 
     /// The entry for an origin given as text (`scheme://host[:port]`, as
@@ -1204,7 +1206,7 @@ impl RobotsCache {
             return Ok(entry);
         }
         let origin = Origin::parse(origin)?;
-        Ok(self.fetch_or_wait(client, &origin).await)
+        Ok(Box::pin(self.fetch_or_wait(client, &origin)).await)
     }
 
     /// Like [`RobotsCache::get_by_key`], for callers that must not wait: `Ok(None)` when the
@@ -1222,7 +1224,7 @@ impl RobotsCache {
             return Ok(None);
         }
         let origin = Origin::parse(origin)?;
-        Ok(Some(self.fetch_or_wait(client, &origin).await))
+        Ok(Some(Box::pin(self.fetch_or_wait(client, &origin)).await))
     }
 
     /// Whether a fetch of `origin`'s robots.txt (`scheme://host[:port]`) is under way in this

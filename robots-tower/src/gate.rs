@@ -192,13 +192,12 @@ impl Gate {
         url: impl Fn() -> String,
         overrides: &Overrides,
     ) -> Result<Admission, RobotsError> {
-        let (entry, rule) = self
-            .decide(client, origin_key, path, &url, overrides)
-            .await?;
+        let entry = self.entry(client, origin_key, &url).await?;
+        let now = Instant::now();
+        let rule = self.judge(&entry, path, &url, overrides, now)?;
         // The verdict is known (allowed) unless the check was skipped, in which case the
         // preferences come with a verdict of their own (none for a disallowed path). A file
         // without usage lines answers with a branch.
-        let now = Instant::now();
         let usage = match overrides.skip {
             Some(_) => entry.usage_at(path.as_bytes(), now).preferences,
             None => entry.preferences_at(path.as_bytes(), now),
@@ -305,17 +304,19 @@ impl Gate {
         overrides: &Overrides,
     ) -> Result<(Arc<CachedRobots>, Option<DecidingRule>), RobotsError> {
         let entry = self.entry(client, origin_key, url).await?;
-        let rule = self.judge(&entry, path, url, overrides)?;
+        let rule = self.judge(&entry, path, url, overrides, Instant::now())?;
         Ok((entry, rule))
     }
 
-    /// The verdict for `path` from an origin's entry: the deciding rule when allowed.
+    /// The verdict for `path` from an origin's entry as of `now`: the deciding rule when
+    /// allowed.
     pub(crate) fn judge(
         &self,
         entry: &CachedRobots,
         path: &str,
         url: &impl Fn() -> String,
         overrides: &Overrides,
+        now: Instant,
     ) -> Result<Option<DecidingRule>, RobotsError> {
         if let Some(skip) = &overrides.skip {
             // The explicit opt-out: no verdict, but the entry still paces the origin.
@@ -323,7 +324,6 @@ impl Gate {
             crate::telemetry::decided("skipped");
             return Ok(None);
         }
-        let now = Instant::now();
         if entry.is_blocked_by_outage(now) {
             let cause = match entry.source() {
                 Source::Unreachable { cause, .. } => cause.to_string(),

@@ -179,11 +179,12 @@ impl<C> RobotsHooks<C> {
         if let Err(error) = http_url(url) {
             return Some(Err(error));
         }
-        let entry = self.gate.cache.cached_for_url(url)?;
+        let now = tokio::time::Instant::now();
+        let entry = self.gate.cache.cached_for_url_at(url, now)?;
         let text = || url.to_string();
         Some(
             self.gate
-                .judge(&entry, path_of_url(url), &text, &Overrides::default()),
+                .judge(&entry, path_of_url(url), &text, &Overrides::default(), now),
         )
     }
 
@@ -245,7 +246,13 @@ impl<C: FetchClient> RobotsHooks<C> {
             .await?;
         if entry.is_blocked_by_outage(tokio::time::Instant::now()) {
             // Decided like any URL of the origin: refused with when to retry.
-            self.gate.judge(&entry, "/", &text, &Overrides::default())?;
+            self.gate.judge(
+                &entry,
+                "/",
+                &text,
+                &Overrides::default(),
+                tokio::time::Instant::now(),
+            )?;
         }
         let admission = self.gate.pace(entry, None).await?;
         Ok(self.ticket(admission))

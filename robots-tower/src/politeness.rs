@@ -217,7 +217,8 @@ impl Pacing {
         match self {
             Pacing::Local(p) => Ok(p.acquire(origin, interval).await),
             #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => f.acquire(origin, interval).await,
+            // Boxed: a fleet's future (Redis round trips) would enlarge every request's.
+            Pacing::Fleet(f) => Box::pin(f.acquire(origin, interval)).await,
         }
     }
 
@@ -230,7 +231,7 @@ impl Pacing {
         match self {
             Pacing::Local(p) => Ok(p.try_acquire(origin, interval)),
             #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => f.try_acquire(origin, interval).await,
+            Pacing::Fleet(f) => Box::pin(f.try_acquire(origin, interval)).await,
         }
     }
 
@@ -274,7 +275,9 @@ impl Pacing {
                 f.local().finish(local, origin, status, retry_after)
             }
             #[cfg(feature = "redis")]
-            (Pacing::Fleet(_), Permit::Fleet(lease)) => lease.release(status, retry_after).await,
+            (Pacing::Fleet(_), Permit::Fleet(lease)) => {
+                Box::pin(lease.release(status, retry_after)).await
+            }
             #[cfg(feature = "redis")]
             (Pacing::Local(p), other) => {
                 p.observe(origin, status, retry_after);
@@ -351,6 +354,16 @@ impl Politeness {
     /// Waits for the origin's turn: a free place (concurrency), the end of any pause, and the
     /// interval since the last start. Returns the place and how long the wait was.
     pub(crate) async fn acquire(&self, origin: &str, interval: Duration) -> (Permit, Duration) {
+        // The usual request: a free place and its turn now. Taken without the clock reads that
+        // time a wait, and without the waiting future, which is boxed (it is the large one).
+        if let Ok(permit) = self.try_acquire(origin, interval) {
+            return (permit, Duration::ZERO);
+        }
+        Box::pin(self.acquire_waiting(origin, interval)).await
+    }
+
+    /// [`Politeness::acquire`] when the turn is not now: waits for a place and the interval.
+    async fn acquire_waiting(&self, origin: &str, interval: Duration) -> (Permit, Duration) {
         let started = Instant::now();
         let place = self.place(origin).await;
         let permit = self.space(origin, interval, place).await;
