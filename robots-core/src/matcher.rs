@@ -932,7 +932,9 @@ impl Matcher {
         self.inner.extras.as_ref().and_then(|e| e.request_rate)
     }
 
-    /// How many compiled rules the view holds (index.html retries count as rules).
+    /// How many compiled rules the view holds (index.html retries count as rules; of `*` rules
+    /// with the same body and anchoring, a view of 32 or more keeps only the first, as only it
+    /// can decide).
     pub fn rule_count(&self) -> usize {
         self.inner.rules.len()
     }
