@@ -100,7 +100,7 @@ struct Inner {
     /// `$`)`.
     written: Box<[(u32, u32, u32)]>,
     /// For views with many rules: which rules can match, by the path's second byte.
-    index: Option<Box<FirstByteIndex>>,
+    index: Option<Box<RuleIndex>>,
     arena: Box<[u8]>,
     /// Crawl-delay, Request-rate and usage rules, out of line: most files have none of them, and
     /// keeping them out keeps the part a check reads small.
@@ -124,7 +124,7 @@ struct Extras {
 /// files, a later one when every rule starts with the same directory (`/private0/`,
 /// `/private1/`…).
 #[derive(Debug)]
-struct FirstByteIndex {
+struct RuleIndex {
     /// `lists[..anywhere]` are the rules in no bucket; `lists[anywhere..][start[b]..start[b + 1]]`
     /// the rules whose prefix has `b` at `at` (one allocation for both lists).
     start: Box<[u32; 257]>,
@@ -172,13 +172,13 @@ fn first_hit<T: Copy + Ord + Into<u32>>(
     }
 }
 
-impl FirstByteIndex {
+impl RuleIndex {
     /// Views with fewer rules are scanned directly; the index would not pay for itself.
     const MIN_RULES: usize = 32;
     /// The positions tried.
     const POSITIONS: std::ops::RangeInclusive<usize> = 1..=8;
 
-    fn build(rules: &[CompiledRule], globs: &[Glob], arena: &[u8]) -> Option<Box<FirstByteIndex>> {
+    fn build(rules: &[CompiledRule], globs: &[Glob], arena: &[u8]) -> Option<Box<RuleIndex>> {
         if rules.len() < Self::MIN_RULES {
             return None;
         }
@@ -194,9 +194,9 @@ impl FirstByteIndex {
         };
         // The position with the fewest expected candidates for a path: the rules that are in
         // no bucket, plus the mean bucket size seen from a rule (sum of squares / rules).
-        let mut best: Option<(u64, usize, Box<[u32; 257]>, usize)> = None;
+        let mut best: Option<(u64, usize, [u32; 257], usize)> = None;
         for at in Self::POSITIONS {
-            let mut start = Box::new([0u32; 257]);
+            let mut start = [0u32; 257];
             let mut anywhere = 0usize;
             for rule in rules {
                 match prefix(rule).get(at) {
@@ -210,8 +210,9 @@ impl FirstByteIndex {
                 best = Some((score, at, start, anywhere));
             }
         }
-        let (_, at, mut start, anywhere_len) = best?;
-        // An index that leaves most rules in one list saves a check nothing, and costs 4 bytes
+        let (_, at, start, anywhere_len) = best?;
+        let mut start = Box::new(start);
+        // An index that leaves most rules in one list saves a check nothing, and costs 2 bytes
         // a rule: not worth keeping (a file of `/1…`, `/2…` paths only has ten buckets).
         let largest = (0..256).map(|b| start[b + 1]).max().unwrap_or(0) as usize;
         if (largest + anywhere_len) * 4 > rules.len() * 3 {
@@ -241,7 +242,7 @@ impl FirstByteIndex {
         } else {
             Lists::Wide(lists.into())
         };
-        Some(Box::new(FirstByteIndex {
+        Some(Box::new(RuleIndex {
             start,
             lists,
             anywhere: anywhere_len as u32,
@@ -790,7 +791,7 @@ impl Matcher {
         Matcher {
             inner: Arc::new(Inner {
                 extras,
-                index: FirstByteIndex::build(&sorted, &globs, &arena),
+                index: RuleIndex::build(&sorted, &globs, &arena),
                 selection,
                 rules: sorted,
                 globs: globs.into(),

@@ -192,6 +192,35 @@ fn merge_slashes(path: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    /// The `http://` / `https://` fast path against Google's extraction: fragments before and
+    /// after the path, params and queries without a path, uppercase and other schemes (the
+    /// general loop).
+    #[test]
+    fn path_of_agrees_with_google_on_http_urls() {
+        for url in [
+            "https://example.com/a/b?q=1#top",
+            "https://example.com",
+            "https://example.com#x/y",
+            "https://example.com?q#f",
+            "https://example.com;p/x",
+            "http://h?a",
+            "http://h#frag",
+            "http://user@h:8080/p#f",
+            "http://",
+            "https:///x",
+            "HTTPS://example.com/Up",
+            "ftp://h/p",
+            "http:/h/p",
+            "a#b://h/p",
+        ] {
+            assert_eq!(
+                path_of(url),
+                crate::reference::google_path_params_query(url),
+                "{url}"
+            );
+        }
+    }
+
     #[test]
     fn served_paths_resolve_dot_segments_and_merged_slashes() {
         for (path, expected) in [
