@@ -1205,6 +1205,32 @@ impl RobotsCache {
         if let Some(entry) = self.cached(origin) {
             return Ok(entry);
         }
+        self.fetch_by_key(client, origin).await
+    }
+
+    /// [`RobotsCache::get_by_key`] for a caller whose [`RobotsCache::cached_at`] just missed:
+    /// waits for the fetch of `origin` under way or makes it, without looking the entry up
+    /// (and counting a miss) again. An entry fetched meanwhile by another caller is returned.
+    ///
+    /// ```
+    /// # async fn run() -> Result<(), robots_fetch::OriginError> {
+    /// use robots_fetch::RobotsCache;
+    /// use tokio::time::Instant;
+    /// let cache = RobotsCache::builder("FooBot/1.0").build();
+    /// let client = reqwest::Client::new();
+    /// let entry = match cache.cached_at("https://example.com", Instant::now()) {
+    ///     Some(entry) => entry,
+    ///     None => cache.fetch_by_key(&client, "https://example.com").await?,
+    /// };
+    /// # let _ = entry;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn fetch_by_key<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &str,
+    ) -> Result<Arc<CachedRobots>, OriginError> {
         let origin = Origin::parse(origin)?;
         Ok(Box::pin(self.fetch_or_wait(client, &origin)).await)
     }
@@ -1220,11 +1246,20 @@ impl RobotsCache {
         if let Some(entry) = self.cached(origin) {
             return Ok(Some(entry));
         }
+        self.fetch_by_key_unless_pending(client, origin).await
+    }
+
+    /// [`RobotsCache::get_by_key_unless_pending`] for a caller whose
+    /// [`RobotsCache::cached_at`] just missed (see [`RobotsCache::fetch_by_key`]).
+    pub async fn fetch_by_key_unless_pending<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &str,
+    ) -> Result<Option<Arc<CachedRobots>>, OriginError> {
         if self.is_fetching(origin) {
             return Ok(None);
         }
-        let origin = Origin::parse(origin)?;
-        Ok(Some(Box::pin(self.fetch_or_wait(client, &origin)).await))
+        self.fetch_by_key(client, origin).await.map(Some)
     }
 
     /// Whether a fetch of `origin`'s robots.txt (`scheme://host[:port]`) is under way in this

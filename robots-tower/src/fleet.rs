@@ -276,18 +276,20 @@ impl FleetPacing {
             Err(not_yet) => return Ok(Err(not_yet)),
         };
         match self.ask(origin, interval, Mode::Try).await {
-            Ok(Answer::Granted(release)) => match self.local.try_space(interval, place) {
-                Ok(local) => Ok(Ok(Permit::Fleet(Box::new(Lease {
-                    release: Some(release),
-                    _local: local,
-                })))),
-                // Redis lost its state but this process remembers: the local wait stands (the
-                // lease is given back).
-                Err(not_yet) => {
-                    release.run(0, None).await;
-                    Ok(Err(not_yet))
+            Ok(Answer::Granted(release)) => {
+                match self.local.try_space(interval, place, Instant::now()) {
+                    Ok(local) => Ok(Ok(Permit::Fleet(Box::new(Lease {
+                        release: Some(release),
+                        _local: local,
+                    })))),
+                    // Redis lost its state but this process remembers: the local wait stands (the
+                    // lease is given back).
+                    Err(not_yet) => {
+                        release.run(0, None).await;
+                        Ok(Err(not_yet))
+                    }
                 }
-            },
+            }
             Ok(Answer::NotYet(not_yet)) => Ok(Err(not_yet)),
             Ok(Answer::Wait(_)) => Ok(Err(NotYet {
                 ready_in: None,
@@ -295,9 +297,11 @@ impl FleetPacing {
             })),
             Err(message) => match self.fallback {
                 FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable { message }),
-                FleetFallback::LocalFallback => Ok(self
-                    .local
-                    .try_space(interval.saturating_mul(self.fleet_size), place)),
+                FleetFallback::LocalFallback => Ok(self.local.try_space(
+                    interval.saturating_mul(self.fleet_size),
+                    place,
+                    Instant::now(),
+                )),
             },
         }
     }

@@ -14,7 +14,7 @@ use tracing::{debug, info, warn};
 
 use crate::error::{DecidingRule, RobotsError};
 use crate::overrides::Overrides;
-use crate::politeness::{Pacing, Permit};
+use crate::politeness::{NotYet, Pacing, Permit};
 
 /// What the layer knew when it let a request through, attached to the response's extensions.
 /// Its `Debug` shows times relative to now (`fetched 3 s ago`), not raw instants.
@@ -128,6 +128,24 @@ pub(crate) struct Admission {
     pub(crate) usage: UsagePreferences,
 }
 
+/// A request allowed by robots.txt, before its turn at the origin.
+pub(crate) struct Allowed {
+    entry: Arc<CachedRobots>,
+    rule: Option<DecidingRule>,
+    usage: UsagePreferences,
+}
+
+/// What [`Gate::admit_now`] decided without waiting.
+pub(crate) enum Admit {
+    /// Allowed, and the origin's turn taken.
+    Now(Admission),
+    /// robots.txt must be fetched first (not cached, or due for a refresh; the miss is
+    /// counted).
+    Fetch,
+    /// Allowed; the origin's turn must be waited for (or asked of the fleet).
+    Wait(Allowed),
+}
+
 /// Whether the crawler's `User-Agent` and `From` replace a request's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -192,9 +210,97 @@ impl Gate {
         url: impl Fn() -> String,
         overrides: &Overrides,
     ) -> Result<Admission, RobotsError> {
-        let entry = self.entry(client, origin_key, &url).await?;
+        match self.admit_now(origin_key, path, &url, overrides)? {
+            Admit::Now(admission) => Ok(admission),
+            pending => {
+                self.admit_later(pending, client, origin_key, path, &url, overrides)
+                    .await
+            }
+        }
+    }
+
+    /// [`Gate::admit`] without waiting: admitted when the rules are cached and fresh and the
+    /// origin's turn (in this process) is free now, refused when the verdict or schedule mode
+    /// says so, else what is left to wait for. One clock read serves the cache's freshness,
+    /// the verdict and the turn: this is the whole of a cache-hit request's decision.
+    pub(crate) fn admit_now(
+        &self,
+        origin_key: &str,
+        path: &str,
+        url: &impl Fn() -> String,
+        overrides: &Overrides,
+    ) -> Result<Admit, RobotsError> {
         let now = Instant::now();
-        let rule = self.judge(&entry, path, &url, overrides, now)?;
+        let Some(entry) = self.cache.cached_at(origin_key, now) else {
+            return Ok(Admit::Fetch);
+        };
+        let allowed = self.allow(entry, path, url, overrides, now)?;
+        let Some(local) = self.politeness.in_process() else {
+            // A fleet's turn is asked of Redis.
+            return Ok(Admit::Wait(allowed));
+        };
+        let (interval, clamped_from) = self.interval_for(&allowed.entry);
+        match local.try_acquire(allowed.entry.origin().as_str(), interval, now) {
+            Ok(permit) => {
+                if let Some(asked) = clamped_from {
+                    warn!(origin = %allowed.entry.origin(), ?asked, applied = ?interval, "Crawl-delay above the maximum: clamped");
+                }
+                crate::telemetry::waited(Duration::ZERO);
+                debug!(url = %url(), "allowed by robots.txt");
+                Ok(Admit::Now(Admission {
+                    permit,
+                    entry: allowed.entry,
+                    rule: allowed.rule,
+                    waited: Duration::ZERO,
+                    interval,
+                    clamped_from,
+                    usage: allowed.usage,
+                }))
+            }
+            Err(_) if self.not_ready == NotReady::Wait => Ok(Admit::Wait(allowed)),
+            Err(not_yet) => {
+                if let Some(asked) = clamped_from {
+                    warn!(origin = %allowed.entry.origin(), ?asked, applied = ?interval, "Crawl-delay above the maximum: clamped");
+                }
+                Err(self.not_ready_error(&allowed.entry, not_yet))
+            }
+        }
+    }
+
+    /// The rest of [`Gate::admit`] after [`Gate::admit_now`] left something to wait for.
+    pub(crate) async fn admit_later<C: FetchClient>(
+        &self,
+        pending: Admit,
+        client: &C,
+        origin_key: &str,
+        path: &str,
+        url: &impl Fn() -> String,
+        overrides: &Overrides,
+    ) -> Result<Admission, RobotsError> {
+        let allowed = match pending {
+            Admit::Now(admission) => return Ok(admission),
+            Admit::Wait(allowed) => allowed,
+            Admit::Fetch => {
+                let entry = self.fetch_entry(client, origin_key, url).await?;
+                self.allow(entry, path, url, overrides, Instant::now())?
+            }
+        };
+        let mut admission = self.pace(allowed.entry, allowed.rule).await?;
+        admission.usage = allowed.usage;
+        debug!(url = %url(), waited = ?admission.waited, "allowed by robots.txt");
+        Ok(admission)
+    }
+
+    /// The verdict for `path` as of `now`, with robots.txt's usage preferences for it.
+    fn allow(
+        &self,
+        entry: Arc<CachedRobots>,
+        path: &str,
+        url: &impl Fn() -> String,
+        overrides: &Overrides,
+        now: Instant,
+    ) -> Result<Allowed, RobotsError> {
+        let rule = self.judge(&entry, path, url, overrides, now)?;
         // The verdict is known (allowed) unless the check was skipped, in which case the
         // preferences come with a verdict of their own (none for a disallowed path). A file
         // without usage lines answers with a branch.
@@ -202,10 +308,18 @@ impl Gate {
             Some(_) => entry.usage_at(path.as_bytes(), now).preferences,
             None => entry.preferences_at(path.as_bytes(), now),
         };
-        let mut admission = self.pace(entry, rule).await?;
-        admission.usage = usage;
-        debug!(url = %url(), waited = ?admission.waited, "allowed by robots.txt");
-        Ok(admission)
+        Ok(Allowed { entry, rule, usage })
+    }
+
+    /// Schedule mode's refusal of an origin that is not ready.
+    fn not_ready_error(&self, entry: &CachedRobots, not_yet: NotYet) -> RobotsError {
+        debug!(origin = %entry.origin(), reason = not_yet.reason.as_str(), ready_in = ?not_yet.ready_in, "origin not ready: request refused (schedule mode)");
+        crate::telemetry::decided("not_ready");
+        RobotsError::NotReady {
+            origin: entry.origin().clone(),
+            ready_in: not_yet.ready_in,
+            reason: not_yet.reason,
+        }
     }
 
     /// The interval robots.txt asks for the origin, as applied (and the asked one when clamped).
@@ -235,15 +349,7 @@ impl Gate {
             NotReady::Wait => self.politeness.acquire(origin, interval).await?,
             NotReady::Fail => match self.politeness.try_acquire(origin, interval).await? {
                 Ok(permit) => (permit, Duration::ZERO),
-                Err(not_yet) => {
-                    debug!(origin, reason = not_yet.reason.as_str(), ready_in = ?not_yet.ready_in, "origin not ready: request refused (schedule mode)");
-                    crate::telemetry::decided("not_ready");
-                    return Err(RobotsError::NotReady {
-                        origin: entry.origin().clone(),
-                        ready_in: not_yet.ready_in,
-                        reason: not_yet.reason,
-                    });
-                }
+                Err(not_yet) => return Err(self.not_ready_error(&entry, not_yet)),
             },
         };
         crate::telemetry::waited(waited);
@@ -266,16 +372,29 @@ impl Gate {
         origin_key: &str,
         url: &impl Fn() -> String,
     ) -> Result<Arc<CachedRobots>, RobotsError> {
+        match self.cache.cached(origin_key) {
+            Some(entry) => Ok(entry),
+            None => self.fetch_entry(client, origin_key, url).await,
+        }
+    }
+
+    /// [`Gate::entry`] after the cache missed (the miss counted once).
+    async fn fetch_entry<C: FetchClient>(
+        &self,
+        client: &C,
+        origin_key: &str,
+        url: &impl Fn() -> String,
+    ) -> Result<Arc<CachedRobots>, RobotsError> {
         let relative = |_| RobotsError::RelativeUri { uri: url() };
         match self.not_ready {
             NotReady::Wait => self
                 .cache
-                .get_by_key(client, origin_key)
+                .fetch_by_key(client, origin_key)
                 .await
                 .map_err(relative),
             NotReady::Fail => match self
                 .cache
-                .get_by_key_unless_pending(client, origin_key)
+                .fetch_by_key_unless_pending(client, origin_key)
                 .await
                 .map_err(relative)?
             {
@@ -391,18 +510,12 @@ impl Gate {
         Ok(rule)
     }
 
-    /// Attaches what the gate knew to a response: its extensions, and its headers when
-    /// mirroring is on.
-    pub(crate) fn attach(
-        &self,
-        info: RobotsInfo,
-        headers: &mut http::HeaderMap,
-        extensions: &mut http::Extensions,
-    ) {
+    /// Writes what the gate knew into a response's headers when mirroring is on (callers put
+    /// `info` in the response's extensions after).
+    pub(crate) fn mirror(&self, info: &RobotsInfo, headers: &mut http::HeaderMap) {
         if self.mirror_info {
-            crate::status::mirror_info(&info, headers);
+            crate::status::mirror_info(info, headers);
         }
-        extensions.insert(info);
     }
 
     /// Learns from a response (429/503 pause the origin), ends the request's place, and builds
@@ -413,32 +526,56 @@ impl Gate {
         status: u16,
         headers: &http::HeaderMap,
     ) -> RobotsInfo {
-        let origin = admission.entry.origin().clone();
+        let (permit, info) = self.observed(admission, headers);
         self.politeness
             .finish(
-                admission.permit,
-                origin.as_str(),
+                permit,
+                info.origin.as_str(),
                 status,
                 robots_fetch::retry_after(headers),
             )
             .await;
+        info
+    }
+
+    /// [`Gate::observe`] without waiting, for a request admitted by [`Gate::admit_now`] (whose
+    /// place is in this process). A fleet lease, which only [`Gate::observe`] releases with
+    /// the status, would be given back when dropped.
+    pub(crate) fn observe_now(
+        &self,
+        admission: Admission,
+        status: u16,
+        headers: &http::HeaderMap,
+    ) -> RobotsInfo {
+        let (permit, info) = self.observed(admission, headers);
+        let retry_after = robots_fetch::retry_after(headers);
+        drop(
+            self.politeness
+                .finish_now(permit, info.origin.as_str(), status, retry_after),
+        );
+        info
+    }
+
+    /// The request's place, and the info for its response's extensions.
+    fn observed(&self, admission: Admission, headers: &http::HeaderMap) -> (Permit, RobotsInfo) {
         let page = PageDirectives::from_headers(
             headers
-                .get_all("x-robots-tag")
+                .get_all(&X_ROBOTS_TAG)
                 .iter()
                 .filter_map(|v| v.to_str().ok()),
         );
-        let directives = page.for_agent(&self.agent);
+        let directives = if page.is_empty() {
+            robots_core::Directives::default()
+        } else {
+            page.for_agent(&self.agent)
+        };
         let content_usage = AiPreferences::from_header_lines(
-            headers
-                .get_all("content-usage")
-                .iter()
-                .map(|v| v.as_bytes()),
+            headers.get_all(&CONTENT_USAGE).iter().map(|v| v.as_bytes()),
         );
-        RobotsInfo {
+        let info = RobotsInfo {
             usage: admission.usage,
             content_usage,
-            origin,
+            origin: admission.entry.origin().clone(),
             rule: admission.rule,
             source: admission.entry.source().clone(),
             waited: admission.waited,
@@ -447,6 +584,11 @@ impl Gate {
             page,
             directives,
             robots: admission.entry,
-        }
+        };
+        (admission.permit, info)
     }
 }
+
+/// Response headers read on every response (names built once, not parsed per lookup).
+static X_ROBOTS_TAG: http::HeaderName = http::HeaderName::from_static("x-robots-tag");
+static CONTENT_USAGE: http::HeaderName = http::HeaderName::from_static("content-usage");

@@ -83,5 +83,5 @@ pub use politeness::{PolitenessConfig, Spacing};
 #[cfg(feature = "redis")]
 pub use robots_fetch::{FleetError, RedisFleet};
 pub use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};
-pub use service::{RobotsLayer, RobotsService};
+pub use service::{ResponseFuture, RobotsLayer, RobotsService};
 pub use status::{Refusals, RefusalsAsResponses, RefusalsAsResponsesLayer};

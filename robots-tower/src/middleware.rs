@@ -259,10 +259,8 @@ impl RobotsMiddleware {
                 .gate
                 .observe(admission, status.as_u16(), response.headers())
                 .await;
-            let mut headers = std::mem::take(response.headers_mut());
-            self.gate
-                .attach(info, &mut headers, response.extensions_mut());
-            *response.headers_mut() = headers;
+            self.gate.mirror(&info, response.headers_mut());
+            response.extensions_mut().insert(info);
             if response.url() != &url {
                 self.check_followed(&url, response.url(), &overrides)
                     .await?;

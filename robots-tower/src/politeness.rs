@@ -16,7 +16,6 @@
 
 use std::collections::HashMap;
 use std::ops::Add;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -208,6 +207,15 @@ impl Pacing {
         }
     }
 
+    /// The in-process pacing, when that is all there is (not a fleet's).
+    pub(crate) fn in_process(&self) -> Option<&Politeness> {
+        match self {
+            Pacing::Local(p) => Some(p),
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(_) => None,
+        }
+    }
+
     /// Waits for the origin's turn; refused only by a fleet set to fail closed.
     pub(crate) async fn acquire(
         &self,
@@ -229,7 +237,7 @@ impl Pacing {
         interval: Duration,
     ) -> Result<Result<Permit, NotYet>, crate::RobotsError> {
         match self {
-            Pacing::Local(p) => Ok(p.try_acquire(origin, interval)),
+            Pacing::Local(p) => Ok(p.try_acquire(origin, interval, Instant::now())),
             #[cfg(feature = "redis")]
             Pacing::Fleet(f) => Box::pin(f.try_acquire(origin, interval)).await,
         }
@@ -266,6 +274,22 @@ impl Pacing {
         status: u16,
         retry_after: Option<Duration>,
     ) {
+        let _lease = self.finish_now(permit, origin, status, retry_after);
+        #[cfg(feature = "redis")]
+        if let Some(Permit::Fleet(lease)) = _lease {
+            Box::pin(lease.release(status, retry_after)).await
+        }
+    }
+
+    /// [`Pacing::finish`] without waiting: everything but a fleet lease's release through
+    /// Redis, for which the permit is given back.
+    pub(crate) fn finish_now(
+        &self,
+        permit: Permit,
+        origin: &str,
+        status: u16,
+        retry_after: Option<Duration>,
+    ) -> Option<Permit> {
         match (self, permit) {
             (Pacing::Local(p), Permit::Local(local)) => {
                 p.finish(local, origin, status, retry_after)
@@ -275,9 +299,7 @@ impl Pacing {
                 f.local().finish(local, origin, status, retry_after)
             }
             #[cfg(feature = "redis")]
-            (Pacing::Fleet(_), Permit::Fleet(lease)) => {
-                Box::pin(lease.release(status, retry_after)).await
-            }
+            (Pacing::Fleet(_), lease @ Permit::Fleet(_)) => return Some(lease),
             #[cfg(feature = "redis")]
             (Pacing::Local(p), other) => {
                 p.observe(origin, status, retry_after);
@@ -286,6 +308,7 @@ impl Pacing {
             #[cfg(feature = "redis")]
             (Pacing::Fleet(f), Permit::None) => f.local().observe(origin, status, retry_after),
         }
+        None
     }
 
     /// The pause in force for an origin in this process, if any.
@@ -308,18 +331,25 @@ impl Drop for LocalPermit {
     }
 }
 
+/// The origins with state, and the calls since they were last swept.
+#[derive(Default)]
+struct Origins {
+    /// Keyed with foldhash: every request looks its origin up here.
+    slots: HashMap<Arc<str>, Arc<Slot>, foldhash::fast::RandomState>,
+    since_sweep: usize,
+}
+
 pub(crate) struct Politeness {
     pub(crate) config: PolitenessConfig,
-    origins: Mutex<HashMap<Arc<str>, Arc<Slot>>>,
-    since_sweep: AtomicUsize,
+    /// Keyed by origin with foldhash: every request looks its origin up here.
+    origins: Mutex<Origins>,
 }
 
 impl Politeness {
     pub(crate) fn new(config: PolitenessConfig) -> Politeness {
         Politeness {
             config,
-            origins: Mutex::new(HashMap::new()),
-            since_sweep: AtomicUsize::new(0),
+            origins: Mutex::new(Origins::default()),
         }
     }
 
@@ -327,14 +357,17 @@ impl Politeness {
         let mut origins = self.origins.lock().unwrap_or_else(|e| e.into_inner());
         // Sweep idle origins after half as many calls as there are origins (at least 1024): a
         // sweep costs O(origins), so this is amortised O(1) per call.
-        if self.since_sweep.fetch_add(1, Ordering::Relaxed) >= (origins.len() / 2).max(1024) {
-            self.since_sweep.store(0, Ordering::Relaxed);
+        origins.since_sweep += 1;
+        if origins.since_sweep > (origins.slots.len() / 2).max(1024) {
+            origins.since_sweep = 0;
             let now = Instant::now();
             let concurrency = self.config.concurrency.max(1);
             let forget_failures_after = self.config.backoff_max;
-            origins.retain(|_, slot| !slot.is_idle(now, concurrency, forget_failures_after));
+            origins
+                .slots
+                .retain(|_, slot| !slot.is_idle(now, concurrency, forget_failures_after));
         }
-        if let Some(slot) = origins.get(origin) {
+        if let Some(slot) = origins.slots.get(origin) {
             return slot.clone();
         }
         let slot = Arc::new(Slot {
@@ -347,7 +380,7 @@ impl Politeness {
                 failures: 0,
             }),
         });
-        origins.insert(origin.into(), slot.clone());
+        origins.slots.insert(origin.into(), slot.clone());
         slot
     }
 
@@ -356,7 +389,7 @@ impl Politeness {
     pub(crate) async fn acquire(&self, origin: &str, interval: Duration) -> (Permit, Duration) {
         // The usual request: a free place and its turn now. Taken without the clock reads that
         // time a wait, and without the waiting future, which is boxed (it is the large one).
-        if let Ok(permit) = self.try_acquire(origin, interval) {
+        if let Ok(permit) = self.try_acquire(origin, interval, Instant::now()) {
             return (permit, Duration::ZERO);
         }
         Box::pin(self.acquire_waiting(origin, interval)).await
@@ -387,7 +420,7 @@ impl Politeness {
     pub(crate) async fn space(&self, origin: &str, interval: Duration, place: Place) -> Permit {
         let started = Instant::now();
         let from_end = self.config.spaces_from_end();
-        while let Some((at, _)) = place.slot.next_start(interval, from_end) {
+        while let Some((at, _)) = place.slot.next_start(interval, from_end, Instant::now()) {
             tokio::time::sleep_until(at).await;
         }
         let waited = started.elapsed();
@@ -413,12 +446,17 @@ impl Politeness {
         }
     }
 
-    /// With a place held, the turn now (recording the start), or when it will come and why;
-    /// the place is given back then.
-    pub(crate) fn try_space(&self, interval: Duration, place: Place) -> Result<Permit, NotYet> {
+    /// With a place held, the turn as of `now` (recording the start), or when it will come and
+    /// why; the place is given back then.
+    pub(crate) fn try_space(
+        &self,
+        interval: Duration,
+        place: Place,
+        now: Instant,
+    ) -> Result<Permit, NotYet> {
         match place
             .slot
-            .next_start(interval, self.config.spaces_from_end())
+            .next_start(interval, self.config.spaces_from_end(), now)
         {
             None => Ok(Permit::Local(LocalPermit {
                 slot: place.slot,
@@ -426,16 +464,22 @@ impl Politeness {
                 ended: false,
             })),
             Some((at, reason)) => Err(NotYet {
-                ready_in: Some(at.saturating_duration_since(Instant::now())),
+                ready_in: Some(at.saturating_duration_since(now)),
                 reason,
             }),
         }
     }
 
-    /// The origin's turn now, or when it will come and why (schedule, don't wait).
-    pub(crate) fn try_acquire(&self, origin: &str, interval: Duration) -> Result<Permit, NotYet> {
+    /// The origin's turn as of `now` (a clock read the caller shares with its robots.txt
+    /// verdict), or when it will come and why (schedule, don't wait).
+    pub(crate) fn try_acquire(
+        &self,
+        origin: &str,
+        interval: Duration,
+        now: Instant,
+    ) -> Result<Permit, NotYet> {
         let place = self.try_place(origin)?;
-        self.try_space(interval, place)
+        self.try_space(interval, place, now)
     }
 
     /// How long until a request to the origin could start: zero when now, `None` when every
@@ -445,6 +489,7 @@ impl Politeness {
             .origins
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .slots
             .get(origin)
             .cloned();
         let Some(slot) = slot else {
@@ -479,7 +524,10 @@ impl Politeness {
     ) {
         let mut state = permit.slot.state.lock().unwrap_or_else(|e| e.into_inner());
         self.apply(origin, &mut state, status, retry_after);
-        state.last_end = Some(Instant::now());
+        // Only spacing from the end reads it (a clock read saved per request otherwise).
+        if self.config.spaces_from_end() {
+            state.last_end = Some(Instant::now());
+        }
         drop(state);
         permit.ended = true;
     }
@@ -523,7 +571,7 @@ impl Politeness {
     /// The pause in force for an origin, if any.
     pub(crate) fn paused_until(&self, origin: &str) -> Option<Instant> {
         let origins = self.origins.lock().unwrap_or_else(|e| e.into_inner());
-        let slot = origins.get(origin)?;
+        let slot = origins.slots.get(origin)?;
         let state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
         state.paused_until.filter(|p| *p > Instant::now())
     }
@@ -531,17 +579,25 @@ impl Politeness {
     /// How many origins have state.
     #[cfg(test)]
     pub(crate) fn tracked(&self) -> usize {
-        self.origins.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.origins
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .slots
+            .len()
     }
 }
 
 impl Slot {
-    /// `None` when a request may start now (and records the start), else when to look again
-    /// and why. With `from_end`, the interval also runs from the previous request's end.
-    fn next_start(&self, interval: Duration, from_end: bool) -> Option<(Instant, NotReadyReason)> {
+    /// `None` when a request may start at `now` (and records the start), else when to look
+    /// again and why. With `from_end`, the interval also runs from the previous request's end.
+    fn next_start(
+        &self,
+        interval: Duration,
+        from_end: bool,
+        now: Instant,
+    ) -> Option<(Instant, NotReadyReason)> {
         let spacing = |at| Some((at, NotReadyReason::Spacing));
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
         if let Some(until) = state.paused_until.filter(|p| *p > now) {
             return Some((until, NotReadyReason::Paused));
         }

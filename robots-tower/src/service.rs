@@ -5,12 +5,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use pin_project_lite::pin_project;
 use robots_fetch::{BoxError, ServiceClient};
 use tower::ServiceExt;
 
 use crate::config::RobotsConfig;
 use crate::error::RobotsError;
-use crate::gate::Gate;
+use crate::gate::{Admission, Admit, Gate};
 
 /// A tower `Layer` that checks every request against its origin's robots.txt (fetched through
 /// the same inner service and cached), paces requests per origin, and sets the crawler's
@@ -112,6 +113,96 @@ impl<S: std::fmt::Debug> std::fmt::Debug for RobotsService<S> {
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
+pin_project! {
+    /// The future a [`RobotsService`] returns: the inner service's response, with
+    /// [`crate::RobotsInfo`] in its extensions, or why the request was refused
+    /// ([`RobotsError`], boxed).
+    ///
+    /// A request whose rules are cached and whose origin's turn is free is decided in
+    /// `call` and costs no allocation of its own; one that must wait for robots.txt or its turn
+    /// is a boxed future.
+    pub struct ResponseFuture<S, ReqB>
+    where
+        S: tower_service::Service<http::Request<ReqB>>,
+    {
+        #[pin]
+        state: State<S, ReqB>,
+    }
+}
+
+pin_project! {
+    #[project = StateProj]
+    enum State<S, ReqB>
+    where
+        S: tower_service::Service<http::Request<ReqB>>,
+    {
+        // Admitted in `call`: the request is with the inner service.
+        Sent {
+            #[pin]
+            response: tower::util::Oneshot<S, http::Request<ReqB>>,
+            admission: Option<Admission>,
+            gate: Arc<Gate>,
+        },
+        // Waiting for robots.txt or the origin's turn.
+        Waiting {
+            future: BoxFuture<Result<S::Response, BoxError>>,
+        },
+        // Refused in `call`.
+        Refused {
+            error: Option<RobotsError>,
+        },
+    }
+}
+
+impl<S, ReqB> std::fmt::Debug for ResponseFuture<S, ReqB>
+where
+    S: tower_service::Service<http::Request<ReqB>>,
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match &self.state {
+            State::Sent { .. } => "sent",
+            State::Waiting { .. } => "waiting",
+            State::Refused { .. } => "refused",
+        };
+        f.debug_struct("ResponseFuture")
+            .field("state", &state)
+            .finish()
+    }
+}
+
+impl<S, ReqB, ResB> Future for ResponseFuture<S, ReqB>
+where
+    S: tower_service::Service<http::Request<ReqB>, Response = http::Response<ResB>>,
+    S::Error: Into<BoxError>,
+{
+    type Output = Result<http::Response<ResB>, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().state.project() {
+            StateProj::Sent {
+                response,
+                admission,
+                gate,
+            } => {
+                let mut response = std::task::ready!(response.poll(cx)).map_err(Into::into)?;
+                // Taken once: the inner future is done after this poll.
+                if let Some(admission) = admission.take() {
+                    let info =
+                        gate.observe_now(admission, response.status().as_u16(), response.headers());
+                    gate.mirror(&info, response.headers_mut());
+                    response.extensions_mut().insert(info);
+                }
+                Poll::Ready(Ok(response))
+            }
+            StateProj::Waiting { future } => future.as_mut().poll(cx),
+            StateProj::Refused { error } => Poll::Ready(Err(match error.take() {
+                Some(error) => error.into(),
+                None => "ResponseFuture polled after completion".into(),
+            })),
+        }
+    }
+}
+
 impl<S, ReqB, ResB> tower_service::Service<http::Request<ReqB>> for RobotsService<S>
 where
     S: tower_service::Service<http::Request<ReqB>, Response = http::Response<ResB>>
@@ -128,7 +219,7 @@ where
 {
     type Response = http::Response<ResB>;
     type Error = BoxError;
-    type Future = BoxFuture<Result<http::Response<ResB>, BoxError>>;
+    type Future = ResponseFuture<S, ReqB>;
 
     /// Always ready: readiness of the inner service is awaited in the response future, after
     /// the robots check and the politeness wait, so a waiting origin never holds a slot of it.
@@ -137,42 +228,91 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<ReqB>) -> Self::Future {
+        let refused = |error| ResponseFuture {
+            state: State::Refused { error: Some(error) },
+        };
+        let uri = request.uri();
+        if let Some(scheme) = uri.scheme_str()
+            && !matches!(scheme, "http" | "https")
+        {
+            return refused(RobotsError::UnsupportedScheme {
+                url: uri.to_string(),
+                scheme: scheme.to_string(),
+            });
+        }
+        let mut key = [0u8; ORIGIN_KEY_MAX];
+        let parsed;
+        let origin = match origin_key(uri, &mut key) {
+            Some(origin) => origin,
+            // A very long host, or one the URL parser would normalise: its canonical origin.
+            None => match robots_fetch::Origin::parse(&uri.to_string()) {
+                Ok(origin) => {
+                    parsed = origin;
+                    parsed.as_str()
+                }
+                Err(_) => {
+                    return refused(RobotsError::RelativeUri {
+                        uri: uri.to_string(),
+                    });
+                }
+            },
+        };
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        let overrides = crate::overrides::Overrides::of(request.extensions());
+        // The usual request (rules cached, the origin's turn free) is decided here, without
+        // a boxed future: this is the layer's cost per request.
+        let pending = match self
+            .gate
+            .admit_now(origin, path, &|| uri.to_string(), &overrides)
+        {
+            Ok(Admit::Now(admission)) => {
+                self.gate.identify(request.headers_mut());
+                return ResponseFuture {
+                    state: State::Sent {
+                        response: self.inner.clone().oneshot(request),
+                        admission: Some(admission),
+                        gate: self.gate.clone(),
+                    },
+                };
+            }
+            Ok(pending) => pending,
+            Err(error) => return refused(error),
+        };
+        let origin = origin.to_owned();
         let inner = self.inner.clone();
         let gate = self.gate.clone();
-        Box::pin(async move {
+        let future = async move {
             let uri = request.uri();
-            if let Some(scheme) = uri.scheme_str()
-                && !matches!(scheme, "http" | "https")
-            {
-                return Err(RobotsError::UnsupportedScheme {
-                    url: uri.to_string(),
-                    scheme: scheme.to_string(),
-                }
-                .into());
-            }
-            let mut key = [0u8; ORIGIN_KEY_MAX];
-            let origin = origin_key(uri, &mut key).ok_or_else(|| RobotsError::RelativeUri {
-                uri: uri.to_string(),
-            })?;
             let path = uri.path_and_query().map_or("/", |p| p.as_str());
             let client = ServiceClient::new(inner.clone());
-            let overrides = crate::overrides::Overrides::of(request.extensions());
             let admission = gate
-                .admit(&client, origin, path, || uri.to_string(), &overrides)
+                .admit_later(
+                    pending,
+                    &client,
+                    &origin,
+                    path,
+                    &|| uri.to_string(),
+                    &overrides,
+                )
                 .await?;
             gate.identify(request.headers_mut());
-            let response = inner.oneshot(request).await.map_err(Into::into)?;
+            let mut response = inner.oneshot(request).await.map_err(Into::into)?;
             let info = gate
                 .observe(admission, response.status().as_u16(), response.headers())
                 .await;
-            let (mut parts, body) = response.into_parts();
-            gate.attach(info, &mut parts.headers, &mut parts.extensions);
-            Ok(http::Response::from_parts(parts, body))
-        })
+            gate.mirror(&info, response.headers_mut());
+            response.extensions_mut().insert(info);
+            Ok(response)
+        };
+        ResponseFuture {
+            state: State::Waiting {
+                future: Box::pin(future),
+            },
+        }
     }
 }
 
-/// Longest `scheme://host:port` written without allocating; longer ones use the URL parser.
+/// Longest `scheme://host:port` written without allocating; longer ones are parsed as URLs.
 const ORIGIN_KEY_MAX: usize = 320;
 
 /// The origin of an absolute URI as `scheme://host[:port]`, lowercase, default port dropped, a
@@ -181,7 +321,23 @@ const ORIGIN_KEY_MAX: usize = 320;
 /// canonical origin.)
 fn origin_key<'b>(uri: &http::Uri, buf: &'b mut [u8; ORIGIN_KEY_MAX]) -> Option<&'b str> {
     let scheme = uri.scheme_str()?;
-    let host = uri.host().filter(|h| !h.is_empty())?;
+    // Split by hand from the authority `http` has validated: this runs on every request, and
+    // `Uri::host` and `Uri::port_u16` each search the authority again.
+    let authority = uri.authority()?.as_str();
+    let host_port = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_userinfo, rest)| rest);
+    let port_at = match host_port.rfind(']') {
+        Some(bracket) => host_port[bracket..].find(':').map(|i| bracket + i),
+        None => host_port.rfind(':'),
+    };
+    let (host, port) = match port_at {
+        Some(colon) => (&host_port[..colon], &host_port[colon + 1..]),
+        None => (host_port, ""),
+    };
+    if host.is_empty() {
+        return None;
+    }
     let host = match host.strip_suffix('.') {
         Some(stripped) if !stripped.is_empty() && !stripped.ends_with('.') => stripped,
         _ => host,
@@ -191,7 +347,11 @@ fn origin_key<'b>(uri: &http::Uri, buf: &'b mut [u8; ORIGIN_KEY_MAX]) -> Option<
         "https" => Some(443),
         _ => None,
     };
-    let port = uri.port_u16().filter(|p| Some(*p) != default_port);
+    let port = match port {
+        "" => None,
+        // A port that is not a number of 16 bits has no origin.
+        digits => Some(digits.parse::<u16>().ok()?).filter(|p| Some(*p) != default_port),
+    };
     let mut len = 0;
     let mut push = |bytes: &[u8]| -> Option<()> {
         let end = len + bytes.len();
@@ -239,6 +399,10 @@ mod tests {
             "https://user:pw@example.com/x",
             "http://example.com./x",
             "http://Example.com.:8080/x",
+            "http://Example.com.:/x",
+            "https://u@[::1]:443/x",
+            "https://[2001:db8::1]/x",
+            "http://u:p@h.example:08080/x",
         ] {
             let parsed: http::Uri = uri.parse().unwrap();
             let mut buf = [0u8; ORIGIN_KEY_MAX];
@@ -251,5 +415,9 @@ mod tests {
         }
         let mut buf = [0u8; ORIGIN_KEY_MAX];
         assert_eq!(origin_key(&"/relative".parse().unwrap(), &mut buf), None);
+        // A port out of range is no origin (the request is refused, never sent elsewhere).
+        if let Ok(uri) = "http://example.com:99999/".parse::<http::Uri>() {
+            assert_eq!(origin_key(&uri, &mut buf), None);
+        }
     }
 }
