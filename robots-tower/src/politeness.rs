@@ -25,7 +25,7 @@ use governor::nanos::Nanos;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
 use robots_fetch::later;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
@@ -154,7 +154,9 @@ struct SlotState {
 }
 
 struct Slot {
-    in_flight: Arc<Semaphore>,
+    /// Free places. A place taken is `forget`-ed and given back by [`InFlight`]'s drop: no
+    /// `Arc` of the semaphore per request.
+    in_flight: Semaphore,
     state: Mutex<SlotState>,
 }
 
@@ -178,15 +180,22 @@ pub(crate) enum Permit {
 
 /// A free place at an origin (its concurrency), before spacing.
 pub(crate) struct Place {
-    slot: Arc<Slot>,
-    in_flight: OwnedSemaphorePermit,
+    in_flight: InFlight,
+}
+
+/// One place of a slot's semaphore, given back when dropped.
+struct InFlight(Arc<Slot>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.add_permits(1);
+    }
 }
 
 /// The in-process place: the end is recorded before the place is freed, so the next request
 /// sees it.
 pub(crate) struct LocalPermit {
-    slot: Arc<Slot>,
-    _in_flight: OwnedSemaphorePermit,
+    in_flight: InFlight,
     /// Set by `Politeness::finish`, which recorded the end already.
     ended: bool,
 }
@@ -326,7 +335,12 @@ impl Drop for LocalPermit {
         if self.ended {
             return;
         }
-        let mut state = self.slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self
+            .in_flight
+            .0
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         state.last_end = Some(Instant::now());
     }
 }
@@ -371,7 +385,7 @@ impl Politeness {
             return slot.clone();
         }
         let slot = Arc::new(Slot {
-            in_flight: Arc::new(Semaphore::new(self.config.concurrency.max(1))),
+            in_flight: Semaphore::new(self.config.concurrency.max(1)),
             state: Mutex::new(SlotState {
                 limiter: None,
                 last_start: None,
@@ -408,11 +422,13 @@ impl Politeness {
         let slot = self.slot(origin);
         // The semaphore is never closed, so acquiring cannot fail; a closed one would only mean
         // no limit, which is handled by waiting for nothing.
-        let in_flight = match slot.in_flight.clone().acquire_owned().await {
-            Ok(permit) => permit,
+        match slot.in_flight.acquire().await {
+            Ok(permit) => permit.forget(),
             Err(_) => unreachable!("politeness semaphores are never closed"),
-        };
-        Place { slot, in_flight }
+        }
+        Place {
+            in_flight: InFlight(slot),
+        }
     }
 
     /// With a place held, waits for the end of any pause and the interval since the last start
@@ -420,7 +436,11 @@ impl Politeness {
     pub(crate) async fn space(&self, origin: &str, interval: Duration, place: Place) -> Permit {
         let started = Instant::now();
         let from_end = self.config.spaces_from_end();
-        while let Some((at, _)) = place.slot.next_start(interval, from_end, Instant::now()) {
+        while let Some((at, _)) = place
+            .in_flight
+            .0
+            .next_start(interval, from_end, Instant::now())
+        {
             tokio::time::sleep_until(at).await;
         }
         let waited = started.elapsed();
@@ -428,8 +448,7 @@ impl Politeness {
             debug!(origin, ?waited, ?interval, "politeness wait");
         }
         Permit::Local(LocalPermit {
-            slot: place.slot,
-            _in_flight: place.in_flight,
+            in_flight: place.in_flight,
             ended: false,
         })
     }
@@ -437,8 +456,11 @@ impl Politeness {
     /// A free place at the origin now, or why not (every place in use).
     pub(crate) fn try_place(&self, origin: &str) -> Result<Place, NotYet> {
         let slot = self.slot(origin);
-        match slot.in_flight.clone().try_acquire_owned() {
-            Ok(in_flight) => Ok(Place { slot, in_flight }),
+        let taken = slot.in_flight.try_acquire().map(|permit| permit.forget());
+        match taken {
+            Ok(()) => Ok(Place {
+                in_flight: InFlight(slot),
+            }),
             Err(_) => Err(NotYet {
                 ready_in: None,
                 reason: NotReadyReason::InFlight,
@@ -455,12 +477,12 @@ impl Politeness {
         now: Instant,
     ) -> Result<Permit, NotYet> {
         match place
-            .slot
+            .in_flight
+            .0
             .next_start(interval, self.config.spaces_from_end(), now)
         {
             None => Ok(Permit::Local(LocalPermit {
-                slot: place.slot,
-                _in_flight: place.in_flight,
+                in_flight: place.in_flight,
                 ended: false,
             })),
             Some((at, reason)) => Err(NotYet {
@@ -522,7 +544,12 @@ impl Politeness {
         status: u16,
         retry_after: Option<Duration>,
     ) {
-        let mut state = permit.slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = permit
+            .in_flight
+            .0
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         self.apply(origin, &mut state, status, retry_after);
         // Only spacing from the end reads it (a clock read saved per request otherwise).
         if self.config.spaces_from_end() {

@@ -321,20 +321,26 @@ const ORIGIN_KEY_MAX: usize = 320;
 /// canonical origin.)
 fn origin_key<'b>(uri: &http::Uri, buf: &'b mut [u8; ORIGIN_KEY_MAX]) -> Option<&'b str> {
     let scheme = uri.scheme_str()?;
-    // Split by hand from the authority `http` has validated: this runs on every request, and
-    // `Uri::host` and `Uri::port_u16` each search the authority again.
+    // Split by hand from the authority `http` has validated, in one pass from the end: this
+    // runs on every request, and `Uri::host` and `Uri::port_u16` each search the authority.
     let authority = uri.authority()?.as_str();
-    let host_port = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_userinfo, rest)| rest);
-    let port_at = match host_port.rfind(']') {
-        Some(bracket) => host_port[bracket..].find(':').map(|i| bracket + i),
-        None => host_port.rfind(':'),
-    };
-    let (host, port) = match port_at {
-        Some(colon) => (&host_port[..colon], &host_port[colon + 1..]),
-        None => (host_port, ""),
-    };
+    let bytes = authority.as_bytes();
+    let (mut host_start, mut port_colon, mut in_brackets) = (0, None, false);
+    for (i, &b) in bytes.iter().enumerate().rev() {
+        match b {
+            b'@' => {
+                host_start = i + 1;
+                break;
+            }
+            // Colons before it are inside an IPv6 literal.
+            b']' => in_brackets = true,
+            b':' if !in_brackets && port_colon.is_none() => port_colon = Some(i),
+            _ => {}
+        }
+    }
+    let host_end = port_colon.unwrap_or(bytes.len());
+    let host = authority.get(host_start..host_end)?;
+    let port = port_colon.map_or("", |colon| &authority[colon + 1..]);
     if host.is_empty() {
         return None;
     }
