@@ -12,9 +12,9 @@ use std::time::Duration;
 use std::borrow::Cow;
 
 use crate::agent::{is_global_agent, product_token_bytes};
-use crate::directive::{ValueHints, escape_pattern_hinted, rfind_byte};
+use crate::directive::{ValueHints, escape_pattern_hinted, find_byte, rfind_byte};
 use crate::events::{Event, events};
-use crate::pattern::{Glob, Shape, Subject, glob_matches, is_prefix};
+use crate::pattern::{Glob, Subject, glob_matches, is_prefix};
 use crate::records::{RequestRate, parse_crawl_delay};
 use crate::robots::{Group, RobotsTxt, RuleKind};
 use crate::url_path::path_of;
@@ -523,18 +523,27 @@ impl Matcher {
         // Per group: which tokens (bits) it names and whether it names `*`. Membership is final
         // at a group's first rule, but a record may sit between the group's user-agent lines, so
         // kept lines point at their group and are sorted out at the end.
+        // Rules and records apart: rules are most of a file, and a record's key would make
+        // every rule larger (a hostile file has hundreds of thousands of them).
         struct Kept<'a> {
+            value: &'a [u8],
             group: usize,
             line: u32,
-            kind: Option<RuleKind>,
+            kind: RuleKind,
+            hints: ValueHints,
+        }
+        struct Record<'a> {
+            group: usize,
+            line: u32,
             key: &'a [u8],
             value: &'a [u8],
-            hints: ValueHints,
         }
         let mut groups: Vec<(u64, bool)> = Vec::new();
         const GLOBAL: usize = usize::MAX;
-        // About one rule per 32 bytes in typical files.
-        let mut kept: Vec<Kept<'_>> = Vec::with_capacity(body.len() / 32);
+        // Room for a rule per 16 bytes, more than files have: capacity not used costs no
+        // memory touched, and growing would copy every rule kept so far.
+        let mut kept: Vec<Kept<'_>> = Vec::with_capacity(body.len() / 16);
+        let mut kept_records: Vec<Record<'_>> = Vec::new();
         for (line, event) in events(body) {
             match event {
                 Event::UserAgent {
@@ -570,11 +579,10 @@ impl Matcher {
                     {
                         let group = groups.len() - 1;
                         kept.push(Kept {
+                            value,
                             group,
                             line,
-                            kind: Some(kind),
-                            key: &[],
-                            value,
+                            kind,
                             hints,
                         });
                     }
@@ -584,13 +592,11 @@ impl Matcher {
                 {
                     // Before any group: a record for every crawler.
                     let group = groups.len().checked_sub(1).unwrap_or(GLOBAL);
-                    kept.push(Kept {
+                    kept_records.push(Record {
                         group,
                         line,
-                        kind: None,
                         key,
                         value,
-                        hints: ValueHints::UNKNOWN,
                     });
                 }
                 _ => {}
@@ -606,31 +612,26 @@ impl Matcher {
             None => Selection::None,
         };
         let (by_token, by_global) = (first < 64, first >= 64 && any_global);
-        let applies = |k: &Kept<'_>| {
-            if k.group == GLOBAL {
+        let applies = |group: usize| {
+            if group == GLOBAL {
                 return true;
             }
-            let (mask, global) = groups[k.group];
+            let (mask, global) = groups[group];
             (by_token && mask & (1 << first) != 0) || (by_global && global)
         };
-        let rules = kept
+        let rules = kept.iter().filter(|k| applies(k.group)).map(|k| {
+            (
+                k.line,
+                k.kind,
+                escape_pattern_hinted(k.value, k.hints),
+                k.value,
+                k.hints,
+            )
+        });
+        let records: Vec<_> = kept_records
             .iter()
-            .filter(|k| k.kind.is_some() && applies(k))
-            .filter_map(|k| {
-                k.kind.map(|kind| {
-                    (
-                        k.line,
-                        kind,
-                        escape_pattern_hinted(k.value, k.hints),
-                        k.value,
-                        k.hints,
-                    )
-                })
-            });
-        let records: Vec<_> = kept
-            .iter()
-            .filter(|k| applies(k) && k.kind.is_none())
-            .map(|k| (k.line, k.key, k.value))
+            .filter(|r| applies(r.group))
+            .map(|r| (r.line, r.key, r.value))
             .collect();
         let bytes = kept.iter().map(|k| k.value.len()).sum::<usize>();
         Matcher::compile(selection, rules, &records, (kept.len(), bytes + bytes / 4))
@@ -650,7 +651,7 @@ impl Matcher {
         // Per rule before sorting: the compact rule, and its written span when that is not at
         // the body's start.
         let mut rules: Vec<(CompiledRule, Option<(u32, u32)>)> = Vec::with_capacity(expected_rules);
-        let mut globs: Vec<Glob> = Vec::new();
+        let mut glob_count = 0usize;
         let mut rank: Vec<u32> = Vec::with_capacity(expected_rules);
         let store = |arena: &mut Vec<u8>, bytes: &[u8]| {
             let start = arena.len() as u32;
@@ -668,13 +669,18 @@ impl Matcher {
             // glob indices would overflow the bits left for them.
             let needed = written.len() + 2 * pattern.len() + 1;
             if arena.len().saturating_add(needed) > u32::MAX as usize
-                || globs.len() >= (u32::MAX >> META_SHIFT) as usize
+                || glob_count >= (u32::MAX >> META_SHIFT) as usize
             {
                 break;
             }
             let written_span = store(&mut arena, written);
             let mut add = |arena: &mut Vec<u8>, pattern: &[u8]| {
-                let (body, shape) = Shape::of_hinted(pattern, hints.may_have_star());
+                // The `*` analysis waits for the sorted pass: twins never get one.
+                let (body, anchored) = match pattern {
+                    [rest @ .., b'$'] => (rest, true),
+                    _ => (pattern, false),
+                };
+                let is_glob = hints.may_have_star() && find_byte(b'*', body).is_some();
                 // The written form doubles as the body when the body is its prefix (no escaping
                 // changed it); the reported pattern is then the body plus any `$`.
                 let shares = body == &written[..body.len().min(written.len())];
@@ -684,8 +690,7 @@ impl Matcher {
                     store(arena, body)
                 };
                 let written_elsewhere = !(shares
-                    && written_span.1 - written_span.0
-                        == body.len() as u32 + u32::from(shape.anchored));
+                    && written_span.1 - written_span.0 == body.len() as u32 + u32::from(anchored));
                 // Decision order: priority descending, allow before disallow, then file order.
                 let priority = u32::try_from(pattern.len())
                     .unwrap_or(u32::MAX / 2)
@@ -695,12 +700,12 @@ impl Matcher {
                 if kind == RuleKind::Allow {
                     meta |= FLAG_ALLOW;
                 }
-                if shape.anchored {
+                if anchored {
                     meta |= FLAG_ANCHORED;
                 }
-                if let Some(glob) = shape.glob {
-                    meta |= FLAG_GLOB | ((globs.len() as u32) << META_SHIFT);
-                    globs.push(glob);
+                if is_glob {
+                    meta |= FLAG_GLOB;
+                    glob_count += 1;
                 }
                 if written_elsewhere {
                     meta |= FLAG_WRITTEN_ELSEWHERE;
@@ -732,27 +737,31 @@ impl Matcher {
         // would; the others are never reached with a different answer, so they are dropped. A
         // crafted file repeats a costly pattern thousands of times (the hostile benchmarks);
         // hashing costs too, so only views with many `*` rules look for twins.
-        let mut seen: Option<TwinSet<'_>> = (globs.len() >= TWIN_CHECK_MIN_GLOBS).then(|| {
-            TwinSet::with_capacity_and_hasher(globs.len(), foldhash::fast::RandomState::default())
+        let mut seen: Option<TwinSet<'_>> = (glob_count >= TWIN_CHECK_MIN_GLOBS).then(|| {
+            TwinSet::with_capacity_and_hasher(glob_count, foldhash::fast::RandomState::default())
         });
         let mut written = Vec::new();
         let mut sorted: Vec<CompiledRule> = Vec::with_capacity(order.len());
         // `*` analyses in decision order too: a check reads them in that order.
-        let mut sorted_globs: Vec<Glob> = Vec::with_capacity(globs.len());
+        let mut globs: Vec<Glob> = Vec::with_capacity(glob_count);
         for &i in &order {
             let (mut rule, span) = rules[i as usize];
             if rule.meta & FLAG_GLOB != 0 {
-                if let Some(seen) = &mut seen {
-                    let (start, end) = rule.body();
-                    let body = &arena[start as usize..end as usize];
-                    if !seen.insert((body, rule.meta & FLAG_ANCHORED != 0)) {
-                        continue;
-                    }
+                let (start, end) = rule.body();
+                let body = &arena[start as usize..end as usize];
+                if let Some(seen) = &mut seen
+                    && !seen.insert((body, rule.meta & FLAG_ANCHORED != 0))
+                {
+                    continue;
                 }
-                let glob = globs[(rule.meta >> META_SHIFT) as usize];
-                rule.meta = (rule.meta & ((1 << META_SHIFT) - 1))
-                    | ((sorted_globs.len() as u32) << META_SHIFT);
-                sorted_globs.push(glob);
+                // A body flagged as a glob has a `*`; were it not so, the rule is kept plain.
+                match Glob::of(body) {
+                    Some(glob) => {
+                        rule.meta |= (globs.len() as u32) << META_SHIFT;
+                        globs.push(glob);
+                    }
+                    None => rule.meta &= !FLAG_GLOB,
+                }
             }
             if let Some((start, end)) = span {
                 written.push((sorted.len() as u32, start, end));
@@ -761,7 +770,6 @@ impl Matcher {
         }
         drop(seen);
         let sorted: Box<[CompiledRule]> = sorted.into();
-        let globs = sorted_globs;
 
         let is = |key: &[u8], name: &str| key.eq_ignore_ascii_case(name.as_bytes());
         let crawl_delay = records

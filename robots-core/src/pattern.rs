@@ -174,6 +174,25 @@ impl<'p> Subject<'p> {
     }
 }
 
+impl Glob {
+    /// The `*` analysis of a body, `None` when it has no `*`.
+    pub(crate) fn of(body: &[u8]) -> Option<Glob> {
+        let (first_star, last_star) = (find_byte(b'*', body)?, rfind_byte(b'*', body)?);
+        let mut needs = ByteSet::default();
+        let mut min_len = 0u32;
+        for &b in body.iter().filter(|&&b| b != b'*') {
+            needs.insert(b);
+            min_len = min_len.saturating_add(1);
+        }
+        Some(Glob {
+            first_star: first_star as u32,
+            last_star: last_star as u32,
+            min_len,
+            needs,
+        })
+    }
+}
+
 impl Shape {
     /// Splits an escaped pattern into its body (without a trailing `$`) and its shape.
     pub(crate) fn of(pattern: &[u8]) -> (&[u8], Shape) {
@@ -195,23 +214,7 @@ impl Shape {
                 },
             );
         }
-        let glob = match (find_byte(b'*', body), rfind_byte(b'*', body)) {
-            (Some(first_star), Some(last_star)) => {
-                let mut needs = ByteSet::default();
-                let mut min_len = 0u32;
-                for &b in body.iter().filter(|&&b| b != b'*') {
-                    needs.insert(b);
-                    min_len = min_len.saturating_add(1);
-                }
-                Some(Glob {
-                    first_star: first_star as u32,
-                    last_star: last_star as u32,
-                    min_len,
-                    needs,
-                })
-            }
-            _ => None,
-        };
+        let glob = Glob::of(body);
         (body, Shape { anchored, glob })
     }
 
