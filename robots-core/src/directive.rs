@@ -163,6 +163,50 @@ pub fn parse_line(content: &[u8]) -> LineContent<'_> {
         }
         seen |= class;
     }
+    parse_scanned(
+        content,
+        Scanned {
+            comment,
+            colon,
+            seen,
+        },
+    )
+}
+
+/// What the scan of a line's content found, offsets into the content: the first `#`, the first
+/// `:` before it, and the classes (`%`, `*`, high bytes) of the bytes before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Scanned {
+    pub(crate) comment: Option<usize>,
+    pub(crate) colon: Option<usize>,
+    pub(crate) seen: u8,
+}
+
+impl Scanned {
+    /// Takes in one byte of the content at `offset` that is not a line break or NUL; `false`
+    /// once the comment is found (nothing after it matters).
+    #[inline]
+    pub(crate) fn take(&mut self, offset: usize, b: u8) -> bool {
+        let class = CLASS[usize::from(b)];
+        if class == HASH {
+            self.comment = Some(offset);
+            return false;
+        }
+        if class == COLON && self.colon.is_none() {
+            self.colon = Some(offset);
+        }
+        self.seen |= class;
+        true
+    }
+}
+
+/// [`parse_line`] after the scan of the content.
+pub(crate) fn parse_scanned(content: &[u8], scanned: Scanned) -> LineContent<'_> {
+    let Scanned {
+        comment,
+        colon,
+        seen,
+    } = scanned;
     let before_comment = &content[..comment.unwrap_or(content.len())];
     let text = trim(before_comment);
     if text.is_empty() {

@@ -3,9 +3,9 @@
 //! read the file through this, so the grouping rule lives in one place: a user-agent line that
 //! follows an allow/disallow line of a group starts a new group; nothing else ends one.
 
-use crate::directive::{KeyKind, LineContent, ValueHints, parse_line};
-use crate::lines::{Lines, lines};
+use crate::directive::{KeyKind, LineContent, ValueHints, parse_scanned};
 use crate::robots::RuleKind;
+use crate::sweep::Sweep;
 
 /// One directive, values as written (not escaped).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +26,7 @@ pub(crate) enum Event<'a> {
 }
 
 pub(crate) struct Events<'a> {
-    lines: Lines<'a>,
+    lines: Sweep<'a>,
     in_group: bool,
     rules_seen: bool,
     line_count: u32,
@@ -34,7 +34,7 @@ pub(crate) struct Events<'a> {
 
 pub(crate) fn events(body: &[u8]) -> Events<'_> {
     Events {
-        lines: lines(body),
+        lines: Sweep::new(body),
         in_group: false,
         rules_seen: true,
         line_count: 0,
@@ -54,7 +54,7 @@ impl<'a> Iterator for Events<'a> {
     fn next(&mut self) -> Option<(u32, Event<'a>)> {
         for line in self.lines.by_ref() {
             self.line_count = line.number;
-            let LineContent::Directive(d) = parse_line(line.content) else {
+            let LineContent::Directive(d) = parse_scanned(line.content, line.scanned) else {
                 continue;
             };
             let event = match d.kind {

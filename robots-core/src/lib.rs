@@ -38,6 +38,7 @@ pub mod pattern;
 pub mod records;
 pub mod reference;
 pub mod robots;
+mod sweep;
 pub mod url_path;
 pub mod usage;
 

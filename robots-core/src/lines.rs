@@ -39,7 +39,7 @@ pub fn lines(body: &[u8]) -> Lines<'_> {
 }
 
 /// Skips the longest prefix of the UTF-8 byte order mark at offset 0 (1, 2 or 3 bytes).
-fn strip_bom(body: &[u8]) -> &[u8] {
+pub(crate) fn strip_bom(body: &[u8]) -> &[u8] {
     let skip = body.iter().zip(BOM).take_while(|(b, m)| **b == *m).count();
     &body[skip..]
 }

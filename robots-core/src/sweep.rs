@@ -1,0 +1,258 @@
+//! The one-sweep tokenizer the parsers read a body through: line breaks, NUL, `#`, `:` and the
+//! bytes values care about (`%`, `*`, bytes ≥ 0x80) are found 64 bytes at a time as a bit mask,
+//! so a line costs a few bit operations instead of a search for its end plus a scan of its
+//! content. Hand-written because it is the hot path of parsing (the mask loop is written so
+//! the compiler turns it into SIMD compares); it agrees with [`crate::lines::lines`] followed
+//! by [`crate::directive::parse_line`] on every input, which a property test holds it to.
+
+use crate::directive::Scanned;
+use crate::lines::{MAX_LINE_BYTES, strip_bom};
+
+const BLOCK: usize = 64;
+
+/// Bit `i` set when `block[i]` is a byte the tokenizer stops at. Flags first, one byte each (a
+/// loop the compiler vectorises), then packed eight at a time by a multiplication that gathers
+/// the low bit of each byte into the top byte.
+#[inline]
+fn specials(block: &[u8; BLOCK]) -> u64 {
+    let mut flags = [0u8; BLOCK];
+    for (flag, &b) in flags.iter_mut().zip(block) {
+        let hit = (b == b'\n')
+            | (b == b'\r')
+            | (b == 0)
+            | (b == b'#')
+            | (b == b':')
+            | (b == b'%')
+            | (b == b'*')
+            | (b >= 0x80);
+        *flag = u8::from(hit);
+    }
+    let mut mask = 0u64;
+    for (i, eight) in flags.as_chunks::<8>().0.iter().enumerate() {
+        let packed = u64::from_le_bytes(*eight).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+        mask |= packed << (8 * i);
+    }
+    mask
+}
+
+/// The specials of the block of `body` starting at `start` (a short last block is padded with
+/// bytes that are not special).
+fn specials_at(body: &[u8], start: usize) -> u64 {
+    let rest = body.get(start..).unwrap_or_default();
+    match rest.first_chunk::<BLOCK>() {
+        Some(block) => specials(block),
+        None => {
+            let mut padded = [b'a'; BLOCK];
+            padded[..rest.len()].copy_from_slice(rest);
+            specials(&padded)
+        }
+    }
+}
+
+/// One line: its number, its content (up to a NUL, at most [`MAX_LINE_BYTES`]), and what the
+/// scan of the content found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SweptLine<'a> {
+    pub(crate) number: u32,
+    pub(crate) content: &'a [u8],
+    pub(crate) scanned: Scanned,
+}
+
+/// The lines of a body, as [`crate::lines::lines`] splits them, each with its scan.
+pub(crate) struct Sweep<'a> {
+    body: &'a [u8],
+    /// Where the next line starts.
+    next: usize,
+    number: u32,
+    done: bool,
+    /// The block whose mask is held, and its mask.
+    block: usize,
+    mask: u64,
+}
+
+impl<'a> Sweep<'a> {
+    pub(crate) fn new(body: &'a [u8]) -> Sweep<'a> {
+        let body = strip_bom(body);
+        Sweep {
+            body,
+            next: 0,
+            number: 0,
+            done: false,
+            block: 0,
+            mask: specials_at(body, 0),
+        }
+    }
+
+    /// The first special byte at or after `from`.
+    #[inline]
+    fn next_special(&mut self, from: usize) -> Option<usize> {
+        let mut block = from - from % BLOCK;
+        let mut skip = from - block;
+        loop {
+            if block >= self.body.len() {
+                return None;
+            }
+            if block != self.block {
+                self.block = block;
+                self.mask = specials_at(self.body, block);
+            }
+            let bits = self.mask & (u64::MAX << skip);
+            if bits != 0 {
+                return Some(block + bits.trailing_zeros() as usize);
+            }
+            block += BLOCK;
+            skip = 0;
+        }
+    }
+}
+
+impl<'a> Iterator for Sweep<'a> {
+    type Item = SweptLine<'a>;
+
+    fn next(&mut self) -> Option<SweptLine<'a>> {
+        if self.done {
+            return None;
+        }
+        let start = self.next;
+        let cap = start.saturating_add(MAX_LINE_BYTES);
+        let mut scanned = Scanned::default();
+        // Still reading the content: before a comment, a NUL and the length cap.
+        let mut reading = true;
+        let mut nul = None;
+        let mut at = start;
+        let end = loop {
+            let Some(p) = self.next_special(at) else {
+                break None;
+            };
+            match self.body[p] {
+                b'\n' | b'\r' => break Some(p),
+                0 => {
+                    nul = nul.or(Some(p));
+                    reading = false;
+                }
+                b if reading => {
+                    reading = p < cap && scanned.take(p - start, b);
+                }
+                _ => {}
+            }
+            at = p + 1;
+        };
+        let raw_end = match end {
+            Some(end) => {
+                // An LF directly after a CR belongs to the same break.
+                let crlf = self.body[end] == b'\r' && self.body.get(end + 1) == Some(&b'\n');
+                self.next = end + 1 + usize::from(crlf);
+                end
+            }
+            None => {
+                self.done = true;
+                self.body.len()
+            }
+        };
+        let content_end = nul.unwrap_or(raw_end).min(cap);
+        self.number = self.number.saturating_add(1);
+        Some(SweptLine {
+            number: self.number,
+            content: self.body.get(start..content_end).unwrap_or_default(),
+            scanned,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::directive::{parse_line, parse_scanned};
+    use crate::lines::lines;
+    use proptest::prelude::*;
+
+    /// The sweep's lines and their parse, against the line splitter and the line parser.
+    fn agrees(body: &[u8]) {
+        let swept: Vec<_> = Sweep::new(body)
+            .map(|l| (l.number, l.content, parse_scanned(l.content, l.scanned)))
+            .collect();
+        let reference: Vec<_> = lines(body)
+            .map(|l| (l.number, l.content, parse_line(l.content)))
+            .collect();
+        assert_eq!(swept, reference, "{:?}", String::from_utf8_lossy(body));
+    }
+
+    #[test]
+    fn masks_have_a_bit_per_special_byte() {
+        let mut block = [b'a'; BLOCK];
+        for (i, b) in block.iter_mut().enumerate() {
+            *b = b"\n\r\0#:%*\x80\xFFab/$ \t"[i * 7 % 15];
+        }
+        let expected = block.iter().enumerate().fold(0u64, |m, (i, &b)| {
+            let special = matches!(b, b'\n' | b'\r' | 0 | b'#' | b':' | b'%' | b'*') || b >= 0x80;
+            m | (u64::from(special) << i)
+        });
+        assert_eq!(specials(&block), expected);
+        assert_eq!(specials(&[b'/'; BLOCK]), 0);
+        assert_eq!(specials(&[b':'; BLOCK]), u64::MAX);
+    }
+
+    #[test]
+    fn agrees_on_edges() {
+        for body in [
+            &b""[..],
+            b"\n",
+            b"\r\n",
+            b"\r\r\n\n",
+            b"a",
+            b"\xEF\xBB\xBFUser-agent: *\nDisallow: /a",
+            b"\xEF\xBBx",
+            b"Disallow: /a#b:c\r\nAllow: /%e2*\x80$",
+            b"Disallow: /a\0:b#c\nAllow /x",
+            b"#:\n:#\n::\n\0\n",
+            b"User-agent:  FooBot  \n  Disallow :/private/ # why\n",
+        ] {
+            agrees(body);
+        }
+        // Lines at, just below and just above the cap, with the separator and comment around it.
+        for len in [MAX_LINE_BYTES - 1, MAX_LINE_BYTES, MAX_LINE_BYTES + 1] {
+            for tail in [&b":x"[..], b"#x", b"\0x", b"*%\xC3"] {
+                let mut body = b"Disallow: /".to_vec();
+                body.resize(len, b'a');
+                body.extend_from_slice(tail);
+                body.extend_from_slice(b"\nAllow: /b\r");
+                agrees(&body);
+                let mut body = b"Disallow /".to_vec();
+                body.resize(len - 1, b'a');
+                body.extend_from_slice(tail);
+                agrees(&body);
+            }
+        }
+        // Every alignment of a break across the 64-byte blocks.
+        for pad in 0..130 {
+            let mut body = vec![b'x'; pad];
+            body.extend_from_slice(b"\r\nAllow: /*a%20\r\rDisallow: /b#c\n");
+            agrees(&body);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn agrees_with_lines_and_parse_line(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just(&b"\n"[..]), Just(&b"\r"[..]), Just(&b"\r\n"[..]), Just(&b"\0"[..]),
+                    Just(&b"#"[..]), Just(&b":"[..]), Just(&b"%"[..]), Just(&b"*"[..]),
+                    Just(&b" "[..]), Just(&b"\t"[..]), Just(&b"\xC3\xA9"[..]), Just(&b"\xEF\xBB\xBF"[..]),
+                    Just(&b"User-agent"[..]), Just(&b"Disallow"[..]), Just(&b"allow"[..]),
+                    Just(&b"/path"[..]), Just(&b"$"[..]), Just(&b"x"[..]),
+                ],
+                0..200,
+            )
+        ) {
+            agrees(&parts.concat());
+        }
+
+        #[test]
+        fn agrees_on_any_bytes(body in proptest::collection::vec(any::<u8>(), 0..400)) {
+            agrees(&body);
+        }
+    }
+}
