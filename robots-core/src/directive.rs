@@ -201,6 +201,7 @@ impl Scanned {
 }
 
 /// [`parse_line`] after the scan of the content.
+#[inline]
 pub(crate) fn parse_scanned(content: &[u8], scanned: Scanned) -> LineContent<'_> {
     let Scanned {
         comment,
@@ -254,28 +255,94 @@ pub(crate) fn parse_scanned(content: &[u8], scanned: Scanned) -> LineContent<'_>
     })
 }
 
-fn starts_with_ignore_case(s: &[u8], prefix: &str) -> bool {
-    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+/// A key name folded for comparison eight bytes at a time: its first eight bytes (zero-padded)
+/// in lowercase, the bits that case may flip in them (letters only), the bytes that count, and
+/// the rest of the name. Every line's key is classified, so this is on the parse's hot path.
+struct Name {
+    head: u64,
+    case: u64,
+    used: u64,
+    tail: &'static [u8],
+}
+
+impl Name {
+    const fn new(name: &'static str) -> Name {
+        let bytes = name.as_bytes();
+        let (mut head, mut case, mut used) = ([0u8; 8], [0u8; 8], [0u8; 8]);
+        let mut i = 0;
+        while i < bytes.len() && i < 8 {
+            head[i] = bytes[i].to_ascii_lowercase();
+            case[i] = if bytes[i].is_ascii_alphabetic() {
+                0x20
+            } else {
+                0
+            };
+            used[i] = 0xFF;
+            i += 1;
+        }
+        let tail = match bytes.split_at_checked(i) {
+            Some((_, tail)) => tail,
+            None => &[],
+        };
+        Name {
+            head: u64::from_le_bytes(head),
+            case: u64::from_le_bytes(case),
+            used: u64::from_le_bytes(used),
+            tail,
+        }
+    }
+
+    /// Whether `key` starts with this name, ignoring ASCII case.
+    #[inline]
+    fn starts(&self, key: &[u8], head: u64) -> bool {
+        (head | self.case) & self.used == self.head
+            && (self.tail.is_empty()
+                || key
+                    .get(8..8 + self.tail.len())
+                    .is_some_and(|rest| rest.eq_ignore_ascii_case(self.tail)))
+    }
+}
+
+/// A key's first eight bytes, zero-padded. A zero byte in a key is compared like any other, and
+/// a name's unused bytes are masked out, so the padding never makes a match.
+#[inline]
+fn head_of(key: &[u8]) -> u64 {
+    let mut head = [0u8; 8];
+    let n = key.len().min(8);
+    head[..n].copy_from_slice(&key[..n]);
+    u64::from_le_bytes(head)
 }
 
 /// Decides a key's kind by prefix, first hit wins; the flag says it was an accepted typo.
 pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
-    let is = |name: &str| starts_with_ignore_case(key, name);
+    const USER_AGENT: Name = Name::new("user-agent");
+    const USERAGENT: Name = Name::new("useragent");
+    const USER_SPACE_AGENT: Name = Name::new("user agent");
+    const ALLOW: Name = Name::new("allow");
+    const DISALLOW: Name = Name::new("disallow");
+    static DISALLOW_TYPOS: [Name; 5] = [
+        Name::new("dissallow"),
+        Name::new("dissalow"),
+        Name::new("disalow"),
+        Name::new("diasllow"),
+        Name::new("disallaw"),
+    ];
+    const SITEMAP: Name = Name::new("sitemap");
+    const SITE_MAP: Name = Name::new("site-map");
+    let head = head_of(key);
+    // A name's bytes past the key's end would compare with the padding: a key shorter than
+    // the name is no match.
+    let is =
+        |name: &Name| key.len() >= (name.used.count_ones() / 8) as usize && name.starts(key, head);
     // The kinds' names and typos start with distinct letters: dispatch on the first one.
     match key.first().map(u8::to_ascii_lowercase) {
-        Some(b'u') if is("user-agent") => (KeyKind::UserAgent, false),
-        Some(b'u') if is("useragent") || is("user agent") => (KeyKind::UserAgent, true),
-        Some(b'a') if is("allow") => (KeyKind::Allow, false),
-        Some(b'd') if is("disallow") => (KeyKind::Disallow, false),
-        Some(b'd')
-            if ["dissallow", "dissalow", "disalow", "diasllow", "disallaw"]
-                .into_iter()
-                .any(is) =>
-        {
-            (KeyKind::Disallow, true)
-        }
-        Some(b's') if is("sitemap") => (KeyKind::Sitemap, false),
-        Some(b's') if is("site-map") => (KeyKind::Sitemap, true),
+        Some(b'u') if is(&USER_AGENT) => (KeyKind::UserAgent, false),
+        Some(b'u') if is(&USERAGENT) || is(&USER_SPACE_AGENT) => (KeyKind::UserAgent, true),
+        Some(b'a') if is(&ALLOW) => (KeyKind::Allow, false),
+        Some(b'd') if is(&DISALLOW) => (KeyKind::Disallow, false),
+        Some(b'd') if DISALLOW_TYPOS.iter().any(is) => (KeyKind::Disallow, true),
+        Some(b's') if is(&SITEMAP) => (KeyKind::Sitemap, false),
+        Some(b's') if is(&SITE_MAP) => (KeyKind::Sitemap, true),
         _ => (KeyKind::Other, false),
     }
 }
@@ -347,6 +414,54 @@ fn is_lower(b: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Key classification as the spec words it, byte by byte: the oracle for the folded one.
+    fn classify_key_plainly(key: &[u8]) -> (KeyKind, bool) {
+        let is = |name: &str| {
+            key.len() >= name.len() && key[..name.len()].eq_ignore_ascii_case(name.as_bytes())
+        };
+        let disallow_typos = ["dissallow", "dissalow", "disalow", "diasllow", "disallaw"];
+        if is("user-agent") {
+            (KeyKind::UserAgent, false)
+        } else if is("useragent") || is("user agent") {
+            (KeyKind::UserAgent, true)
+        } else if is("allow") {
+            (KeyKind::Allow, false)
+        } else if is("disallow") {
+            (KeyKind::Disallow, false)
+        } else if disallow_typos.into_iter().any(is) {
+            (KeyKind::Disallow, true)
+        } else if is("sitemap") {
+            (KeyKind::Sitemap, false)
+        } else if is("site-map") {
+            (KeyKind::Sitemap, true)
+        } else {
+            (KeyKind::Other, false)
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn keys_are_classified_as_the_spec_words_it(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just(&b"user"[..]), Just(&b"USER"[..]), Just(&b"-"[..]), Just(&b"\r"[..]),
+                    Just(&b" "[..]), Just(&b"\0"[..]), Just(&b"agent"[..]), Just(&b"AgEnT"[..]),
+                    Just(&b"dis"[..]), Just(&b"Dis"[..]), Just(&b"allow"[..]), Just(&b"aLLow"[..]),
+                    Just(&b"s"[..]), Just(&b"a"[..]), Just(&b"l"[..]), Just(&b"w"[..]),
+                    Just(&b"site"[..]), Just(&b"MAP"[..]), Just(&b"\xC1"[..]), Just(&b"\x81"[..]),
+                    Just(&b"ALLOW"[..]), Just(&b"disalow"[..]), Just(&b"DIASLLOW"[..]),
+                ],
+                0..6,
+            ),
+            noise in proptest::collection::vec(any::<u8>(), 0..12),
+        ) {
+            let key = parts.concat();
+            prop_assert_eq!(classify_key(&key), classify_key_plainly(&key));
+            prop_assert_eq!(classify_key(&noise), classify_key_plainly(&noise));
+        }
+    }
 
     fn directive(line: &[u8]) -> Directive<'_> {
         match parse_line(line) {

@@ -175,8 +175,8 @@ fn first_hit<T: Copy + Ord + Into<u32>>(
 impl RuleIndex {
     /// Views with fewer rules are scanned directly; the index would not pay for itself.
     const MIN_RULES: usize = 32;
-    /// The positions tried.
-    const POSITIONS: std::ops::RangeInclusive<usize> = 1..=8;
+    /// Byte positions tried: 1 to this (0 is always `/`).
+    const POSITIONS: usize = 8;
 
     fn build(rules: &[CompiledRule], globs: &[Glob], arena: &[u8]) -> Option<Box<RuleIndex>> {
         if rules.len() < Self::MIN_RULES {
@@ -193,24 +193,35 @@ impl RuleIndex {
             &body[..prefix_len]
         };
         // The position with the fewest expected candidates for a path: the rules that are in
-        // no bucket, plus the mean bucket size seen from a rule (sum of squares / rules).
-        let mut best: Option<(u64, usize, [u32; 257], usize)> = None;
-        for at in Self::POSITIONS {
-            let mut start = [0u32; 257];
-            let mut anywhere = 0usize;
-            for rule in rules {
-                match prefix(rule).get(at) {
-                    Some(&b) => start[usize::from(b) + 1] += 1,
-                    None => anywhere += 1,
+        // no bucket, plus the mean bucket size seen from a rule (sum of squares / rules). All
+        // positions are counted in one pass over the rules, the squares kept as they grow.
+        const N: usize = RuleIndex::POSITIONS;
+        let mut counts = [[0u32; 257]; N];
+        let mut squares = [0u64; N];
+        let mut anywhere = [0usize; N];
+        for rule in rules {
+            let prefix = prefix(rule);
+            for (k, at) in (1..=N).enumerate() {
+                match prefix.get(at) {
+                    Some(&b) => {
+                        let count = &mut counts[k][usize::from(b) + 1];
+                        squares[k] += 2 * u64::from(*count) + 1;
+                        *count += 1;
+                    }
+                    None => {
+                        // Shorter than this position, so than every later one too.
+                        for far in &mut anywhere[k..] {
+                            *far += 1;
+                        }
+                        break;
+                    }
                 }
             }
-            let squares: u64 = start.iter().map(|&c| u64::from(c) * u64::from(c)).sum();
-            let score = anywhere as u64 * rules.len() as u64 + squares;
-            if best.as_ref().is_none_or(|(s, ..)| score < *s) {
-                best = Some((score, at, start, anywhere));
-            }
         }
-        let (_, at, start, anywhere_len) = best?;
+        let score = |k: usize| anywhere[k] as u64 * rules.len() as u64 + squares[k];
+        // The first of the best, as positions are tried in order.
+        let best = (0..N).reduce(|best, k| if score(k) < score(best) { k } else { best })?;
+        let (at, start, anywhere_len) = (best + 1, counts[best], anywhere[best]);
         let mut start = Box::new(start);
         // An index that leaves most rules in one list saves a check nothing, and costs 2 bytes
         // a rule: not worth keeping (a file of `/1…`, `/2…` paths only has ten buckets).

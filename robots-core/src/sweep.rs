@@ -109,6 +109,7 @@ impl<'a> Sweep<'a> {
 impl<'a> Iterator for Sweep<'a> {
     type Item = SweptLine<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<SweptLine<'a>> {
         if self.done {
             return None;
