@@ -43,17 +43,18 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
         after_scheme
     };
     // The authority ends where the path, params or query starts; a fragment that starts before
-    // that leaves nothing but "/".
-    let Some(path_start) =
-        memchr::memchr3(b'/', b'?', b';', &bytes[after_scheme..]).map(|i| i + after_scheme)
-    else {
-        return Cow::Borrowed("/");
+    // that leaves nothing but "/". Authorities are short: a plain loop finds the end sooner
+    // than three searches set up.
+    let authority_end = bytes[after_scheme..]
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b';' | b'#'))
+        .map(|i| i + after_scheme);
+    let path_start = match authority_end {
+        Some(at) if bytes[at] != b'#' => at,
+        _ => return Cow::Borrowed("/"),
     };
-    if memchr::memchr(b'#', &bytes[after_scheme..path_start]).is_some() {
-        return Cow::Borrowed("/");
-    }
-    let path_end =
-        memchr::memchr(b'#', &bytes[path_start..]).map_or(bytes.len(), |i| i + path_start);
+    let path_end = crate::directive::find_byte(b'#', &bytes[path_start..])
+        .map_or(bytes.len(), |i| i + path_start);
     let path = &url[path_start..path_end];
     if path.starts_with('/') {
         Cow::Borrowed(path)
