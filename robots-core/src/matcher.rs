@@ -55,7 +55,12 @@ struct CompiledRule {
     /// The pattern as written (what is reported) starts here too, `written_len` long, unless
     /// the rule is listed in `Inner::written`.
     start: u32,
-    len: u32,
+    /// The body's length (low 24 bits: a body is one line's pattern, at most three times
+    /// `MAX_LINE_BYTES` once escaped) and, above it, the rule's key: the body's second byte
+    /// when the body is `/` and a literal byte, 0 when any path may match. A path whose second
+    /// byte differs from a rule's key cannot match it, which a check sees without reading the
+    /// body (it is the body's bytes, elsewhere in memory, that a check waits for).
+    len_key: u32,
     line: u32,
     /// `FLAG_*` bits, and above them the index into `Inner::globs` (when `FLAG_GLOB`).
     meta: u32,
@@ -67,6 +72,8 @@ const FLAG_GLOB: u32 = 1 << 2;
 /// The written form is not at `start` (escaping changed it, or an index.html retry).
 const FLAG_WRITTEN_ELSEWHERE: u32 = 1 << 3;
 const META_SHIFT: u32 = 4;
+/// The bits of `CompiledRule::len_key` that hold the length.
+const LEN_MASK: u32 = (1 << 24) - 1;
 
 /// Views with at least this many `*` rules drop twins (same body, same anchoring).
 const TWIN_CHECK_MIN_GLOBS: usize = 32;
@@ -85,7 +92,17 @@ impl CompiledRule {
     }
 
     fn body(&self) -> (u32, u32) {
-        (self.start, self.start + self.len)
+        (self.start, self.start + self.len())
+    }
+
+    fn len(&self) -> u32 {
+        self.len_key & LEN_MASK
+    }
+
+    /// See `len_key`.
+    #[inline(always)]
+    fn key(&self) -> u8 {
+        (self.len_key >> 24) as u8
     }
 }
 
@@ -378,7 +395,12 @@ impl Inner {
     /// out of line.
     #[inline(always)]
     fn hits(&self, rule: &CompiledRule, path: &[u8], subject: &mut Subject<'_>) -> bool {
-        let (start, len) = (rule.start as usize, rule.len as usize);
+        // A rule keyed by a second byte matches only paths with that second byte.
+        let key = rule.key();
+        if key != 0 && Some(&key) != path.get(1) {
+            return false;
+        }
+        let (start, len) = (rule.start as usize, rule.len() as usize);
         let Some(body) = self.arena.get(start..start + len) else {
             return false;
         };
@@ -677,10 +699,12 @@ impl Matcher {
             }
             // Offsets are u32: a view stops taking rules before its bytes would reach 4 GiB
             // (a rule stores at most its written form, its escaped form and a retry), or before
-            // glob indices would overflow the bits left for them.
+            // glob indices would overflow the bits left for them (or, never for a line of a file, a
+            // pattern would be longer than its 24 bits of length).
             let needed = written.len() + 2 * pattern.len() + 1;
             if arena.len().saturating_add(needed) > u32::MAX as usize
                 || glob_count >= (u32::MAX >> META_SHIFT) as usize
+                || pattern.len() > LEN_MASK as usize
             {
                 break;
             }
@@ -721,9 +745,13 @@ impl Matcher {
                 if written_elsewhere {
                     meta |= FLAG_WRITTEN_ELSEWHERE;
                 }
+                let key = match body {
+                    [b'/', second, ..] if *second != b'*' => *second,
+                    _ => 0,
+                };
                 let compiled = CompiledRule {
                     start: body_span.0,
-                    len: body_span.1 - body_span.0,
+                    len_key: (body_span.1 - body_span.0) | (u32::from(key) << 24),
                     line,
                     meta,
                 };
