@@ -86,14 +86,20 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
 /// assert!(served_paths("/plain/path.html?x=1").is_empty());
 /// ```
 pub fn served_paths(path: &str) -> Vec<String> {
-    let (part, query) = path.split_at(path.find('?').unwrap_or(path.len()));
-    // Fast exit for the usual path, in one pass (this runs on every request through the
-    // layer): nothing that resolution could change without a `//`, a `/.` or a `%`.
+    // Fast exit for the usual path, in one pass that also finds the query (this runs on every
+    // request through the layer): nothing that resolution could change without a `//`, a `/.`
+    // or a `%`.
+    let (mut query_at, mut may_change, mut previous) = (path.len(), false, 0u8);
+    for (i, &b) in path.as_bytes().iter().enumerate() {
+        if b == b'?' {
+            query_at = i;
+            break;
+        }
+        may_change |= b == b'%' || (previous == b'/' && (b == b'/' || b == b'.'));
+        previous = b;
+    }
+    let (part, query) = path.split_at(query_at);
     let bytes = part.as_bytes();
-    let may_change = bytes
-        .windows(2)
-        .any(|w| w[0] == b'%' || (w[0] == b'/' && (w[1] == b'/' || w[1] == b'.')))
-        || bytes.last() == Some(&b'%');
     if !bytes.starts_with(b"/") || !may_change {
         return Vec::new();
     }

@@ -558,12 +558,11 @@ impl Gate {
 
     /// The request's place, and the info for its response's extensions.
     fn observed(&self, admission: Admission, headers: &http::HeaderMap) -> (Permit, RobotsInfo) {
-        let page = PageDirectives::from_headers(
-            headers
-                .get_all(&X_ROBOTS_TAG)
-                .iter()
-                .filter_map(|v| v.to_str().ok()),
-        );
+        let tags = headers.get_all(&X_ROBOTS_TAG);
+        let page = match tags.iter().next() {
+            None => PageDirectives::default(),
+            Some(_) => PageDirectives::from_headers(tags.iter().filter_map(|v| v.to_str().ok())),
+        };
         let directives = if page.is_empty() {
             robots_core::Directives::default()
         } else {
