@@ -118,6 +118,9 @@ struct Inner {
     written: Box<[(u32, u32, u32)]>,
     /// For views with many rules: which rules can match, by the path's second byte.
     index: Option<Box<RuleIndex>>,
+    /// The rules' bytes; for a view without an index, followed by every rule's key (see
+    /// `CompiledRule::len_key`) in decision order, so that a check finds the rules a path may
+    /// match 64 at a time.
     arena: Box<[u8]>,
     /// Crawl-delay, Request-rate and usage rules, out of line: most files have none of them, and
     /// keeping them out keeps the part a check reads small.
@@ -144,18 +147,17 @@ struct Extras {
 struct RuleIndex {
     /// `lists[..anywhere]` are the rules in no bucket; `lists[anywhere..][start[b]..start[b + 1]]`
     /// the rules whose prefix has `b` at `at` (one allocation for both lists).
-    start: Box<[u32; 257]>,
     lists: Lists,
     anywhere: u32,
     at: u32,
 }
 
-/// Rule positions, two bytes each when the view has fewer than 65,536 rules (nearly all do):
-/// the index then costs 2 bytes a rule.
+/// Bucket starts and rule positions, two bytes each when the view has fewer than 65,536 rules
+/// (nearly all do): the index then costs 514 bytes and 2 bytes a rule.
 #[derive(Debug)]
 enum Lists {
-    Narrow(Box<[u16]>),
-    Wide(Box<[u32]>),
+    Narrow(Box<[u16; 257]>, Box<[u16]>),
+    Wide(Box<[u32; 257]>, Box<[u32]>),
 }
 
 /// The first position in the merge of two ascending lists (decision order) for which `hit`
@@ -266,12 +268,15 @@ impl RuleIndex {
             }
         }
         let lists = if rules.len() <= usize::from(u16::MAX) {
-            Lists::Narrow(lists.iter().map(|&i| i as u16).collect())
+            // Starts are at most the number of rules: they fit too.
+            Lists::Narrow(
+                Box::new(start.map(|s| s as u16)),
+                lists.iter().map(|&i| i as u16).collect(),
+            )
         } else {
-            Lists::Wide(lists.into())
+            Lists::Wide(start, lists.into())
         };
         Some(Box::new(RuleIndex {
-            start,
             lists,
             anywhere: anywhere_len as u32,
             at: at as u32,
@@ -279,24 +284,25 @@ impl RuleIndex {
     }
 
     /// The two candidate lists for a path.
-    fn candidates<'l, T>(&self, lists: &'l [T], path: &[u8]) -> (&'l [T], &'l [T]) {
+    fn candidates<'l, T: Copy + Into<u32>>(
+        &self,
+        start: &[T; 257],
+        lists: &'l [T],
+        path: &[u8],
+    ) -> (&'l [T], &'l [T]) {
         let (anywhere, by_byte) = lists.split_at((self.anywhere as usize).min(lists.len()));
-        let bucket = match path.get(self.at as usize) {
-            Some(&b) => {
-                &by_byte
-                    [self.start[usize::from(b)] as usize..self.start[usize::from(b) + 1] as usize]
-            }
-            None => &[],
-        };
-        (anywhere, bucket)
+        let bucket = path.get(self.at as usize).and_then(|&b| {
+            let (from, to) = (start[usize::from(b)], start[usize::from(b) + 1]);
+            by_byte.get(from.into() as usize..to.into() as usize)
+        });
+        (anywhere, bucket.unwrap_or_default())
     }
 
     fn heap_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
-            + 257 * 4
             + match &self.lists {
-                Lists::Narrow(l) => l.len() * 2,
-                Lists::Wide(l) => l.len() * 4,
+                Lists::Narrow(_, l) => 257 * 2 + l.len() * 2,
+                Lists::Wide(_, l) => 257 * 4 + l.len() * 4,
             }
     }
 }
@@ -389,7 +395,36 @@ fn is_global_record(key: &[u8]) -> bool {
     usage_kind(key) == Some(UsageKind::ContentSignal)
 }
 
+/// Keys compared at once.
+const KEY_BLOCK: usize = 64;
+
+/// Bit `i` set when rule `i` of the block may match a path whose second byte is `want` (0: the
+/// path has none): its key is `want`, or 0 (any path). Hand-written for the check's hot loop:
+/// flags one byte each (a loop the compiler vectorises), packed by a multiplication.
+#[inline]
+fn key_candidates(keys: &[u8], want: u8) -> u64 {
+    let mut block = [if want == 0xFF { 0xFE } else { 0xFF }; KEY_BLOCK];
+    let n = keys.len().min(KEY_BLOCK);
+    block[..n].copy_from_slice(&keys[..n]);
+    let mut flags = [0u8; KEY_BLOCK];
+    for (flag, &key) in flags.iter_mut().zip(&block) {
+        *flag = u8::from((key == want) | (key == 0));
+    }
+    let mut mask = 0u64;
+    for (i, eight) in flags.as_chunks::<8>().0.iter().enumerate() {
+        mask |= (u64::from_le_bytes(*eight).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * i);
+    }
+    mask
+}
+
 impl Inner {
+    /// The rules' keys, at the arena's end (views without an index).
+    #[inline]
+    fn keys(&self) -> &[u8] {
+        let start = self.arena.len().saturating_sub(self.rules.len());
+        self.arena.get(start..).unwrap_or_default()
+    }
+
     /// Whether `rule` matches the subject's `path`: the hot loop of every check, kept small. A
     /// rule without `*` is a length test and an inline prefix compare; the rarer `*` rules go
     /// out of line.
@@ -834,11 +869,15 @@ impl Matcher {
                     usage,
                 })
             });
+        let index = RuleIndex::build(&sorted, &globs, &arena);
+        if index.is_none() {
+            arena.extend(sorted.iter().map(CompiledRule::key));
+        }
         arena.shrink_to_fit();
         Matcher {
             inner: Arc::new(Inner {
                 extras,
-                index: RuleIndex::build(&sorted, &globs, &arena),
+                index,
                 selection,
                 rules: sorted,
                 globs: globs.into(),
@@ -866,22 +905,30 @@ impl Matcher {
         let mut hit = |rule: &CompiledRule| inner.hits(rule, path, &mut subject);
         let found = match &inner.index {
             None => {
+                // The rules whose key allows the path, 64 at a time, in decision order.
+                let want = path.get(1).copied().unwrap_or(0);
+                let keys = inner.keys();
                 let mut found = None;
-                for (position, rule) in inner.rules.iter().enumerate() {
-                    if hit(rule) {
-                        found = Some(position);
-                        break;
+                'blocks: for (block, keys) in keys.chunks(KEY_BLOCK).enumerate() {
+                    let mut candidates = key_candidates(keys, want);
+                    while candidates != 0 {
+                        let position = block * KEY_BLOCK + candidates.trailing_zeros() as usize;
+                        if inner.rules.get(position).is_some_and(&mut hit) {
+                            found = Some(position);
+                            break 'blocks;
+                        }
+                        candidates &= candidates - 1;
                     }
                 }
                 found
             }
             Some(index) => match &index.lists {
-                Lists::Narrow(lists) => {
-                    let (a, b) = index.candidates(lists, path);
+                Lists::Narrow(start, lists) => {
+                    let (a, b) = index.candidates(start, lists, path);
                     first_hit(a, b, |i| inner.rules.get(i).is_some_and(&mut hit))
                 }
-                Lists::Wide(lists) => {
-                    let (a, b) = index.candidates(lists, path);
+                Lists::Wide(start, lists) => {
+                    let (a, b) = index.candidates(start, lists, path);
                     first_hit(a, b, |i| inner.rules.get(i).is_some_and(&mut hit))
                 }
             },
