@@ -65,9 +65,9 @@ pub(crate) struct Sweep<'a> {
     next: usize,
     number: u32,
     done: bool,
-    /// The block whose mask is held, and its mask.
+    /// The block being walked, and its specials not taken yet.
     block: usize,
-    mask: u64,
+    bits: u64,
 }
 
 impl<'a> Sweep<'a> {
@@ -79,30 +79,23 @@ impl<'a> Sweep<'a> {
             number: 0,
             done: false,
             block: 0,
-            mask: specials_at(body, 0),
+            bits: specials_at(body, 0),
         }
     }
 
-    /// The first special byte at or after `from`.
+    /// The next special byte (they are taken in order).
     #[inline]
-    fn next_special(&mut self, from: usize) -> Option<usize> {
-        let mut block = from - from % BLOCK;
-        let mut skip = from - block;
-        loop {
-            if block >= self.body.len() {
+    fn take_special(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            if self.block + BLOCK >= self.body.len() {
                 return None;
             }
-            if block != self.block {
-                self.block = block;
-                self.mask = specials_at(self.body, block);
-            }
-            let bits = self.mask & (u64::MAX << skip);
-            if bits != 0 {
-                return Some(block + bits.trailing_zeros() as usize);
-            }
-            block += BLOCK;
-            skip = 0;
+            self.block += BLOCK;
+            self.bits = specials_at(self.body, self.block);
         }
+        let at = self.block + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(at)
     }
 }
 
@@ -120,9 +113,8 @@ impl<'a> Iterator for Sweep<'a> {
         // Still reading the content: before a comment, a NUL and the length cap.
         let mut reading = true;
         let mut nul = None;
-        let mut at = start;
         let end = loop {
-            let Some(p) = self.next_special(at) else {
+            let Some(p) = self.take_special() else {
                 break None;
             };
             match self.body[p] {
@@ -136,12 +128,14 @@ impl<'a> Iterator for Sweep<'a> {
                 }
                 _ => {}
             }
-            at = p + 1;
         };
         let raw_end = match end {
             Some(end) => {
-                // An LF directly after a CR belongs to the same break.
+                // An LF directly after a CR belongs to the same break (it is the next special).
                 let crlf = self.body[end] == b'\r' && self.body.get(end + 1) == Some(&b'\n');
+                if crlf {
+                    self.take_special();
+                }
                 self.next = end + 1 + usize::from(crlf);
                 end
             }
