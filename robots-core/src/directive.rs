@@ -200,8 +200,8 @@ impl Scanned {
     }
 }
 
-/// [`parse_line`] after the scan of the content.
-#[inline]
+/// [`parse_line`] after the scan of the content (inlined into the parsers' loop).
+#[inline(always)]
 pub(crate) fn parse_scanned(content: &[u8], scanned: Scanned) -> LineContent<'_> {
     let Scanned {
         comment,
@@ -262,6 +262,7 @@ struct Name {
     head: u64,
     case: u64,
     used: u64,
+    len: usize,
     tail: &'static [u8],
 }
 
@@ -288,14 +289,18 @@ impl Name {
             head: u64::from_le_bytes(head),
             case: u64::from_le_bytes(case),
             used: u64::from_le_bytes(used),
+            len: bytes.len(),
             tail,
         }
     }
 
-    /// Whether `key` starts with this name, ignoring ASCII case.
-    #[inline]
+    /// Whether `key` (whose first eight bytes are `head`) starts with this name, ignoring
+    /// ASCII case.
+    #[inline(always)]
     fn starts(&self, key: &[u8], head: u64) -> bool {
-        (head | self.case) & self.used == self.head
+        // A key shorter than the name would compare the name's bytes with the padding.
+        key.len() >= self.len
+            && (head | self.case) & self.used == self.head
             && (self.tail.is_empty()
                 || key
                     .get(8..8 + self.tail.len())
@@ -330,10 +335,7 @@ pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
     const SITEMAP: Name = Name::new("sitemap");
     const SITE_MAP: Name = Name::new("site-map");
     let head = head_of(key);
-    // A name's bytes past the key's end would compare with the padding: a key shorter than
-    // the name is no match.
-    let is =
-        |name: &Name| key.len() >= (name.used.count_ones() / 8) as usize && name.starts(key, head);
+    let is = |name: &Name| name.starts(key, head);
     // The kinds' names and typos start with distinct letters: dispatch on the first one.
     match key.first().map(u8::to_ascii_lowercase) {
         Some(b'u') if is(&USER_AGENT) => (KeyKind::UserAgent, false),
