@@ -59,8 +59,9 @@ pub(crate) struct Shape {
 }
 
 /// A body with `*`s: `first_star` ends the literal prefix, `last_star` starts the literal
-/// suffix; what lies between is split on `*` at match time. `needs` holds every byte the
-/// pattern needs, so a path lacking one is rejected without a scan.
+/// suffix; what lies between is split on `*` at match time. For a body with more than one
+/// `*`, `needs` holds every byte the pattern needs, so a path lacking one is rejected without a
+/// scan (empty, and not consulted, for one `*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Glob {
     first_star: u32,
@@ -180,9 +181,14 @@ impl Glob {
         let (first_star, last_star) = (find_byte(b'*', body)?, rfind_byte(b'*', body)?);
         let mut needs = ByteSet::default();
         let mut min_len = 0u32;
-        for &b in body.iter().filter(|&&b| b != b'*') {
-            needs.insert(b);
-            min_len = min_len.saturating_add(1);
+        if first_star == last_star {
+            // One `*`: the byte set is never consulted (see `glob_matches`).
+            min_len = u32::try_from(body.len() - 1).unwrap_or(u32::MAX);
+        } else {
+            for &b in body.iter().filter(|&&b| b != b'*') {
+                needs.insert(b);
+                min_len = min_len.saturating_add(1);
+            }
         }
         Some(Glob {
             first_star: first_star as u32,
