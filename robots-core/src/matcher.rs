@@ -352,8 +352,9 @@ fn decision_order(rank: &[u32]) -> Vec<u32> {
     let Some(&max) = rank.iter().max() else {
         return Vec::new();
     };
-    if max > 1 << 13 {
-        // A pattern of thousands of bytes: a plain stable sort beats a huge count table.
+    if max > 1 << 13 || rank.len() <= 32 {
+        // A pattern of thousands of bytes, or a few rules: a plain stable sort beats a count
+        // table (and its allocation).
         let mut order: Vec<u32> = (0..rank.len() as u32).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(rank[i as usize]));
         return order;
@@ -583,9 +584,9 @@ impl Matcher {
         S: AsRef<str>,
     {
         let names: Vec<S> = agents.into_iter().collect();
-        let tokens: Vec<&str> = names.iter().map(|a| a.as_ref()).collect();
-        if tokens.len() > 64 {
+        if names.len() > 64 {
             // Group membership is tracked in a 64-bit mask; more names take the general path.
+            let tokens: Vec<&str> = names.iter().map(|a| a.as_ref()).collect();
             return RobotsTxt::parse(body).matcher_for(&tokens);
         }
         // Per group: which tokens (bits) it names and whether it names `*`. Membership is final
@@ -628,7 +629,7 @@ impl Matcher {
                         *global = true;
                     } else {
                         let token = product_token_bytes(value);
-                        for (i, t) in tokens.iter().enumerate() {
+                        for (i, t) in names.iter().map(AsRef::as_ref).enumerate() {
                             if token.eq_ignore_ascii_case(t.as_bytes()) {
                                 *mask |= 1 << i;
                             }
@@ -674,8 +675,8 @@ impl Matcher {
         let any_global = groups.iter().any(|(_, global)| *global);
         // The first token that has a group wins; else the `*` groups; else nothing applies.
         let first = has_group.trailing_zeros();
-        let selection = match tokens.get(first as usize) {
-            Some(token) => Selection::Agent((*token).into()),
+        let selection = match names.get(first as usize).map(AsRef::as_ref) {
+            Some(token) => Selection::Agent(token.into()),
             None if any_global => Selection::Global,
             None => Selection::None,
         };
