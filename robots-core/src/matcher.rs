@@ -398,6 +398,9 @@ fn is_global_record(key: &[u8]) -> bool {
 
 /// Keys compared at once.
 const KEY_BLOCK: usize = 64;
+/// Views without an index keep their rules' keys from this many rules: a smaller view's rules
+/// are a few cache lines, and its keys would only make it larger.
+const KEYED_MIN_RULES: usize = 16;
 
 /// Bit `i` set when rule `i` of the block may match a path whose second byte is `want` (0: the
 /// path has none): its key is `want`, or 0 (any path). Hand-written for the check's hot loop:
@@ -419,7 +422,8 @@ fn key_candidates(keys: &[u8], want: u8) -> u64 {
 }
 
 impl Inner {
-    /// The rules' keys, at the arena's end (views without an index).
+    /// The rules' keys, at the arena's end (views without an index, of `KEYED_MIN_RULES` or
+    /// more rules).
     #[inline]
     fn keys(&self) -> &[u8] {
         let start = self.arena.len().saturating_sub(self.rules.len());
@@ -871,7 +875,7 @@ impl Matcher {
                 })
             });
         let index = RuleIndex::build(&sorted, &globs, &arena);
-        if index.is_none() {
+        if index.is_none() && sorted.len() >= KEYED_MIN_RULES {
             arena.extend(sorted.iter().map(CompiledRule::key));
         }
         arena.shrink_to_fit();
@@ -905,6 +909,16 @@ impl Matcher {
         let mut subject = Subject::new(path);
         let mut hit = |rule: &CompiledRule| inner.hits(rule, path, &mut subject);
         let found = match &inner.index {
+            None if inner.rules.len() < KEYED_MIN_RULES => {
+                let mut found = None;
+                for (position, rule) in inner.rules.iter().enumerate() {
+                    if hit(rule) {
+                        found = Some(position);
+                        break;
+                    }
+                }
+                found
+            }
             None => {
                 // The rules whose key allows the path, 64 at a time, in decision order.
                 let want = path.get(1).copied().unwrap_or(0);
