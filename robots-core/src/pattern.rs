@@ -256,10 +256,13 @@ pub(crate) fn glob_matches(
     let suffix = &body[last_star + 1..];
     // With `$` the last literal must sit at the very end; it bounds the middle.
     let end = if anchored {
-        if !path.ends_with(suffix) {
+        let Some(end) = path.len().checked_sub(suffix.len()) else {
+            return false;
+        };
+        if !is_prefix(suffix, &path[end..]) {
             return false;
         }
-        path.len() - suffix.len()
+        end
     } else {
         path.len()
     };
@@ -377,15 +380,31 @@ pub(crate) fn is_prefix(prefix: &[u8], path: &[u8]) -> bool {
         };
         half(prefix, 0) == half(path, 0) && half(prefix, n - 4) == half(path, n - 4)
     } else {
-        prefix == path
+        // Up to three bytes (a glob's `/` before its first `*`): one by one, where a slice
+        // comparison would call `memcmp`.
+        prefix.iter().zip(path).all(|(a, b)| a == b)
     }
 }
 
+/// The first `needle` in `haystack`. A short haystack (a path, mostly) is searched from the
+/// needle's first byte with inline compares: a `memmem` searcher costs more to set up than that
+/// search takes (at most 64 candidates, each compared in a few loads).
 #[inline]
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     match needle {
         [] => Some(0),
-        [b] => memchr::memchr(*b, haystack),
+        [b] => find_byte(*b, haystack),
+        [first, ..] if haystack.len() < 64 => {
+            let mut at = 0;
+            while let Some(found) = find_byte(*first, haystack.get(at..)?) {
+                let start = at + found;
+                if is_prefix(needle, &haystack[start..]) {
+                    return Some(start);
+                }
+                at = start + 1;
+            }
+            None
+        }
         _ => memmem::find(haystack, needle),
     }
 }
