@@ -121,6 +121,22 @@ pin_project! {
     /// A request whose rules are cached and whose origin's turn is free is decided in
     /// `call` and costs no allocation of its own; one that must wait for robots.txt or its turn
     /// is a boxed future.
+    ///
+    /// ```
+    /// use std::convert::Infallible;
+    /// use bytes::Bytes;
+    /// use http_body_util::Full;
+    /// use robots_tower::{ResponseFuture, RobotsLayer};
+    /// use tower::{Layer, Service};
+    ///
+    /// let inner = tower::service_fn(|_: http::Request<Full<Bytes>>| async {
+    ///     Ok::<_, Infallible>(http::Response::new(Full::new(Bytes::from_static(b"ok"))))
+    /// });
+    /// let mut service = RobotsLayer::builder("FooBot/1.0").build().layer(inner);
+    /// // A relative URI has no robots.txt: refused when polled.
+    /// let future: ResponseFuture<_, Full<Bytes>> = service.call(http::Request::new(Full::default()));
+    /// # drop(future);
+    /// ```
     pub struct ResponseFuture<S, ReqB>
     where
         S: tower_service::Service<http::Request<ReqB>>,

@@ -481,6 +481,41 @@ async fn robots_txt_is_fetched_once_under_1000_concurrent_requests() {
     assert_eq!(site.requests_for("a.example", "/robots.txt"), 1);
 }
 
+/// A port out of range has no origin: the request is refused, never sent to the default
+/// port's site, and hosts longer than the layer's fixed buffer still get their origin.
+#[tokio::test(start_paused = true)]
+async fn a_port_out_of_range_is_refused_and_long_hosts_get_their_origin() {
+    // 366 bytes: past the layer's 320-byte buffer for `scheme://host:port`. (Sites are named
+    // by `&'static str`; one leaked string per test run.)
+    let long_host: &'static str =
+        Box::leak(format!("{}example", format!("{}.", "a".repeat(60)).repeat(6)).into_boxed_str());
+    let site = Site::new(
+        vec![("a.example", host("")), (long_host, host(""))],
+        Duration::ZERO,
+    );
+    let service = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .build()
+        .layer(site.service());
+    let error = send(&service, "http://a.example:99999/page")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error.downcast_ref::<RobotsError>(),
+            Some(RobotsError::RelativeUri { .. })
+        ),
+        "{error}"
+    );
+    assert_eq!(site.requests_for("a.example", "/robots.txt"), 0);
+    assert_eq!(site.requests_for("a.example", "/page"), 0);
+    send(&service, &format!("http://{long_host}/page"))
+        .await
+        .unwrap();
+    assert_eq!(site.requests_for(long_host, "/robots.txt"), 1);
+    assert_eq!(site.requests_for(long_host, "/page"), 1);
+}
+
 #[tokio::test(start_paused = true)]
 async fn relative_uris_and_unreachable_robots_txt_have_their_own_errors() {
     let site = Site::new(
