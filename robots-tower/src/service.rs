@@ -118,9 +118,9 @@ pin_project! {
     /// [`crate::RobotsInfo`] in its extensions, or why the request was refused
     /// ([`RobotsError`], boxed).
     ///
-    /// A request whose rules are cached and whose origin's turn is free is decided in
-    /// `call` and costs no allocation of its own; one that must wait for robots.txt or its turn
-    /// is a boxed future.
+    /// Nothing is decided until it is first polled. Then a request whose rules are cached and
+    /// whose origin's turn is free goes to the inner service at once and costs no allocation of
+    /// its own; one that must wait for robots.txt or its turn becomes a boxed future.
     ///
     /// ```
     /// use std::convert::Infallible;
@@ -152,7 +152,14 @@ pin_project! {
     where
         S: tower_service::Service<http::Request<ReqB>>,
     {
-        // Admitted in `call`: the request is with the inner service.
+        // Not polled yet: nothing decided, no turn taken (a future that is never polled, or
+        // polled late, must not hold its origin's place).
+        Start {
+            request: Option<http::Request<ReqB>>,
+            inner: Option<S>,
+            gate: Arc<Gate>,
+        },
+        // Admitted at the first poll: the request is with the inner service.
         Sent {
             #[pin]
             response: tower::util::Oneshot<S, http::Request<ReqB>>,
@@ -163,7 +170,7 @@ pin_project! {
         Waiting {
             future: BoxFuture<Result<S::Response, BoxError>>,
         },
-        // Refused in `call`.
+        // Refused at the first poll.
         Refused {
             error: Option<RobotsError>,
         },
@@ -176,6 +183,7 @@ where
 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match &self.state {
+            State::Start { .. } => "start",
             State::Sent { .. } => "sent",
             State::Waiting { .. } => "waiting",
             State::Refused { .. } => "refused",
@@ -188,34 +196,153 @@ where
 
 impl<S, ReqB, ResB> Future for ResponseFuture<S, ReqB>
 where
-    S: tower_service::Service<http::Request<ReqB>, Response = http::Response<ResB>>,
+    S: tower_service::Service<http::Request<ReqB>, Response = http::Response<ResB>>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send,
     S::Error: Into<BoxError>,
+    ReqB: Default + Send + 'static,
+    ResB: http_body::Body + Send + 'static,
+    ResB::Data: Into<bytes::Bytes>,
+    ResB::Error: Into<BoxError>,
 {
     type Output = Result<http::Response<ResB>, BoxError>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project().state.project() {
-            StateProj::Sent {
-                response,
-                admission,
-                gate,
-            } => {
-                let mut response = std::task::ready!(response.poll(cx)).map_err(Into::into)?;
-                // Taken once: the inner future is done after this poll.
-                if let Some(admission) = admission.take() {
-                    let info =
-                        gate.observe_now(admission, response.status().as_u16(), response.headers());
-                    gate.mirror(&info, response.headers_mut());
-                    response.extensions_mut().insert(info);
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        loop {
+            let mut state = self.as_mut().project().state;
+            match state.as_mut().project() {
+                StateProj::Start {
+                    request,
+                    inner,
+                    gate,
+                } => {
+                    let (Some(request), Some(inner)) = (request.take(), inner.take()) else {
+                        return Poll::Ready(Err("ResponseFuture polled after completion".into()));
+                    };
+                    let next = start(gate.clone(), inner, request);
+                    state.set(next);
                 }
-                Poll::Ready(Ok(response))
+                StateProj::Sent {
+                    response,
+                    admission,
+                    gate,
+                } => {
+                    let mut response = std::task::ready!(response.poll(cx)).map_err(Into::into)?;
+                    // Taken once: the inner future is done after this poll.
+                    if let Some(admission) = admission.take() {
+                        let info = gate.observe_now(
+                            admission,
+                            response.status().as_u16(),
+                            response.headers(),
+                        );
+                        gate.mirror(&info, response.headers_mut());
+                        response.extensions_mut().insert(info);
+                    }
+                    return Poll::Ready(Ok(response));
+                }
+                StateProj::Waiting { future } => return future.as_mut().poll(cx),
+                StateProj::Refused { error } => {
+                    return Poll::Ready(Err(match error.take() {
+                        Some(error) => error.into(),
+                        None => "ResponseFuture polled after completion".into(),
+                    }));
+                }
             }
-            StateProj::Waiting { future } => future.as_mut().poll(cx),
-            StateProj::Refused { error } => Poll::Ready(Err(match error.take() {
-                Some(error) => error.into(),
-                None => "ResponseFuture polled after completion".into(),
-            })),
         }
+    }
+}
+
+/// A request's first poll: the usual request (rules cached, the origin's turn free) is decided
+/// here and goes to the inner service without a boxed future; this is the layer's cost per
+/// request. One that must wait for robots.txt or its turn becomes a boxed future.
+fn start<S, ReqB, ResB>(
+    gate: Arc<Gate>,
+    inner: S,
+    mut request: http::Request<ReqB>,
+) -> State<S, ReqB>
+where
+    S: tower_service::Service<http::Request<ReqB>, Response = http::Response<ResB>>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send,
+    S::Error: Into<BoxError>,
+    ReqB: Default + Send + 'static,
+    ResB: http_body::Body + Send + 'static,
+    ResB::Data: Into<bytes::Bytes>,
+    ResB::Error: Into<BoxError>,
+{
+    let refused = |error| State::Refused { error: Some(error) };
+    let uri = request.uri();
+    if let Some(scheme) = uri.scheme_str()
+        && !matches!(scheme, "http" | "https")
+    {
+        return refused(RobotsError::UnsupportedScheme {
+            url: uri.to_string(),
+            scheme: scheme.to_string(),
+        });
+    }
+    let mut key = [0u8; ORIGIN_KEY_MAX];
+    let parsed;
+    let origin = match origin_key(uri, &mut key) {
+        Some(origin) => origin,
+        // A very long host, or one the URL parser would normalise: its canonical origin.
+        None => match robots_fetch::Origin::parse(&uri.to_string()) {
+            Ok(origin) => {
+                parsed = origin;
+                parsed.as_str()
+            }
+            Err(_) => {
+                return refused(RobotsError::RelativeUri {
+                    uri: uri.to_string(),
+                });
+            }
+        },
+    };
+    let path = uri.path_and_query().map_or("/", |p| p.as_str());
+    let overrides = crate::overrides::Overrides::of(request.extensions());
+    let pending = match gate.admit_now(origin, path, &|| uri.to_string(), &overrides) {
+        Ok(Admit::Now(admission)) => {
+            gate.identify(request.headers_mut());
+            return State::Sent {
+                response: inner.oneshot(request),
+                admission: Some(admission),
+                gate,
+            };
+        }
+        Ok(pending) => pending,
+        Err(error) => return refused(error),
+    };
+    let origin = origin.to_owned();
+    let future = async move {
+        let uri = request.uri();
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        let client = ServiceClient::new(inner.clone());
+        let admission = gate
+            .admit_later(
+                pending,
+                &client,
+                &origin,
+                path,
+                &|| uri.to_string(),
+                &overrides,
+            )
+            .await?;
+        gate.identify(request.headers_mut());
+        let mut response = inner.oneshot(request).await.map_err(Into::into)?;
+        let info = gate
+            .observe(admission, response.status().as_u16(), response.headers())
+            .await;
+        gate.mirror(&info, response.headers_mut());
+        response.extensions_mut().insert(info);
+        Ok(response)
+    };
+    State::Waiting {
+        future: Box::pin(future),
     }
 }
 
@@ -243,86 +370,14 @@ where
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, mut request: http::Request<ReqB>) -> Self::Future {
-        let refused = |error| ResponseFuture {
-            state: State::Refused { error: Some(error) },
-        };
-        let uri = request.uri();
-        if let Some(scheme) = uri.scheme_str()
-            && !matches!(scheme, "http" | "https")
-        {
-            return refused(RobotsError::UnsupportedScheme {
-                url: uri.to_string(),
-                scheme: scheme.to_string(),
-            });
-        }
-        let mut key = [0u8; ORIGIN_KEY_MAX];
-        let parsed;
-        let origin = match origin_key(uri, &mut key) {
-            Some(origin) => origin,
-            // A very long host, or one the URL parser would normalise: its canonical origin.
-            None => match robots_fetch::Origin::parse(&uri.to_string()) {
-                Ok(origin) => {
-                    parsed = origin;
-                    parsed.as_str()
-                }
-                Err(_) => {
-                    return refused(RobotsError::RelativeUri {
-                        uri: uri.to_string(),
-                    });
-                }
-            },
-        };
-        let path = uri.path_and_query().map_or("/", |p| p.as_str());
-        let overrides = crate::overrides::Overrides::of(request.extensions());
-        // The usual request (rules cached, the origin's turn free) is decided here, without
-        // a boxed future: this is the layer's cost per request.
-        let pending = match self
-            .gate
-            .admit_now(origin, path, &|| uri.to_string(), &overrides)
-        {
-            Ok(Admit::Now(admission)) => {
-                self.gate.identify(request.headers_mut());
-                return ResponseFuture {
-                    state: State::Sent {
-                        response: self.inner.clone().oneshot(request),
-                        admission: Some(admission),
-                        gate: self.gate.clone(),
-                    },
-                };
-            }
-            Ok(pending) => pending,
-            Err(error) => return refused(error),
-        };
-        let origin = origin.to_owned();
-        let inner = self.inner.clone();
-        let gate = self.gate.clone();
-        let future = async move {
-            let uri = request.uri();
-            let path = uri.path_and_query().map_or("/", |p| p.as_str());
-            let client = ServiceClient::new(inner.clone());
-            let admission = gate
-                .admit_later(
-                    pending,
-                    &client,
-                    &origin,
-                    path,
-                    &|| uri.to_string(),
-                    &overrides,
-                )
-                .await?;
-            gate.identify(request.headers_mut());
-            let mut response = inner.oneshot(request).await.map_err(Into::into)?;
-            let info = gate
-                .observe(admission, response.status().as_u16(), response.headers())
-                .await;
-            gate.mirror(&info, response.headers_mut());
-            response.extensions_mut().insert(info);
-            Ok(response)
-        };
+    /// Decides nothing yet: the robots check and the origin's turn come at the first poll, so
+    /// futures take their turns in the order they are polled.
+    fn call(&mut self, request: http::Request<ReqB>) -> Self::Future {
         ResponseFuture {
-            state: State::Waiting {
-                future: Box::pin(future),
+            state: State::Start {
+                request: Some(request),
+                inner: Some(self.inner.clone()),
+                gate: self.gate.clone(),
             },
         }
     }

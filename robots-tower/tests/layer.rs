@@ -481,6 +481,30 @@ async fn robots_txt_is_fetched_once_under_1000_concurrent_requests() {
     assert_eq!(site.requests_for("a.example", "/robots.txt"), 1);
 }
 
+/// Nothing is decided before a future is first polled: with one request in flight per origin,
+/// awaiting a later request's future must not wait for an earlier one that was never polled.
+#[tokio::test(start_paused = true)]
+async fn a_future_takes_its_turn_when_polled_not_when_created() {
+    let site = Site::new(vec![("a.example", host(""))], Duration::ZERO);
+    // No interval: the origin's turn is free whenever nothing is in flight.
+    let mut service = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .build()
+        .layer(site.service());
+    // robots.txt cached, so the next requests could be decided without waiting.
+    send(&service, "http://a.example/0").await.unwrap();
+    let first = tower::Service::call(&mut service, get("http://a.example/1"));
+    let second = tower::Service::call(&mut service, get("http://a.example/2"));
+    let second = tokio::time::timeout(Duration::from_secs(60), second).await;
+    assert!(
+        second.is_ok_and(|r| r.is_ok()),
+        "the second request waited for the first, which was never polled"
+    );
+    assert_eq!(site.requests_for("a.example", "/1"), 0);
+    first.await.unwrap();
+    assert_eq!(site.requests_for("a.example", "/1"), 1);
+}
+
 /// A port out of range has no origin: the request is refused, never sent to the default
 /// port's site, and hosts longer than the layer's fixed buffer still get their origin.
 #[tokio::test(start_paused = true)]
