@@ -32,6 +32,7 @@ pub mod directive;
 mod events;
 pub mod lines;
 pub mod lint;
+mod mask;
 pub mod matcher;
 pub mod page;
 pub mod pattern;

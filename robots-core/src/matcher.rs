@@ -14,7 +14,8 @@ use std::borrow::Cow;
 use crate::agent::{is_global_agent, product_token_bytes};
 use crate::directive::{ValueHints, escape_pattern_hinted, find_byte, rfind_byte};
 use crate::events::{Event, events};
-use crate::pattern::{Glob, Subject, glob_matches, is_prefix};
+use crate::mask::{BLOCK, mask_of};
+use crate::pattern::{Glob, Subject, glob_matches, is_prefix, split_anchor};
 use crate::records::{RequestRate, parse_crawl_delay};
 use crate::robots::{Group, RobotsTxt, RuleKind};
 use crate::url_path::path_of;
@@ -396,29 +397,19 @@ fn is_global_record(key: &[u8]) -> bool {
     usage_kind(key) == Some(UsageKind::ContentSignal)
 }
 
-/// Keys compared at once.
-const KEY_BLOCK: usize = 64;
 /// Views without an index keep their rules' keys from this many rules: a smaller view's rules
 /// are a few cache lines, and its keys would only make it larger.
 const KEYED_MIN_RULES: usize = 16;
 
 /// Bit `i` set when rule `i` of the block may match a path whose second byte is `want` (0: the
-/// path has none): its key is `want`, or 0 (any path). Hand-written for the check's hot loop:
-/// flags one byte each (a loop the compiler vectorises), packed by a multiplication.
+/// path has none): its key is `want`, or 0 (any path). A short last block is padded with a key
+/// that is neither.
 #[inline]
 fn key_candidates(keys: &[u8], want: u8) -> u64 {
-    let mut block = [if want == 0xFF { 0xFE } else { 0xFF }; KEY_BLOCK];
-    let n = keys.len().min(KEY_BLOCK);
+    let mut block = [if want == 0xFF { 0xFE } else { 0xFF }; BLOCK];
+    let n = keys.len().min(BLOCK);
     block[..n].copy_from_slice(&keys[..n]);
-    let mut flags = [0u8; KEY_BLOCK];
-    for (flag, &key) in flags.iter_mut().zip(&block) {
-        *flag = u8::from((key == want) | (key == 0));
-    }
-    let mut mask = 0u64;
-    for (i, eight) in flags.as_chunks::<8>().0.iter().enumerate() {
-        mask |= (u64::from_le_bytes(*eight).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * i);
-    }
-    mask
+    mask_of(&block, |key| (key == want) | (key == 0))
 }
 
 impl Inner {
@@ -751,10 +742,7 @@ impl Matcher {
             let written_span = store(&mut arena, written);
             let mut add = |arena: &mut Vec<u8>, pattern: &[u8]| {
                 // The `*` analysis waits for the sorted pass: twins never get one.
-                let (body, anchored) = match pattern {
-                    [rest @ .., b'$'] => (rest, true),
-                    _ => (pattern, false),
-                };
+                let (body, anchored) = split_anchor(pattern);
                 let is_glob = hints.may_have_star() && find_byte(b'*', body).is_some();
                 // The written form doubles as the body when the body is its prefix (no escaping
                 // changed it); the reported pattern is then the body plus any `$`.
@@ -924,10 +912,10 @@ impl Matcher {
                 let want = path.get(1).copied().unwrap_or(0);
                 let keys = inner.keys();
                 let mut found = None;
-                'blocks: for (block, keys) in keys.chunks(KEY_BLOCK).enumerate() {
+                'blocks: for (block, keys) in keys.chunks(BLOCK).enumerate() {
                     let mut candidates = key_candidates(keys, want);
                     while candidates != 0 {
-                        let position = block * KEY_BLOCK + candidates.trailing_zeros() as usize;
+                        let position = block * BLOCK + candidates.trailing_zeros() as usize;
                         if inner.rules.get(position).is_some_and(&mut hit) {
                             found = Some(position);
                             break 'blocks;
@@ -1071,6 +1059,43 @@ impl Matcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Views without an index that scan their rules' keys (16 or more rules, more than one
+        /// block of 64 for some): rules of every key kind (a literal second byte, `*` there,
+        /// `/` alone) and paths of every kind (no second byte, one that no key has), same
+        /// verdicts and lines as Google's.
+        #[test]
+        fn keyed_views_agree_with_google(
+            rules in prop::collection::vec(
+                ("(Allow|Disallow)", "/([ab*][ab/]{0,4}(\\*[ab])?)?\\$?"),
+                16..140,
+            ),
+            path in "/[abc/]{0,8}",
+        ) {
+            let mut body = String::from("User-agent: *\n");
+            for (kind, pattern) in &rules {
+                body.push_str(&format!("{kind}: {pattern}\n"));
+            }
+            let matcher = Matcher::from_body(body.as_bytes(), ["FooBot"]);
+            // Rules starting `/a`, `/b`, `/*` and `/` spread too little for an index.
+            prop_assume!(matcher.inner.index.is_none());
+            prop_assert!(matcher.inner.rules.len() < KEYED_MIN_RULES || !matcher.inner.keys().is_empty());
+            let url = format!("https://example.com{path}");
+            let ours = matcher.check_url(&url);
+            let google = crate::reference::google_verdict(body.as_bytes(), &["FooBot"], &url);
+            prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
+        }
+    }
+
+    #[test]
+    fn key_candidates_pad_a_short_block_with_no_candidate() {
+        assert_eq!(key_candidates(&[b'a', 0, b'b', b'a'], b'a'), 0b1011);
+        assert_eq!(key_candidates(&[b'a', 0, b'b'], 0), 0b010);
+        assert_eq!(key_candidates(&[0xFF, 0xFE], 0xFF), 0b01);
+        assert_eq!(key_candidates(&[0xFE; 64], 0xFE), u64::MAX);
+    }
 
     /// 40 `*` rules, only four distinct (body, anchoring): the view keeps the first of each in
     /// decision order, and that one reports — the allow of a twin pair, else the earliest line.

@@ -199,27 +199,19 @@ impl Glob {
     }
 }
 
+/// An escaped pattern's body (without a trailing `$`), and whether it had the `$`.
+#[inline]
+pub(crate) fn split_anchor(pattern: &[u8]) -> (&[u8], bool) {
+    match pattern {
+        [rest @ .., b'$'] => (rest, true),
+        _ => (pattern, false),
+    }
+}
+
 impl Shape {
     /// Splits an escaped pattern into its body (without a trailing `$`) and its shape.
     pub(crate) fn of(pattern: &[u8]) -> (&[u8], Shape) {
-        Shape::of_hinted(pattern, true)
-    }
-
-    /// [`Shape::of`], told whether the pattern may hold a `*` at all.
-    pub(crate) fn of_hinted(pattern: &[u8], may_have_star: bool) -> (&[u8], Shape) {
-        let (body, anchored) = match pattern {
-            [rest @ .., b'$'] => (rest, true),
-            _ => (pattern, false),
-        };
-        if !may_have_star {
-            return (
-                body,
-                Shape {
-                    anchored,
-                    glob: None,
-                },
-            );
-        }
+        let (body, anchored) = split_anchor(pattern);
         let glob = Glob::of(body);
         (body, Shape { anchored, glob })
     }

@@ -7,32 +7,21 @@
 
 use crate::directive::Scanned;
 use crate::lines::{MAX_LINE_BYTES, strip_bom};
+use crate::mask::{BLOCK, mask_of};
 
-const BLOCK: usize = 64;
-
-/// Bit `i` set when `block[i]` is a byte the tokenizer stops at. Flags first, one byte each (a
-/// loop the compiler vectorises), then packed eight at a time by a multiplication that gathers
-/// the low bit of each byte into the top byte.
+/// Bit `i` set when `block[i]` is a byte the tokenizer stops at.
 #[inline]
 fn specials(block: &[u8; BLOCK]) -> u64 {
-    let mut flags = [0u8; BLOCK];
-    for (flag, &b) in flags.iter_mut().zip(block) {
-        let hit = (b == b'\n')
+    mask_of(block, |b| {
+        (b == b'\n')
             | (b == b'\r')
             | (b == 0)
             | (b == b'#')
             | (b == b':')
             | (b == b'%')
             | (b == b'*')
-            | (b >= 0x80);
-        *flag = u8::from(hit);
-    }
-    let mut mask = 0u64;
-    for (i, eight) in flags.as_chunks::<8>().0.iter().enumerate() {
-        let packed = u64::from_le_bytes(*eight).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        mask |= packed << (8 * i);
-    }
-    mask
+            | (b >= 0x80)
+    })
 }
 
 /// The specials of the block of `body` starting at `start` (a short last block is padded with

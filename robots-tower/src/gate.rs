@@ -240,11 +240,14 @@ impl Gate {
             return Ok(Admit::Wait(allowed));
         };
         let (interval, clamped_from) = self.interval_for(&allowed.entry);
-        match local.try_acquire(allowed.entry.origin().as_str(), interval, now) {
+        let turn = local.try_acquire(allowed.entry.origin().as_str(), interval, now);
+        if turn.is_err() && self.not_ready == NotReady::Wait {
+            // `pace` waits for it (and says so if the interval was clamped).
+            return Ok(Admit::Wait(allowed));
+        }
+        warn_if_clamped(&allowed.entry, interval, clamped_from);
+        match turn {
             Ok(permit) => {
-                if let Some(asked) = clamped_from {
-                    warn!(origin = %allowed.entry.origin(), ?asked, applied = ?interval, "Crawl-delay above the maximum: clamped");
-                }
                 crate::telemetry::waited(Duration::ZERO);
                 debug!(url = %url(), "allowed by robots.txt");
                 Ok(Admit::Now(Admission {
@@ -257,13 +260,7 @@ impl Gate {
                     usage: allowed.usage,
                 }))
             }
-            Err(_) if self.not_ready == NotReady::Wait => Ok(Admit::Wait(allowed)),
-            Err(not_yet) => {
-                if let Some(asked) = clamped_from {
-                    warn!(origin = %allowed.entry.origin(), ?asked, applied = ?interval, "Crawl-delay above the maximum: clamped");
-                }
-                Err(self.not_ready_error(&allowed.entry, not_yet))
-            }
+            Err(not_yet) => Err(self.not_ready_error(&allowed.entry, not_yet)),
         }
     }
 
@@ -341,9 +338,7 @@ impl Gate {
         rule: Option<DecidingRule>,
     ) -> Result<Admission, RobotsError> {
         let (interval, clamped_from) = self.interval_for(&entry);
-        if let Some(asked) = clamped_from {
-            warn!(origin = %entry.origin(), ?asked, applied = ?interval, "Crawl-delay above the maximum: clamped");
-        }
+        warn_if_clamped(&entry, interval, clamped_from);
         let origin = entry.origin().as_str();
         let (permit, waited) = match self.not_ready {
             NotReady::Wait => self.politeness.acquire(origin, interval).await?,
@@ -585,6 +580,13 @@ impl Gate {
             robots: admission.entry,
         };
         (admission.permit, info)
+    }
+}
+
+/// Says when robots.txt asked for more than the maximum interval (it is clamped).
+fn warn_if_clamped(entry: &CachedRobots, applied: Duration, asked: Option<Duration>) {
+    if let Some(asked) = asked {
+        warn!(origin = %entry.origin(), ?asked, ?applied, "Crawl-delay above the maximum: clamped");
     }
 }
 

@@ -355,7 +355,6 @@ struct Origins {
 
 pub(crate) struct Politeness {
     pub(crate) config: PolitenessConfig,
-    /// Keyed by origin with foldhash: every request looks its origin up here.
     origins: Mutex<Origins>,
 }
 

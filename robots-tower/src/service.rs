@@ -220,7 +220,7 @@ where
                     gate,
                 } => {
                     let (Some(request), Some(inner)) = (request.take(), inner.take()) else {
-                        return Poll::Ready(Err("ResponseFuture polled after completion".into()));
+                        return Poll::Ready(Err(POLLED_AFTER_COMPLETION.into()));
                     };
                     let next = start(gate.clone(), inner, request);
                     state.set(next);
@@ -238,8 +238,7 @@ where
                             response.status().as_u16(),
                             response.headers(),
                         );
-                        gate.mirror(&info, response.headers_mut());
-                        response.extensions_mut().insert(info);
+                        attach(gate, info, &mut response);
                     }
                     return Poll::Ready(Ok(response));
                 }
@@ -247,12 +246,21 @@ where
                 StateProj::Refused { error } => {
                     return Poll::Ready(Err(match error.take() {
                         Some(error) => error.into(),
-                        None => "ResponseFuture polled after completion".into(),
+                        None => POLLED_AFTER_COMPLETION.into(),
                     }));
                 }
             }
         }
     }
+}
+
+/// The error of a future polled again after it completed (a caller's bug, not a panic).
+const POLLED_AFTER_COMPLETION: &str = "ResponseFuture polled after completion";
+
+/// Puts what the gate knew on a response: its extensions, and its headers when mirroring.
+fn attach<B>(gate: &Gate, info: crate::RobotsInfo, response: &mut http::Response<B>) {
+    gate.mirror(&info, response.headers_mut());
+    response.extensions_mut().insert(info);
 }
 
 /// A request's first poll: the usual request (rules cached, the origin's turn free) is decided
@@ -337,8 +345,7 @@ where
         let info = gate
             .observe(admission, response.status().as_u16(), response.headers())
             .await;
-        gate.mirror(&info, response.headers_mut());
-        response.extensions_mut().insert(info);
+        attach(&gate, info, &mut response);
         Ok(response)
     };
     State::Waiting {
