@@ -347,33 +347,33 @@ pub struct MatchedRule<'a> {
     pub pattern: &'a [u8],
 }
 
-/// Rule indices by rank, highest first, file order kept among equals (rules come in file order).
-/// Ranks are small (twice a pattern length), so a counting sort does it in linear time.
-fn decision_order(rank: &[u32]) -> Vec<u32> {
-    let Some(&max) = rank.iter().max() else {
-        return Vec::new();
+/// Rule indices `0..len` by rank, highest first, file order kept among equals (rules come in
+/// file order), written into `order` (empty). Ranks are small (twice a pattern length), so a
+/// counting sort does it in linear time.
+fn decision_order(len: usize, rank: impl Fn(usize) -> u32, order: &mut Vec<u32>) {
+    let Some(max) = (0..len).map(&rank).max() else {
+        return;
     };
-    if max > 1 << 13 || rank.len() <= 32 {
-        // A pattern of thousands of bytes, or a few rules: a plain stable sort beats a count
-        // table (and its allocation).
-        let mut order: Vec<u32> = (0..rank.len() as u32).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(rank[i as usize]));
-        return order;
+    order.extend(0..len as u32);
+    if max > 1 << 13 || len <= 32 {
+        // A pattern of thousands of bytes, or a few rules: a sort beats a count table (and its
+        // allocation). Unstable, on keys made unique by the index: no scratch buffer, the
+        // same order as a stable sort.
+        order.sort_unstable_by_key(|&i| (std::cmp::Reverse(rank(i as usize)), i));
+        return;
     }
     let mut start = vec![0u32; max as usize + 2];
-    for &r in rank {
-        start[(max - r) as usize + 1] += 1;
+    for i in 0..len {
+        start[(max - rank(i)) as usize + 1] += 1;
     }
     for i in 1..start.len() {
         start[i] += start[i - 1];
     }
-    let mut order = vec![0u32; rank.len()];
-    for (i, &r) in rank.iter().enumerate() {
-        let slot = &mut start[(max - r) as usize];
+    for i in 0..len {
+        let slot = &mut start[(max - rank(i)) as usize];
         order[*slot as usize] = i as u32;
         *slot += 1;
     }
-    order
 }
 
 /// Runs `f` on `path` with a `/` put in front (a path must start with one; allocates, which
@@ -383,6 +383,69 @@ fn with_leading_slash<R>(path: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
     slashed.push(b'/');
     slashed.extend_from_slice(path);
     f(&slashed)
+}
+
+/// A rule of a group that may apply, kept by `Matcher::from_body` until the end of the file
+/// says which groups do: its value as a span of the body (no borrow, so the list outlives the
+/// parse in [`Scratch`]).
+#[derive(Debug, Clone, Copy)]
+struct KeptRule {
+    start: usize,
+    len: u32,
+    group: u32,
+    line: u32,
+    kind: RuleKind,
+    hints: ValueHints,
+}
+
+/// A rule compiled but not yet in decision order: the compact rule, its written span when
+/// that is not at the body's start, and its rank.
+type PendingRule = (CompiledRule, Option<(u32, u32)>, u32);
+
+/// The vectors a parse needs only while it runs, kept per thread from one parse to the next.
+/// A crawler parses file after file: reusing them saves their allocations and, for big files,
+/// the page faults of fresh memory (a third of a 400 KB file's parse when the allocator hands
+/// big blocks back to the system). Each is emptied after use and dropped when it holds more
+/// than [`Scratch::RETAINED_BYTES`], so a thread keeps at most a few MiB.
+#[derive(Debug, Default)]
+struct Scratch {
+    kept: Vec<KeptRule>,
+    /// Per group: which tokens (bits) it names and whether it names `*`.
+    groups: Vec<(u64, bool)>,
+    pending: Vec<PendingRule>,
+    order: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
+}
+
+impl Scratch {
+    /// Capacity kept per vector between parses: enough for a 500 KiB robots.txt.
+    const RETAINED_BYTES: usize = 1 << 20;
+
+    /// Runs `f` with this thread's scratch (a fresh one if it is in use or gone: a parse
+    /// within a parse, or a thread being torn down).
+    fn with<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+        let mut scratch = SCRATCH.try_with(std::cell::Cell::take).unwrap_or_default();
+        let result = f(&mut scratch);
+        scratch.kept = emptied(std::mem::take(&mut scratch.kept));
+        scratch.groups = emptied(std::mem::take(&mut scratch.groups));
+        scratch.pending = emptied(std::mem::take(&mut scratch.pending));
+        scratch.order = emptied(std::mem::take(&mut scratch.order));
+        // Gone only while the thread exits: the scratch is then simply dropped.
+        let _ = SCRATCH.try_with(|cell| cell.set(scratch));
+        result
+    }
+}
+
+/// `v` cleared, or a new empty vector when it holds more than [`Scratch::RETAINED_BYTES`].
+fn emptied<T>(mut v: Vec<T>) -> Vec<T> {
+    if v.capacity().saturating_mul(std::mem::size_of::<T>()) > Scratch::RETAINED_BYTES {
+        return Vec::new();
+    }
+    v.clear();
+    v
 }
 
 /// Keys whose values the view keeps (the rest of the records is only in [`RobotsTxt`]).
@@ -545,7 +608,17 @@ impl Matcher {
             .map(|r| (r.line, r.key, r.written))
             .collect();
         let count = groups.iter().map(|g| g.rules().len()).sum();
-        Matcher::compile(selection, rules, &records, (count, count * 32))
+        Scratch::with(|scratch| {
+            let (pending, order) = (&mut scratch.pending, &mut scratch.order);
+            Matcher::compile(
+                selection,
+                rules,
+                &records,
+                (count, count * 32),
+                pending,
+                order,
+            )
+        })
     }
 
     /// The view of one group's rules alone (for lint).
@@ -560,13 +633,27 @@ impl Matcher {
             )
         });
         let count = group.rules().len();
-        Matcher::compile(Selection::None, rules, &[], (count, count * 32))
+        Scratch::with(|scratch| {
+            let (pending, order) = (&mut scratch.pending, &mut scratch.order);
+            Matcher::compile(
+                Selection::None,
+                rules,
+                &[],
+                (count, count * 32),
+                pending,
+                order,
+            )
+        })
     }
 
     /// Parses a body straight into the view for one crawler, skipping what cannot apply to it:
     /// the fastest way from a fetched robots.txt to checks. Same verdicts as
     /// [`RobotsTxt::matcher_for`]; use [`RobotsTxt`] when you also need sitemaps, other records
     /// or several crawlers.
+    ///
+    /// The lists a parse needs only while it runs are kept per thread for the next parse (at
+    /// most 1 MiB each, a few KiB for usual files), which saves their allocations and the page
+    /// faults of fresh memory for big files.
     ///
     /// ```
     /// use robots_core::Matcher;
@@ -584,30 +671,27 @@ impl Matcher {
             let tokens: Vec<&str> = names.iter().map(|a| a.as_ref()).collect();
             return RobotsTxt::parse(body).matcher_for(&tokens);
         }
-        // Per group: which tokens (bits) it names and whether it names `*`. Membership is final
-        // at a group's first rule, but a record may sit between the group's user-agent lines, so
-        // kept lines point at their group and are sorted out at the end.
+        Scratch::with(|scratch| Matcher::from_body_with(body, &names, scratch))
+    }
+
+    /// [`Matcher::from_body`] for at most 64 names, with this thread's [`Scratch`].
+    fn from_body_with<S: AsRef<str>>(body: &[u8], names: &[S], scratch: &mut Scratch) -> Matcher {
+        // Per group (`scratch.groups`): which tokens (bits) it names and whether it names `*`.
+        // Membership is final at a group's first rule, but a record may sit between the group's
+        // user-agent lines, so kept lines point at their group and are sorted out at the end.
         // Rules and records apart: rules are most of a file, and a record's key would make
         // every rule larger (a hostile file has hundreds of thousands of them).
-        struct Kept<'a> {
-            value: &'a [u8],
-            group: usize,
-            line: u32,
-            kind: RuleKind,
-            hints: ValueHints,
-        }
         struct Record<'a> {
             group: usize,
             line: u32,
             key: &'a [u8],
             value: &'a [u8],
         }
-        let mut groups: Vec<(u64, bool)> = Vec::new();
         const GLOBAL: usize = usize::MAX;
-        // Room for a rule per 16 bytes, more than files have: capacity not used costs no
-        // memory touched, and growing would copy every rule kept so far.
-        let mut kept: Vec<Kept<'_>> = Vec::with_capacity(body.len() / 16);
+        let Scratch { kept, groups, .. } = scratch;
         let mut kept_records: Vec<Record<'_>> = Vec::new();
+        // Values are slices of the body: kept as spans.
+        let start_of = |value: &[u8]| value.as_ptr().addr().wrapping_sub(body.as_ptr().addr());
         for (line, event) in events(body) {
             match event {
                 Event::UserAgent {
@@ -641,10 +725,11 @@ impl Matcher {
                     if let Some(&(mask, global)) = groups.last()
                         && (mask != 0 || global)
                     {
-                        let group = groups.len() - 1;
-                        kept.push(Kept {
-                            value,
-                            group,
+                        kept.push(KeptRule {
+                            start: start_of(value),
+                            // A value of 4 GiB or more is longer than a view takes anyway.
+                            len: u32::try_from(value.len()).unwrap_or(u32::MAX),
+                            group: u32::try_from(groups.len() - 1).unwrap_or(u32::MAX),
                             line,
                             kind,
                             hints,
@@ -676,47 +761,57 @@ impl Matcher {
             None => Selection::None,
         };
         let (by_token, by_global) = (first < 64, first >= 64 && any_global);
+        let groups = &*groups;
         let applies = |group: usize| {
             if group == GLOBAL {
                 return true;
             }
-            let (mask, global) = groups[group];
+            let Some(&(mask, global)) = groups.get(group) else {
+                return false;
+            };
             (by_token && mask & (1 << first) != 0) || (by_global && global)
         };
-        let rules = kept.iter().filter(|k| applies(k.group)).map(|k| {
-            (
-                k.line,
-                k.kind,
-                escape_pattern_hinted(k.value, k.hints),
-                k.value,
-                k.hints,
-            )
-        });
+        let value_of = |k: &KeptRule| body.get(k.start..k.start.saturating_add(k.len as usize));
+        let rules = kept
+            .iter()
+            .filter(|k| applies(k.group as usize))
+            .filter_map(|k| {
+                let value = value_of(k)?;
+                Some((
+                    k.line,
+                    k.kind,
+                    escape_pattern_hinted(value, k.hints),
+                    value,
+                    k.hints,
+                ))
+            });
         let records: Vec<_> = kept_records
             .iter()
             .filter(|r| applies(r.group))
             .map(|r| (r.line, r.key, r.value))
             .collect();
-        let bytes = kept.iter().map(|k| k.value.len()).sum::<usize>();
-        Matcher::compile(selection, rules, &records, (kept.len(), bytes + bytes / 4))
+        let bytes = kept.iter().map(|k| k.len as usize).sum::<usize>();
+        let expected = (kept.len(), bytes + bytes / 4);
+        let (pending, order) = (&mut scratch.pending, &mut scratch.order);
+        Matcher::compile(selection, rules, &records, expected, pending, order)
     }
 
     /// Builds the view from the applicable rules `(line, kind, escaped pattern, as written,
     /// hints)` and records `(line, key, value)`, all in file order, with room for about the
-    /// expected number of rules and bytes.
+    /// expected number of rules and bytes; `rules` and `order` are [`Scratch`] space (empty).
     fn compile<'r>(
         selection: Selection,
         applicable_rules: impl Iterator<Item = (u32, RuleKind, Cow<'r, [u8]>, &'r [u8], ValueHints)>,
         records: &[(u32, &'r [u8], &'r [u8])],
         (expected_rules, expected_bytes): (usize, usize),
+        rules: &mut Vec<PendingRule>,
+        order: &mut Vec<u32>,
     ) -> Matcher {
         // Sized up front: growing these one rule at a time was a visible share of parse time.
         let mut arena: Vec<u8> = Vec::with_capacity(expected_bytes);
-        // Per rule before sorting: the compact rule, and its written span when that is not at
-        // the body's start.
-        let mut rules: Vec<(CompiledRule, Option<(u32, u32)>)> = Vec::with_capacity(expected_rules);
+        // Per rule before sorting, in file order.
+        rules.reserve(expected_rules);
         let mut glob_count = 0usize;
-        let mut rank: Vec<u32> = Vec::with_capacity(expected_rules);
         let store = |arena: &mut Vec<u8>, bytes: &[u8]| {
             let start = arena.len() as u32;
             arena.extend_from_slice(bytes);
@@ -758,7 +853,7 @@ impl Matcher {
                 let priority = u32::try_from(pattern.len())
                     .unwrap_or(u32::MAX / 2)
                     .min(u32::MAX / 2);
-                rank.push(priority * 2 + u32::from(kind == RuleKind::Allow));
+                let rank = priority * 2 + u32::from(kind == RuleKind::Allow);
                 let mut meta = 0;
                 if kind == RuleKind::Allow {
                     meta |= FLAG_ALLOW;
@@ -783,7 +878,7 @@ impl Matcher {
                     line,
                     meta,
                 };
-                rules.push((compiled, written_elsewhere.then_some(written_span)));
+                rules.push((compiled, written_elsewhere.then_some(written_span), rank));
             };
             add(&mut arena, &pattern);
             // Google's index.html retry: an allow whose last segment starts with `/index.htm` is
@@ -798,7 +893,7 @@ impl Matcher {
                 add(&mut arena, &retry);
             }
         }
-        let order = decision_order(&rank);
+        decision_order(rules.len(), |i| rules[i].2, order);
         // Twins: `*` rules with the same body and anchoring match the same paths, and they have
         // the same priority. In decision order the first of them decides whenever any of them
         // would; the others are never reached with a different answer, so they are dropped. A
@@ -811,8 +906,8 @@ impl Matcher {
         let mut sorted: Vec<CompiledRule> = Vec::with_capacity(order.len());
         // `*` analyses in decision order too: a check reads them in that order.
         let mut globs: Vec<Glob> = Vec::with_capacity(glob_count);
-        for &i in &order {
-            let (mut rule, span) = rules[i as usize];
+        for &i in order.iter() {
+            let (mut rule, span, _) = rules[i as usize];
             if rule.meta & FLAG_GLOB != 0 {
                 let (start, end) = rule.body();
                 let body = &arena[start as usize..end as usize];
@@ -1087,6 +1182,60 @@ mod tests {
             let google = crate::reference::google_verdict(body.as_bytes(), &["FooBot"], &url);
             prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
         }
+    }
+
+    /// What this thread's scratch holds between parses: (kept, pending) capacities in bytes.
+    fn retained() -> (usize, usize) {
+        let scratch = SCRATCH.take();
+        let held = (
+            scratch.kept.capacity() * std::mem::size_of::<KeptRule>(),
+            scratch.pending.capacity() * std::mem::size_of::<PendingRule>(),
+        );
+        assert!(scratch.kept.is_empty() && scratch.pending.is_empty() && scratch.order.is_empty());
+        SCRATCH.set(scratch);
+        held
+    }
+
+    /// A parse leaves its vectors empty for the next one on the thread, keeps them when small
+    /// (no allocation next time), and drops them when they hold more than the budget.
+    #[test]
+    fn scratch_is_reused_empty_and_bounded() {
+        let small = b"User-agent: *\nDisallow: /a\nAllow: /a/b\n";
+        let view = Matcher::from_body(small, ["FooBot"]);
+        let (kept, pending) = retained();
+        assert!(
+            kept > 0 && pending > 0,
+            "small vectors are kept: {kept} {pending}"
+        );
+        assert_eq!(view.rule_count(), 2);
+
+        // 60,000 rules: the kept list (24 bytes a rule) outgrows the budget and is dropped.
+        let mut big = String::from("User-agent: *\n");
+        for i in 0..60_000 {
+            big.push_str(&format!("Disallow: /{i}\n"));
+        }
+        let view = Matcher::from_body(big.as_bytes(), ["FooBot"]);
+        assert_eq!(view.rule_count(), 60_000);
+        let (kept, pending) = retained();
+        assert!(kept <= Scratch::RETAINED_BYTES && pending <= Scratch::RETAINED_BYTES);
+        assert_eq!(kept, 0, "an oversized list is not kept");
+
+        // Nothing of the big parse leaks into the next view on this thread.
+        let view = Matcher::from_body(small, ["FooBot"]);
+        assert_eq!(view.rule_count(), 2);
+        assert!(view.is_allowed("/a/b/c") && !view.is_allowed("/a/x") && view.is_allowed("/1"));
+        let robots = RobotsTxt::parse(small);
+        assert_eq!(robots.matcher("FooBot").rule_count(), 2);
+    }
+
+    #[test]
+    fn emptied_keeps_small_vectors_and_drops_large_ones() {
+        let small: Vec<u32> = Vec::with_capacity(16);
+        let small = emptied(small);
+        assert!(small.is_empty() && small.capacity() >= 16);
+        let mut large: Vec<u8> = vec![1; Scratch::RETAINED_BYTES + 1];
+        large.push(2);
+        assert_eq!(emptied(large).capacity(), 0);
     }
 
     #[test]
