@@ -79,9 +79,12 @@ const LEN_MASK: u32 = (1 << 24) - 1;
 /// Views with at least this many `*` rules drop twins (same body, same anchoring).
 const TWIN_CHECK_MIN_GLOBS: usize = 32;
 
-/// Bodies already in a view, with their anchoring. Seeded per process (`foldhash`): the keys
-/// come from the file, so collisions must not be predictable.
-type TwinSet<'a> = std::collections::HashSet<(&'a [u8], bool), foldhash::fast::RandomState>;
+/// Hashes a `*` rule's body and anchoring for the twin check. Seeded per process
+/// (`foldhash`): the bodies come from the file, so collisions must not be predictable.
+fn twin_hash(hasher: &foldhash::fast::RandomState, body: &[u8], anchored: bool) -> u64 {
+    use std::hash::BuildHasher;
+    hasher.hash_one((body, anchored))
+}
 
 impl CompiledRule {
     fn kind(&self) -> RuleKind {
@@ -409,11 +412,20 @@ type PendingRule = (CompiledRule, Option<(u32, u32)>, u32);
 /// than [`Scratch::RETAINED_BYTES`], so a thread keeps at most a few MiB.
 #[derive(Debug, Default)]
 struct Scratch {
+    /// `Matcher::from_body`'s rules kept until the end of the file.
     kept: Vec<KeptRule>,
     /// Per group: which tokens (bits) it names and whether it names `*`.
     groups: Vec<(u64, bool)>,
+    compile: CompileScratch,
+}
+
+/// What `Matcher::compile` needs while it runs.
+#[derive(Debug, Default)]
+struct CompileScratch {
     pending: Vec<PendingRule>,
     order: Vec<u32>,
+    /// The `*` rules kept so far (positions in the view), by [`twin_hash`].
+    twins: hashbrown::HashTable<u32>,
 }
 
 thread_local! {
@@ -421,7 +433,7 @@ thread_local! {
 }
 
 impl Scratch {
-    /// Capacity kept per vector between parses: enough for a 500 KiB robots.txt.
+    /// Capacity kept per list between parses: enough for a 500 KiB robots.txt.
     const RETAINED_BYTES: usize = 1 << 20;
 
     /// Runs `f` with this thread's scratch (a fresh one if it is in use or gone: a parse
@@ -431,8 +443,14 @@ impl Scratch {
         let result = f(&mut scratch);
         scratch.kept = emptied(std::mem::take(&mut scratch.kept));
         scratch.groups = emptied(std::mem::take(&mut scratch.groups));
-        scratch.pending = emptied(std::mem::take(&mut scratch.pending));
-        scratch.order = emptied(std::mem::take(&mut scratch.order));
+        let compile = &mut scratch.compile;
+        compile.pending = emptied(std::mem::take(&mut compile.pending));
+        compile.order = emptied(std::mem::take(&mut compile.order));
+        // A slot is a position and a control byte.
+        if compile.twins.capacity() * 5 > Scratch::RETAINED_BYTES {
+            compile.twins = hashbrown::HashTable::new();
+        }
+        compile.twins.clear();
         // Gone only while the thread exits: the scratch is then simply dropped.
         let _ = SCRATCH.try_with(|cell| cell.set(scratch));
         result
@@ -609,15 +627,8 @@ impl Matcher {
             .collect();
         let count = groups.iter().map(|g| g.rules().len()).sum();
         Scratch::with(|scratch| {
-            let (pending, order) = (&mut scratch.pending, &mut scratch.order);
-            Matcher::compile(
-                selection,
-                rules,
-                &records,
-                (count, count * 32),
-                pending,
-                order,
-            )
+            let expected = (count, count * 32);
+            Matcher::compile(selection, rules, &records, expected, &mut scratch.compile)
         })
     }
 
@@ -634,15 +645,8 @@ impl Matcher {
         });
         let count = group.rules().len();
         Scratch::with(|scratch| {
-            let (pending, order) = (&mut scratch.pending, &mut scratch.order);
-            Matcher::compile(
-                Selection::None,
-                rules,
-                &[],
-                (count, count * 32),
-                pending,
-                order,
-            )
+            let expected = (count, count * 32);
+            Matcher::compile(Selection::None, rules, &[], expected, &mut scratch.compile)
         })
     }
 
@@ -688,7 +692,11 @@ impl Matcher {
             value: &'a [u8],
         }
         const GLOBAL: usize = usize::MAX;
-        let Scratch { kept, groups, .. } = scratch;
+        let Scratch {
+            kept,
+            groups,
+            compile,
+        } = scratch;
         let mut kept_records: Vec<Record<'_>> = Vec::new();
         // Values are slices of the body: kept as spans.
         let start_of = |value: &[u8]| value.as_ptr().addr().wrapping_sub(body.as_ptr().addr());
@@ -792,21 +800,24 @@ impl Matcher {
             .collect();
         let bytes = kept.iter().map(|k| k.len as usize).sum::<usize>();
         let expected = (kept.len(), bytes + bytes / 4);
-        let (pending, order) = (&mut scratch.pending, &mut scratch.order);
-        Matcher::compile(selection, rules, &records, expected, pending, order)
+        Matcher::compile(selection, rules, &records, expected, compile)
     }
 
     /// Builds the view from the applicable rules `(line, kind, escaped pattern, as written,
     /// hints)` and records `(line, key, value)`, all in file order, with room for about the
-    /// expected number of rules and bytes; `rules` and `order` are [`Scratch`] space (empty).
+    /// expected number of rules and bytes, in this thread's `scratch` (empty).
     fn compile<'r>(
         selection: Selection,
         applicable_rules: impl Iterator<Item = (u32, RuleKind, Cow<'r, [u8]>, &'r [u8], ValueHints)>,
         records: &[(u32, &'r [u8], &'r [u8])],
         (expected_rules, expected_bytes): (usize, usize),
-        rules: &mut Vec<PendingRule>,
-        order: &mut Vec<u32>,
+        scratch: &mut CompileScratch,
     ) -> Matcher {
+        let CompileScratch {
+            pending: rules,
+            order,
+            twins,
+        } = scratch;
         // Sized up front: growing these one rule at a time was a visible share of parse time.
         let mut arena: Vec<u8> = Vec::with_capacity(expected_bytes);
         // Per rule before sorting, in file order.
@@ -899,9 +910,12 @@ impl Matcher {
         // would; the others are never reached with a different answer, so they are dropped. A
         // crafted file repeats a costly pattern thousands of times (the hostile benchmarks);
         // hashing costs too, so only views with many `*` rules look for twins.
-        let mut seen: Option<TwinSet<'_>> = (glob_count >= TWIN_CHECK_MIN_GLOBS).then(|| {
-            TwinSet::with_capacity_and_hasher(glob_count, foldhash::fast::RandomState::default())
-        });
+        let check_twins = glob_count >= TWIN_CHECK_MIN_GLOBS;
+        let hasher = foldhash::fast::RandomState::default();
+        if check_twins {
+            // Room for every `*` rule up front: the table never grows while rules are added.
+            twins.reserve(glob_count, |_| 0);
+        }
         let mut written = Vec::new();
         let mut sorted: Vec<CompiledRule> = Vec::with_capacity(order.len());
         // `*` analyses in decision order too: a check reads them in that order.
@@ -911,10 +925,29 @@ impl Matcher {
             if rule.meta & FLAG_GLOB != 0 {
                 let (start, end) = rule.body();
                 let body = &arena[start as usize..end as usize];
-                if let Some(seen) = &mut seen
-                    && !seen.insert((body, rule.meta & FLAG_ANCHORED != 0))
-                {
-                    continue;
+                if check_twins {
+                    let anchored = rule.meta & FLAG_ANCHORED != 0;
+                    let hash = twin_hash(&hasher, body, anchored);
+                    let twin_of = |&kept: &u32| {
+                        sorted
+                            .get(kept as usize)
+                            .is_some_and(|other: &CompiledRule| {
+                                let (start, end) = other.body();
+                                (other.meta & FLAG_ANCHORED != 0) == anchored
+                                    && arena.get(start as usize..end as usize) == Some(body)
+                            })
+                    };
+                    if twins.find(hash, twin_of).is_some() {
+                        continue;
+                    }
+                    // Never grows (reserved above), so positions are never hashed again.
+                    twins.insert_unique(hash, sorted.len() as u32, |&kept| {
+                        sorted.get(kept as usize).map_or(0, |other| {
+                            let (start, end) = other.body();
+                            let body = arena.get(start as usize..end as usize).unwrap_or_default();
+                            twin_hash(&hasher, body, other.meta & FLAG_ANCHORED != 0)
+                        })
+                    });
                 }
                 // A body flagged as a glob has a `*`; were it not so, the rule is kept plain.
                 match Glob::of(body) {
@@ -930,7 +963,6 @@ impl Matcher {
             }
             sorted.push(rule);
         }
-        drop(seen);
         let sorted: Box<[CompiledRule]> = sorted.into();
 
         let is = |key: &[u8], name: &str| key.eq_ignore_ascii_case(name.as_bytes());
@@ -1189,9 +1221,11 @@ mod tests {
         let scratch = SCRATCH.take();
         let held = (
             scratch.kept.capacity() * std::mem::size_of::<KeptRule>(),
-            scratch.pending.capacity() * std::mem::size_of::<PendingRule>(),
+            scratch.compile.pending.capacity() * std::mem::size_of::<PendingRule>(),
         );
-        assert!(scratch.kept.is_empty() && scratch.pending.is_empty() && scratch.order.is_empty());
+        let compile = &scratch.compile;
+        assert!(scratch.kept.is_empty() && compile.pending.is_empty() && compile.order.is_empty());
+        assert!(compile.twins.is_empty());
         SCRATCH.set(scratch);
         held
     }
@@ -1219,6 +1253,19 @@ mod tests {
         let (kept, pending) = retained();
         assert!(kept <= Scratch::RETAINED_BYTES && pending <= Scratch::RETAINED_BYTES);
         assert_eq!(kept, 0, "an oversized list is not kept");
+
+        // The twin table too is emptied, and a second parse finds the same twins.
+        let mut twins = String::from("User-agent: *\n");
+        for i in 0..40 {
+            twins.push_str(&format!("Disallow: /*{}*x\n", i % 3));
+        }
+        for _ in 0..2 {
+            assert_eq!(
+                Matcher::from_body(twins.as_bytes(), ["FooBot"]).rule_count(),
+                3
+            );
+            retained();
+        }
 
         // Nothing of the big parse leaks into the next view on this thread.
         let view = Matcher::from_body(small, ["FooBot"]);
