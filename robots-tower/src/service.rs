@@ -157,9 +157,16 @@ pin_project! {
         Start {
             request: Option<http::Request<ReqB>>,
             inner: Option<S>,
+            gate: Option<Arc<Gate>>,
+        },
+        // Admitted at the first poll, the inner service ready: its response future.
+        Called {
+            #[pin]
+            response: S::Future,
+            admission: Option<Admission>,
             gate: Arc<Gate>,
         },
-        // Admitted at the first poll: the request is with the inner service.
+        // Admitted at the first poll, the inner service not ready yet: the request waits for it.
         Sent {
             #[pin]
             response: tower::util::Oneshot<S, http::Request<ReqB>>,
@@ -170,9 +177,9 @@ pin_project! {
         Waiting {
             future: BoxFuture<Result<S::Response, BoxError>>,
         },
-        // Refused at the first poll.
+        // Refused at the first poll (a `RobotsError`), or the inner service failed to get ready.
         Refused {
-            error: Option<RobotsError>,
+            error: Option<BoxError>,
         },
     }
 }
@@ -184,7 +191,7 @@ where
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match &self.state {
             State::Start { .. } => "start",
-            State::Sent { .. } => "sent",
+            State::Called { .. } | State::Sent { .. } => "sent",
             State::Waiting { .. } => "waiting",
             State::Refused { .. } => "refused",
         };
@@ -219,35 +226,29 @@ where
                     inner,
                     gate,
                 } => {
-                    let (Some(request), Some(inner)) = (request.take(), inner.take()) else {
+                    let (Some(request), Some(inner), Some(gate)) =
+                        (request.take(), inner.take(), gate.take())
+                    else {
                         return Poll::Ready(Err(POLLED_AFTER_COMPLETION.into()));
                     };
-                    let next = start(gate.clone(), inner, request);
+                    let next = start(gate, inner, request, cx);
                     state.set(next);
                 }
+                StateProj::Called {
+                    response,
+                    admission,
+                    gate,
+                } => return poll_sent(response, admission, gate, cx),
                 StateProj::Sent {
                     response,
                     admission,
                     gate,
-                } => {
-                    let mut response = std::task::ready!(response.poll(cx)).map_err(Into::into)?;
-                    // Taken once: the inner future is done after this poll.
-                    if let Some(admission) = admission.take() {
-                        let info = gate.observe_now(
-                            admission,
-                            response.status().as_u16(),
-                            response.headers(),
-                        );
-                        attach(gate, info, &mut response);
-                    }
-                    return Poll::Ready(Ok(response));
-                }
+                } => return poll_sent(response, admission, gate, cx),
                 StateProj::Waiting { future } => return future.as_mut().poll(cx),
                 StateProj::Refused { error } => {
-                    return Poll::Ready(Err(match error.take() {
-                        Some(error) => error.into(),
-                        None => POLLED_AFTER_COMPLETION.into(),
-                    }));
+                    return Poll::Ready(Err(error
+                        .take()
+                        .unwrap_or_else(|| POLLED_AFTER_COMPLETION.into())));
                 }
             }
         }
@@ -256,6 +257,27 @@ where
 
 /// The error of a future polled again after it completed (a caller's bug, not a panic).
 const POLLED_AFTER_COMPLETION: &str = "ResponseFuture polled after completion";
+
+/// Polls the inner service's response to an admitted request; when it comes, it is observed
+/// (its status and headers end the request's turn) and given what the gate knew. The
+/// admission is taken once: the inner future is done after that.
+fn poll_sent<F, E, ResB>(
+    response: Pin<&mut F>,
+    admission: &mut Option<Admission>,
+    gate: &Gate,
+    cx: &mut Context<'_>,
+) -> Poll<Result<http::Response<ResB>, BoxError>>
+where
+    F: Future<Output = Result<http::Response<ResB>, E>>,
+    E: Into<BoxError>,
+{
+    let mut response = std::task::ready!(response.poll(cx)).map_err(Into::into)?;
+    if let Some(admission) = admission.take() {
+        let info = gate.observe_now(admission, response.status().as_u16(), response.headers());
+        attach(gate, info, &mut response);
+    }
+    Poll::Ready(Ok(response))
+}
 
 /// Puts what the gate knew on a response: its extensions, and its headers when mirroring.
 fn attach<B>(gate: &Gate, info: crate::RobotsInfo, response: &mut http::Response<B>) {
@@ -268,8 +290,9 @@ fn attach<B>(gate: &Gate, info: crate::RobotsInfo, response: &mut http::Response
 /// request. One that must wait for robots.txt or its turn becomes a boxed future.
 fn start<S, ReqB, ResB>(
     gate: Arc<Gate>,
-    inner: S,
+    mut inner: S,
     mut request: http::Request<ReqB>,
+    cx: &mut Context<'_>,
 ) -> State<S, ReqB>
 where
     S: tower_service::Service<http::Request<ReqB>, Response = http::Response<ResB>>
@@ -284,7 +307,9 @@ where
     ResB::Data: Into<bytes::Bytes>,
     ResB::Error: Into<BoxError>,
 {
-    let refused = |error| State::Refused { error: Some(error) };
+    let refused = |error: RobotsError| State::Refused {
+        error: Some(error.into()),
+    };
     let uri = request.uri();
     if let Some(scheme) = uri.scheme_str()
         && !matches!(scheme, "http" | "https")
@@ -316,10 +341,22 @@ where
     let pending = match gate.admit_now(origin, path, &|| uri.to_string(), &overrides) {
         Ok(Admit::Now(admission)) => {
             gate.identify(request.headers_mut());
-            return State::Sent {
-                response: inner.oneshot(request),
-                admission: Some(admission),
-                gate,
+            // A ready inner service takes the request now: it is moved once, into the call.
+            return match inner.poll_ready(cx) {
+                Poll::Ready(Ok(())) => State::Called {
+                    response: inner.call(request),
+                    admission: Some(admission),
+                    gate,
+                },
+                // The admission is dropped with the error: the request's turn ends.
+                Poll::Ready(Err(error)) => State::Refused {
+                    error: Some(error.into()),
+                },
+                Poll::Pending => State::Sent {
+                    response: inner.oneshot(request),
+                    admission: Some(admission),
+                    gate,
+                },
             };
         }
         Ok(pending) => pending,
@@ -384,7 +421,7 @@ where
             state: State::Start {
                 request: Some(request),
                 inner: Some(self.inner.clone()),
-                gate: self.gate.clone(),
+                gate: Some(self.gate.clone()),
             },
         }
     }

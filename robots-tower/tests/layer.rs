@@ -713,3 +713,82 @@ fn handles_are_shareable_across_threads() {
     fn error<T: std::error::Error + Send + Sync + 'static>() {}
     error::<RobotsError>();
 }
+
+/// An inner service whose `poll_ready` is pending a number of times (waking at once), or fails.
+#[derive(Clone)]
+struct Readiness<S> {
+    inner: S,
+    pending: Arc<AtomicUsize>,
+    fail: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl<S> Service<http::Request<Full<Bytes>>> for Readiness<S>
+where
+    S: Service<http::Request<Full<Bytes>>, Response = Response, Error = BoxError>,
+{
+    type Response = Response;
+    type Error = BoxError;
+    type Future = S::Future;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), BoxError>> {
+        if self.fail.load(Ordering::SeqCst) {
+            return std::task::Poll::Ready(Err("the inner service is down".into()));
+        }
+        if self
+            .pending
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+        {
+            cx.waker().wake_by_ref();
+            return std::task::Poll::Pending;
+        }
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: http::Request<Full<Bytes>>) -> S::Future {
+        self.inner.call(request)
+    }
+}
+
+/// The inner service's readiness is awaited after the decision: one not ready at first still
+/// gets the request, once, with the decision on its response; one that fails to get ready
+/// fails the request and frees the origin's turn for the next.
+#[tokio::test(start_paused = true)]
+async fn an_inner_service_not_ready_or_failing_to_get_ready() {
+    let site = Site::new(vec![("a.example", host(""))], Duration::ZERO);
+    let inner = Readiness {
+        inner: site.service(),
+        pending: Arc::new(AtomicUsize::new(0)),
+        fail: Arc::default(),
+    };
+    let (pending, fail) = (inner.pending.clone(), inner.fail.clone());
+    let service = RobotsLayer::builder("FooBot").build().layer(inner);
+    send(&service, "http://a.example/0").await.unwrap();
+
+    tokio::time::advance(Duration::from_secs(1)).await;
+    pending.store(3, Ordering::SeqCst);
+    let response = send(&service, "http://a.example/1").await.unwrap();
+    assert_eq!(
+        pending.load(Ordering::SeqCst),
+        0,
+        "readiness was polled until ready"
+    );
+    assert_eq!(site.requests_for("a.example", "/1"), 1);
+    assert!(response.extensions().get::<RobotsInfo>().is_some());
+
+    tokio::time::advance(Duration::from_secs(1)).await;
+    fail.store(true, Ordering::SeqCst);
+    let error = send(&service, "http://a.example/2").await.unwrap_err();
+    assert_eq!(error.to_string(), "the inner service is down");
+    assert_eq!(site.requests_for("a.example", "/2"), 0);
+
+    fail.store(false, Ordering::SeqCst);
+    let next = tokio::time::timeout(Duration::from_secs(5), send(&service, "http://a.example/3"));
+    assert!(
+        next.await.is_ok_and(|r| r.is_ok()),
+        "the failed request gave its turn back"
+    );
+}
