@@ -554,14 +554,19 @@ impl Gate {
     /// The request's place, and the info for its response's extensions.
     fn observed(&self, admission: Admission, headers: &http::HeaderMap) -> (Permit, RobotsInfo) {
         let tags = headers.get_all(&X_ROBOTS_TAG);
-        let page = match tags.iter().next() {
-            None => PageDirectives::default(),
-            Some(_) => PageDirectives::from_headers(tags.iter().filter_map(|v| v.to_str().ok())),
-        };
-        let directives = if page.is_empty() {
-            robots_core::Directives::default()
-        } else {
-            page.for_agent(&self.agent)
+        // Most responses have no X-Robots-Tag: nothing to parse, nothing to compare.
+        let (page, directives) = match tags.iter().next() {
+            None => Default::default(),
+            Some(_) => {
+                let page =
+                    PageDirectives::from_headers(tags.iter().filter_map(|v| v.to_str().ok()));
+                let directives = if page.is_empty() {
+                    robots_core::Directives::default()
+                } else {
+                    page.for_agent(&self.agent)
+                };
+                (page, directives)
+            }
         };
         let content_usage = AiPreferences::from_header_lines(
             headers.get_all(&CONTENT_USAGE).iter().map(|v| v.as_bytes()),

@@ -166,10 +166,11 @@ pin_project! {
             admission: Option<Admission>,
             gate: Arc<Gate>,
         },
-        // Admitted at the first poll, the inner service not ready yet: the request waits for it.
+        // Admitted at the first poll, the inner service not ready yet: the request waits for it
+        // (boxed: this rare state would otherwise make every request's future larger, and a
+        // future is moved several times before it completes).
         Sent {
-            #[pin]
-            response: tower::util::Oneshot<S, http::Request<ReqB>>,
+            response: Pin<Box<tower::util::Oneshot<S, http::Request<ReqB>>>>,
             admission: Option<Admission>,
             gate: Arc<Gate>,
         },
@@ -243,7 +244,7 @@ where
                     response,
                     admission,
                     gate,
-                } => return poll_sent(response, admission, gate, cx),
+                } => return poll_sent(response.as_mut(), admission, gate, cx),
                 StateProj::Waiting { future } => return future.as_mut().poll(cx),
                 StateProj::Refused { error } => {
                     return Poll::Ready(Err(error
@@ -353,7 +354,7 @@ where
                     error: Some(error.into()),
                 },
                 Poll::Pending => State::Sent {
-                    response: inner.oneshot(request),
+                    response: Box::pin(inner.oneshot(request)),
                     admission: Some(admission),
                     gate,
                 },
