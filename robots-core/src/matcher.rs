@@ -852,7 +852,9 @@ impl Matcher {
                 let is_glob = hints.may_have_star() && find_byte(b'*', body).is_some();
                 // The written form doubles as the body when the body is its prefix (no escaping
                 // changed it); the reported pattern is then the body plus any `$`.
-                let shares = body == &written[..body.len().min(written.len())];
+                // Unescaped, the pattern *is* the written bytes: no need to compare them.
+                let prefix = &written[..body.len().min(written.len())];
+                let shares = std::ptr::eq(body, prefix) || body == prefix;
                 let body_span = if shares {
                     (written_span.0, written_span.0 + body.len() as u32)
                 } else {
