@@ -111,6 +111,8 @@ pub struct Subject<'p> {
     path: &'p [u8],
     bytes: Option<ByteSet>,
     scans: u32,
+    /// Globs that asked for the byte set before it was built.
+    asked: u32,
     positions: Option<Positions>,
 }
 
@@ -124,6 +126,8 @@ struct Positions {
 impl<'p> Subject<'p> {
     /// Single-byte searches after which the position tables are built.
     const SCANS_BEFORE_TABLES: u32 = 16;
+    /// Globs with a middle that are searched directly before the byte set is built.
+    const ASKS_BEFORE_BYTE_SET: u32 = 2;
 
     /// Wraps a path for matching against many patterns.
     pub fn new(path: &'p [u8]) -> Subject<'p> {
@@ -131,13 +135,24 @@ impl<'p> Subject<'p> {
             path,
             bytes: None,
             scans: 0,
+            asked: 0,
             positions: None,
         }
     }
 
-    fn bytes(&mut self) -> &ByteSet {
+    /// Whether the path may have every byte of `needs`: after a few globs have asked, by the
+    /// set of the path's bytes (built once per check). The set costs a pass over the path, more
+    /// than the searches it saves a view with one or two such globs; a view with many pays it
+    /// once and rejects most of them with it.
+    fn may_have(&mut self, needs: &ByteSet) -> bool {
+        if self.bytes.is_none() {
+            self.asked = self.asked.saturating_add(1);
+            if self.asked <= Self::ASKS_BEFORE_BYTE_SET {
+                return true;
+            }
+        }
         let path = self.path;
-        self.bytes.get_or_insert_with(|| ByteSet::of(path))
+        needs.is_subset(self.bytes.get_or_insert_with(|| ByteSet::of(path)))
     }
 
     /// The first position `>= at` and `< end` of byte `b`.
@@ -261,7 +276,7 @@ pub(crate) fn glob_matches(
     // Only a glob with segments between its first and last `*` needs the byte-set filter: the
     // set costs a pass over the path (once per check), and a single `*` is settled by one
     // search for the suffix below.
-    if first_star < last_star && !glob.needs.is_subset(subject.bytes()) {
+    if first_star < last_star && !subject.may_have(&glob.needs) {
         return false;
     }
     let mut at = first_star;
@@ -414,6 +429,20 @@ mod tests {
     }
 
     #[test]
+    fn the_byte_set_answers_after_a_few_globs_ask() {
+        let mut subject = Subject::new(b"/abc");
+        let needs_z = ByteSet::of(b"z");
+        // The first asks are answered yes, without a pass over the path.
+        for _ in 0..Subject::ASKS_BEFORE_BYTE_SET {
+            assert!(subject.may_have(&needs_z));
+            assert!(subject.bytes.is_none());
+        }
+        // Then the set answers: the path has no `z`, and has `c` and `a`.
+        assert!(!subject.may_have(&needs_z));
+        assert!(subject.may_have(&ByteSet::of(b"ca")));
+    }
+
+    #[test]
     fn spec_examples() {
         assert!(both("/fish", "/fish.html"));
         assert!(both("/fish", "/fish/salmon.html"));
@@ -450,6 +479,21 @@ mod tests {
                 is_prefix(prefix.as_bytes(), path.as_bytes()),
                 path.as_bytes().starts_with(prefix.as_bytes())
             );
+        }
+
+        /// One subject checked against many patterns, as a view does: the byte set (built after
+        /// a few globs ask) and the position tables (after 16 searches) change no answer.
+        #[test]
+        fn a_shared_subject_agrees_with_reference(
+            patterns in prop::collection::vec("/[ab*]{0,3}\\*[abc][ab*]{0,4}\\$?", 1..40),
+            path in "/[abc/]{0,30}",
+        ) {
+            let mut subject = Subject::new(path.as_bytes());
+            for pattern in &patterns {
+                let reference = reference_matches(pattern.as_bytes(), path.as_bytes());
+                let compiled = Pattern::new(pattern.as_bytes()).matches_subject(&mut subject);
+                prop_assert_eq!(reference, compiled, "pattern {}", pattern);
+            }
         }
 
         #[test]
