@@ -69,6 +69,15 @@ pub enum RobotsError {
         /// The URI as given.
         uri: String,
     },
+    /// The request URI has a host, but no origin can be made of it (a port out of range, a
+    /// host the URL standard rejects): refused rather than sent where robots.txt was not read.
+    #[error("`{uri}` has no valid origin, so its robots.txt cannot be read: {cause}")]
+    InvalidOrigin {
+        /// The URI as given.
+        uri: String,
+        /// What the URL parser said.
+        cause: String,
+    },
     /// The fleet's Redis is unreachable and pacing is set to fail closed
     /// (`FleetFallback::FailClosed`): nothing is sent until it is back. Reschedule.
     #[error("the fleet's Redis is unreachable and pacing fails closed: {message}")]

@@ -330,9 +330,19 @@ where
                 parsed = origin;
                 parsed.as_str()
             }
-            Err(_) => {
+            Err(_) if uri.host().is_none_or(str::is_empty) => {
                 return refused(RobotsError::RelativeUri {
                     uri: uri.to_string(),
+                });
+            }
+            Err(error) => {
+                let cause = match error {
+                    robots_fetch::OriginError::InvalidUrl { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                };
+                return refused(RobotsError::InvalidOrigin {
+                    uri: uri.to_string(),
+                    cause,
                 });
             }
         },

@@ -19,7 +19,7 @@ use crate::gate::RobotsInfo;
 /// The headers this crate writes on synthetic refusals and mirrored [`RobotsInfo`].
 pub mod headers {
     /// Why a synthetic response refuses the request: `disallowed`, `disallowed-for`,
-    /// `unreachable`, `not-ready`, `redirect-refused`, `unsupported-scheme`,
+    /// `unreachable`, `not-ready`, `redirect-refused`, `unsupported-scheme`, `invalid-origin`,
     /// `fleet-unavailable`; `not-ready` carries `; reason=spacing|paused|in_flight|robots_pending`.
     pub const REFUSAL: &str = "x-robots-refusal";
     /// The robots.txt rule that decided (`line 2: Disallow: /private`), on refusals and, when
@@ -86,6 +86,9 @@ pub fn refusal_response(error: &RobotsError) -> Option<http::Response<Bytes>> {
             None,
             None,
         ),
+        RobotsError::InvalidOrigin { .. } => {
+            (StatusCode::FORBIDDEN, "invalid-origin".into(), None, None)
+        }
         RobotsError::Unreachable { retry_after, .. } => (
             StatusCode::SERVICE_UNAVAILABLE,
             "unreachable".into(),
@@ -349,6 +352,15 @@ mod tests {
             not_ready.headers()[headers::REFUSAL],
             "not-ready; reason=spacing"
         );
+
+        // A bad link is dropped like a disallowed one.
+        let invalid = refusal_response(&RobotsError::InvalidOrigin {
+            uri: "http://a.example:99999/".into(),
+            cause: "invalid port number".into(),
+        })
+        .unwrap();
+        assert_eq!(invalid.status(), 403);
+        assert_eq!(invalid.headers()[headers::REFUSAL], "invalid-origin");
 
         // Configuration mistakes stay errors.
         assert!(refusal_response(&RobotsError::RelativeUri { uri: "/x".into() }).is_none());

@@ -524,12 +524,17 @@ async fn a_port_out_of_range_is_refused_and_long_hosts_get_their_origin() {
     let error = send(&service, "http://a.example:99999/page")
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            error.downcast_ref::<RobotsError>(),
-            Some(RobotsError::RelativeUri { .. })
-        ),
-        "{error}"
+    match error.downcast_ref::<RobotsError>() {
+        Some(RobotsError::InvalidOrigin { uri, cause }) => {
+            assert_eq!(uri, "http://a.example:99999/page");
+            assert_eq!(cause, "invalid port number");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        error.to_string(),
+        "`http://a.example:99999/page` has no valid origin, so its robots.txt cannot be read: \
+         invalid port number"
     );
     assert_eq!(site.requests_for("a.example", "/robots.txt"), 0);
     assert_eq!(site.requests_for("a.example", "/page"), 0);
