@@ -311,7 +311,7 @@ impl Gate {
     /// Schedule mode's refusal of an origin that is not ready.
     fn not_ready_error(&self, entry: &CachedRobots, not_yet: NotYet) -> RobotsError {
         debug!(origin = %entry.origin(), reason = not_yet.reason.as_str(), ready_in = ?not_yet.ready_in, "origin not ready: request refused (schedule mode)");
-        crate::telemetry::decided("not_ready");
+        crate::telemetry::not_ready(not_yet.reason);
         RobotsError::NotReady {
             origin: entry.origin().clone(),
             ready_in: not_yet.ready_in,
@@ -395,7 +395,7 @@ impl Gate {
             {
                 Some(entry) => Ok(entry),
                 None => {
-                    crate::telemetry::decided("not_ready");
+                    crate::telemetry::not_ready(crate::NotReadyReason::RobotsPending);
                     Err(RobotsError::NotReady {
                         origin: Origin::parse(origin_key).map_err(relative)?,
                         ready_in: None,

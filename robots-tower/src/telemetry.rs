@@ -2,7 +2,8 @@
 //!
 //! | name | kind | labels | what |
 //! |---|---|---|---|
-//! | `robots_decisions_total` | counter | `outcome`: `allowed`, `disallowed`, `unreachable` | requests decided by robots.txt |
+//! | `robots_decisions_total` | counter | `outcome`: `allowed`, `disallowed`, `unreachable`, `skipped` | robots.txt verdicts, one per request decided (`skipped`: `SkipRobotsCheck`) |
+//! | `robots_not_ready_total` | counter | `reason`: `spacing`, `paused`, `in_flight`, `robots_pending` | requests refused in schedule mode (`NotReady::Fail`) because their origin was not ready; one allowed by robots.txt was counted `allowed` too |
 //! | `robots_politeness_wait_seconds` | histogram | | time a request waited for its origin's turn |
 //! | `robots_pauses_total` | counter | `status`: `429`, `503` | origins paused by a 429/503 |
 //!
@@ -16,6 +17,14 @@ pub(crate) fn decided(outcome: &'static str) {
     metrics::counter!("robots_decisions_total", "outcome" => outcome).increment(1);
     #[cfg(not(feature = "metrics"))]
     let _ = outcome;
+}
+
+/// A request was refused in schedule mode: its origin was not ready.
+pub(crate) fn not_ready(reason: crate::NotReadyReason) {
+    #[cfg(feature = "metrics")]
+    metrics::counter!("robots_not_ready_total", "reason" => reason.as_str()).increment(1);
+    #[cfg(not(feature = "metrics"))]
+    let _ = reason;
 }
 
 /// A request waited this long for its origin's turn.

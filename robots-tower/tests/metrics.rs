@@ -6,8 +6,15 @@ mod support;
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
 
-#[test]
-fn decisions_fetches_waits_pauses_and_cache_size_are_measured() {
+/// What the metrics recorded while `walk` ran on a paused clock.
+fn recorded<F: std::future::Future<Output = ()>>(
+    walk: impl FnOnce() -> F,
+) -> Vec<(
+    metrics_util::CompositeKey,
+    Option<metrics::Unit>,
+    Option<metrics::SharedString>,
+    DebugValue,
+)> {
     let recorder = DebuggingRecorder::new();
     let snapshotter = recorder.snapshotter();
     metrics::with_local_recorder(&recorder, || {
@@ -16,11 +23,14 @@ fn decisions_fetches_waits_pauses_and_cache_size_are_measured() {
             .start_paused(true)
             .build()
             .unwrap();
-        runtime.block_on(async {
-            support::walk::walk_through_the_layer().await;
-        });
+        runtime.block_on(walk());
     });
-    let snapshot = snapshotter.snapshot().into_vec();
+    snapshotter.snapshot().into_vec()
+}
+
+#[test]
+fn decisions_fetches_waits_pauses_and_cache_size_are_measured() {
+    let snapshot = recorded(support::walk::walk_through_the_layer);
     let value = |name: &str, label: Option<(&str, &str)>| {
         snapshot
             .iter()
@@ -63,4 +73,68 @@ fn decisions_fetches_waits_pauses_and_cache_size_are_measured() {
         Some(DebugValue::Gauge(bytes)) => assert!(bytes.into_inner() > 100.0),
         other => panic!("{other:?}"),
     }
+}
+
+/// Schedule mode: a request refused because its origin is not ready is counted once as
+/// not ready (with the reason), and its robots.txt verdict once; no decision is counted twice.
+#[test]
+fn a_request_refused_as_not_ready_is_counted_once_as_such() {
+    use std::time::Duration;
+
+    use bytes::Bytes;
+    use http_body_util::Full;
+    use robots_fetch::BoxError;
+    use robots_tower::{NotReady, RobotsError, RobotsLayer};
+    use support::walk::get;
+    use tower::{Layer, ServiceExt};
+
+    let snapshot = recorded(|| async {
+        let site = tower::service_fn(|_: http::Request<Full<Bytes>>| async {
+            Ok::<_, BoxError>(http::Response::new(Full::new(Bytes::from_static(b""))))
+        });
+        let service = RobotsLayer::builder("FooBot")
+            .min_delay(Duration::from_secs(1))
+            .when_not_ready(NotReady::Fail)
+            .build()
+            .layer(site);
+        // robots.txt is fetched for the first; the second comes within the interval.
+        service.clone().oneshot(get("/one")).await.unwrap();
+        let refused = service.clone().oneshot(get("/two")).await.unwrap_err();
+        assert!(matches!(
+            refused.downcast_ref::<RobotsError>(),
+            Some(RobotsError::NotReady { .. })
+        ));
+    });
+    let counters: Vec<(String, Vec<String>, u64)> = snapshot
+        .iter()
+        .filter_map(|(key, _, _, value)| match value {
+            DebugValue::Counter(n) if key.key().name().starts_with("robots_") => Some((
+                key.key().name().to_string(),
+                key.key()
+                    .labels()
+                    .map(|l| format!("{}={}", l.key(), l.value()))
+                    .collect(),
+                *n,
+            )),
+            _ => None,
+        })
+        .filter(|(name, _, _)| name != "robots_fetches_total")
+        .collect();
+    let mut counters = counters;
+    counters.sort();
+    assert_eq!(
+        counters,
+        [
+            (
+                "robots_decisions_total".to_string(),
+                vec!["outcome=allowed".to_string()],
+                2
+            ),
+            (
+                "robots_not_ready_total".to_string(),
+                vec!["reason=spacing".to_string()],
+                1
+            ),
+        ]
+    );
 }

@@ -29,13 +29,15 @@ pub async fn walk_through_the_layer() {
         .min_delay(Duration::from_millis(100))
         .build()
         .layer(site);
-    let get = |path: &str| {
-        http::Request::get(format!("http://a.example{path}"))
-            .body(Full::default())
-            .unwrap()
-    };
     service.clone().oneshot(get("/one")).await.unwrap();
     service.clone().oneshot(get("/two")).await.unwrap();
     assert!(service.clone().oneshot(get("/private/x")).await.is_err());
     service.clone().oneshot(get("/busy")).await.unwrap();
+}
+
+/// A GET for `path` at `http://a.example`.
+pub fn get(path: &str) -> http::Request<Full<Bytes>> {
+    http::Request::get(format!("http://a.example{path}"))
+        .body(Full::default())
+        .unwrap()
 }
