@@ -367,10 +367,18 @@ pub fn escape_pattern(value: &[u8]) -> Cow<'_, [u8]> {
 }
 
 /// [`escape_pattern`] for a value whose [`ValueHints`] are known.
+#[inline]
 pub fn escape_pattern_hinted(value: &[u8], hints: ValueHints) -> Cow<'_, [u8]> {
+    // Inline for the usual value, which the hints clear: a parse calls this for every rule.
     if !hints.may_need_escaping() {
         return Cow::Borrowed(value);
     }
+    escape_pattern_scanned(value)
+}
+
+/// [`escape_pattern_hinted`] for a value that may have a `%` or a high byte.
+#[inline(never)]
+fn escape_pattern_scanned(value: &[u8]) -> Cow<'_, [u8]> {
     // Most values are plain ASCII without `%`: both checks run a word or a vector at a time.
     if value.is_ascii() && find_byte(b'%', value).is_none() {
         return Cow::Borrowed(value);
