@@ -383,9 +383,10 @@ pub struct MatchedRule<'a> {
 }
 
 /// Rule indices `0..len` by rank, highest first, file order kept among equals (rules come in
-/// file order), written into `order` (empty). Ranks are small (twice a pattern length), so a
+/// file order), written into `order` (cleared first). Ranks are small (twice a pattern length), so a
 /// counting sort does it in linear time.
 fn decision_order(len: usize, rank: impl Fn(usize) -> u32, order: &mut Vec<u32>) {
+    order.clear();
     let Some(max) = (0..len).map(&rank).max() else {
         return;
     };
@@ -728,6 +729,9 @@ impl Matcher {
             groups,
             compile,
         } = scratch;
+        // Empty already after `Scratch::with`; cleared so that nothing else need hold to it.
+        kept.clear();
+        groups.clear();
         // Room for a rule per 16 bytes, more than files have: capacity not used costs no
         // memory touched, and growing would copy every rule kept so far.
         kept.reserve(body.len() / 16);
@@ -852,6 +856,10 @@ impl Matcher {
             order,
             twins,
         } = scratch;
+        // Empty already after `Scratch::with`; cleared so that nothing else need hold to it.
+        rules.clear();
+        order.clear();
+        twins.clear();
         // Sized up front: growing these one rule at a time was a visible share of parse time.
         let mut arena: Vec<u8> = Vec::with_capacity(expected_bytes);
         // Per rule before sorting, in file order.
