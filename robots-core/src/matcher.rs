@@ -439,7 +439,7 @@ struct KeptRule {
 type PendingRule = (CompiledRule, Option<(u32, u32)>, u32);
 
 /// The vectors a parse needs only while it runs, kept per thread from one parse to the next.
-/// A crawler parses file after file: reusing them saves a third of a view's allocations. Each
+/// A crawler parses file after file: reusing them saves about 40% of a view's allocations. Each
 /// is emptied after use and dropped when it holds more than [`Scratch::RETAINED_BYTES`]: a
 /// thread keeps at most 64 KiB between parses, so what a cache holds is its entries, and a big
 /// file's lists are given back at once.
@@ -1370,6 +1370,22 @@ mod tests {
         assert_eq!(few.rule_count(), 2);
     }
 
+    /// The view of `body` for FooBot splits its index on byte position `at`, and its verdicts
+    /// (with their lines) for `paths` are Google's.
+    fn assert_index_at(body: &str, at: u32, paths: &[&str]) {
+        let view = Matcher::from_body(body.as_bytes(), ["FooBot"]);
+        assert_eq!(view.inner.index.as_ref().map(|i| i.at), Some(at));
+        for path in paths {
+            let ours = view.check_path(path.as_bytes());
+            let google = crate::reference::google_verdict(body.as_bytes(), &["FooBot"], path);
+            assert_eq!(
+                (ours.allowed, ours.rule.map_or(0, |r| r.line)),
+                google,
+                "{path}"
+            );
+        }
+    }
+
     /// Every rule starts with `/private`: the index splits on the digit after it (found on all
     /// 40 rules, and on a sample of 128 of 400), and the verdicts (with their lines) stay
     /// Google's.
@@ -1377,28 +1393,18 @@ mod tests {
     fn the_index_splits_on_the_position_that_separates_the_rules() {
         let mut many = String::from("User-agent: *\n");
         for j in 0..200 {
+            let d = j % 10;
             many.push_str(&format!(
-                "Disallow: /private{}/{j}\nAllow: /private{}/*.html$\n",
-                j % 10,
-                j % 10
+                "Disallow: /private{d}/{j}\nAllow: /private{d}/*.html$\n"
             ));
         }
-        let view = Matcher::from_body(many.as_bytes(), ["FooBot"]);
-        assert_eq!(view.inner.index.as_ref().map(|i| i.at), Some(8));
-        for path in [
+        let paths = [
             "/private3/13",
             "/private3/130.html",
             "/private4/13",
             "/privateX",
-        ] {
-            let ours = view.check_path(path.as_bytes());
-            let google = crate::reference::google_verdict(many.as_bytes(), &["FooBot"], path);
-            assert_eq!(
-                (ours.allowed, ours.rule.map_or(0, |r| r.line)),
-                google,
-                "{path}"
-            );
-        }
+        ];
+        assert_index_at(&many, 8, &paths);
 
         let mut body = String::from("User-agent: *\n");
         for j in 0..20 {
@@ -1406,10 +1412,7 @@ mod tests {
                 "Disallow: /private{j}/\nAllow: /private{j}/*.html$\n"
             ));
         }
-        let view = Matcher::from_body(body.as_bytes(), ["FooBot"]);
-        let index = view.inner.index.as_ref().map(|i| i.at);
-        assert_eq!(index, Some(8));
-        for path in [
+        let paths = [
             "/",
             "/p",
             "/private",
@@ -1421,14 +1424,7 @@ mod tests {
             "/private7/b.html",
             "/blog/1",
             "/private2x/",
-        ] {
-            let ours = view.check_path(path.as_bytes());
-            let google = crate::reference::google_verdict(body.as_bytes(), &["FooBot"], path);
-            assert_eq!(
-                (ours.allowed, ours.rule.map_or(0, |r| r.line)),
-                google,
-                "{path}"
-            );
-        }
+        ];
+        assert_index_at(&body, 8, &paths);
     }
 }
