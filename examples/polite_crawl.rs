@@ -82,7 +82,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let status = response.status();
                 let final_url = response.url().clone();
                 let info = response.extensions().get::<RobotsInfo>().cloned();
-                let wait = info.as_ref().map_or(Duration::ZERO, |i| i.waited);
+                let wait = info.as_ref().map_or(Duration::ZERO, |i| i.waited());
                 waited += wait;
                 if status.as_u16() == 429 || status.as_u16() == 503 {
                     backoffs += 1;
@@ -118,7 +118,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .is_some_and(|t| t.contains("html"));
                 if status.is_success()
                     && html
-                    && !info.as_ref().is_some_and(|i| i.directives.nofollow)
+                    && !info.as_ref().is_some_and(|i| i.directives().nofollow)
                 {
                     let body = response.text().await.unwrap_or_default();
                     for link in links(&final_url, &body) {

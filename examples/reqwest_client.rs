@@ -23,7 +23,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for url in urls {
         match client.get(&url).send().await {
             Ok(response) => {
-                let waited = response.extensions().get::<RobotsInfo>().map(|i| i.waited);
+                let waited = response
+                    .extensions()
+                    .get::<RobotsInfo>()
+                    .map(|i| i.waited());
                 println!("{url}: {} (waited {waited:?})", response.status());
             }
             Err(reqwest_middleware::Error::Middleware(e)) if e.is::<RobotsError>() => {

@@ -36,7 +36,10 @@ async fn main() -> Result<(), robots::fetch::BoxError> {
         let request = http::Request::get(&url).body(Full::default())?;
         match service.clone().oneshot(request).await {
             Ok(response) => {
-                let waited = response.extensions().get::<RobotsInfo>().map(|i| i.waited);
+                let waited = response
+                    .extensions()
+                    .get::<RobotsInfo>()
+                    .map(|i| i.waited());
                 let status = response.status();
                 let body = response.into_body().collect().await?.to_bytes();
                 println!("{url}: {status}, {} bytes, waited {waited:?}", body.len());

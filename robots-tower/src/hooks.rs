@@ -44,7 +44,7 @@ pub struct ForHooks;
 /// hooks.identify(request.headers_mut());
 /// let response = http.execute(request).await?;
 /// let info = ticket.finish(response.status().as_u16(), response.headers()).await;
-/// println!("{} ({})", response.status(), info.source.describe());
+/// println!("{} ({})", response.status(), info.source().describe());
 ///
 /// // The next request to the origin must wait 5 s (Crawl-delay): requeue it.
 /// match hooks.admit(&url).await {

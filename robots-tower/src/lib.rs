@@ -44,7 +44,7 @@
 //! let get = |url: &str| http::Request::get(url).body(Full::<Bytes>::default());
 //! let response = service.clone().oneshot(get("http://example.com/page")?).await?;
 //! let info = response.extensions().get::<RobotsInfo>().expect("every response has one");
-//! println!("fetched; rules: {}", info.source.describe());
+//! println!("fetched; rules: {}", info.source().describe());
 //!
 //! let refused = service.clone().oneshot(get("http://example.com/private/x")?).await;
 //! match refused.map(|_| ()).map_err(|e| e.downcast::<RobotsError>()) {

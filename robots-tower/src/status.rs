@@ -138,21 +138,22 @@ pub fn refusal_response(error: &RobotsError) -> Option<http::Response<Bytes>> {
 
 /// Writes a [`RobotsInfo`] into response headers (see [`headers`]).
 pub fn mirror_info(info: &RobotsInfo, headers: &mut HeaderMap) {
-    if let Some(rule) = &info.rule {
+    if let Some(rule) = info.rule() {
         insert(headers, headers::RULE, &describe(rule));
     }
-    insert(headers, headers::WAITED_MS, &millis(info.waited));
-    insert(headers, headers::INTERVAL_MS, &millis(info.interval));
-    insert(headers, headers::SOURCE, info.source.outcome());
-    let directives = directive_list(&info.directives);
+    insert(headers, headers::WAITED_MS, &millis(info.waited()));
+    insert(headers, headers::INTERVAL_MS, &millis(info.interval()));
+    insert(headers, headers::SOURCE, info.source().outcome());
+    let directives = directive_list(info.directives());
     if !directives.is_empty() {
         insert(headers, headers::DIRECTIVES, &directives);
     }
-    if info.usage.is_stated() {
+    let stated = info.usage();
+    if stated.is_stated() {
         let usage: Vec<String> = [
-            ("train-ai", info.usage.may_train_ai()),
-            ("search", info.usage.may_search()),
-            ("ai-input", info.usage.may_use_as_ai_input()),
+            ("train-ai", stated.may_train_ai()),
+            ("search", stated.may_search()),
+            ("ai-input", stated.may_use_as_ai_input()),
         ]
         .into_iter()
         .filter_map(|(key, p)| p.as_aipref().map(|v| format!("{key}={v}")))

@@ -161,7 +161,7 @@ async fn the_middleware_behaves_like_the_layer() {
     assert_eq!(response.url().path(), "/public");
     let info = response.extensions().get::<RobotsInfo>().unwrap();
     assert!(matches!(
-        info.source,
+        info.source(),
         robots_fetch::Source::Parsed { status: 200, .. }
     ));
     assert_eq!(response.text().await.unwrap(), "hello");

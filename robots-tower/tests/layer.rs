@@ -241,10 +241,10 @@ async fn crawl_delay_above_the_cap_is_clamped_and_reported() {
     let response = send(&service, "http://a.example/2").await.unwrap();
     let info = response.extensions().get::<RobotsInfo>().unwrap();
     assert_eq!(
-        (info.interval, info.interval_clamped_from),
+        (info.interval(), info.interval_clamped_from()),
         (Duration::from_secs(10), Some(Duration::from_secs(120)))
     );
-    assert_eq!(info.waited, Duration::from_secs(10));
+    assert_eq!(info.waited(), Duration::from_secs(10));
 }
 
 #[tokio::test(start_paused = true)]
@@ -318,11 +318,11 @@ async fn a_crawl_delay_too_large_to_represent_is_the_longest_delay() {
     let response = send(&service, "http://a.example/2").await.unwrap();
     let info = response.extensions().get::<RobotsInfo>().unwrap();
     assert_eq!(
-        (info.interval, info.interval_clamped_from),
+        (info.interval(), info.interval_clamped_from()),
         (Duration::from_secs(30), Some(Duration::MAX)),
         "asking for more delay never means crawling faster"
     );
-    assert_eq!(info.waited, Duration::from_secs(30));
+    assert_eq!(info.waited(), Duration::from_secs(30));
 }
 
 #[tokio::test(start_paused = true)]
@@ -361,8 +361,11 @@ async fn a_trailing_dot_names_the_same_origin() {
     send(&service, "http://a.example/1").await.unwrap();
     let response = send(&service, "http://a.example./2").await.unwrap();
     let info = response.extensions().get::<RobotsInfo>().unwrap();
-    assert_eq!(info.origin.as_str(), "http://a.example");
-    assert_eq!(info.waited, Duration::from_secs(1), "one pacing for both");
+    assert_eq!(info.origin().as_str(), "http://a.example");
+    assert_eq!(info.waited(), Duration::from_secs(1), "one pacing for both");
+    // No X-Robots-Tag: no page directives, none for this crawler.
+    assert_eq!(info.page(), &robots_core::PageDirectives::default());
+    assert_eq!(info.directives(), &robots_core::Directives::default());
     assert!(matches!(
         send(&service, "http://a.example./private/x")
             .await
@@ -599,18 +602,18 @@ async fn responses_carry_the_decision_and_page_directives() {
         .layer(site.service());
     let response = send(&service, "http://a.example/a/open").await.unwrap();
     let info = response.extensions().get::<RobotsInfo>().unwrap();
-    let rule = info.rule.as_ref().unwrap();
+    let rule = info.rule().unwrap();
     assert_eq!(
         (rule.line, rule.kind, rule.pattern.as_str()),
         (3, robots_core::RuleKind::Allow, "/a/open")
     );
     assert!(matches!(
-        info.source,
+        info.source(),
         robots_fetch::Source::Parsed { status: 200, .. }
     ));
-    assert!(info.directives.noindex && info.directives.nofollow && info.directives.noarchive);
-    assert!(!info.page.all.noindex, "noindex was scoped to foobot");
-    assert_eq!(info.waited, Duration::ZERO);
+    assert!(info.directives().noindex && info.directives().nofollow && info.directives().noarchive);
+    assert!(!info.page().all.noindex, "noindex was scoped to foobot");
+    assert_eq!(info.waited(), Duration::ZERO);
 }
 
 #[tokio::test(start_paused = true)]

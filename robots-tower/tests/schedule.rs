@@ -205,7 +205,7 @@ async fn hooks_decide_pace_and_learn_without_http_plumbing() {
     let mut headers = http::HeaderMap::new();
     headers.insert(http::header::RETRY_AFTER, "20".parse().unwrap());
     let info = ticket.finish(429, &headers).await;
-    assert_eq!(info.origin, origin);
+    assert_eq!(info.origin(), &origin);
     assert_eq!(
         hooks.next_ready(&origin).await.unwrap(),
         Some(Duration::from_secs(20)),

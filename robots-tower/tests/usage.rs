@@ -45,7 +45,7 @@ fn get(url: &str) -> http::Request<Full<Bytes>> {
 fn expect(info: &RobotsInfo, train: Preference, search: Preference, header: Option<AiPreferences>) {
     assert_eq!(info.may_train_ai(), train, "{info:?}");
     assert_eq!(info.may_search(), search, "{info:?}");
-    assert_eq!(info.content_usage, header, "{info:?}");
+    assert_eq!(info.content_usage(), header, "{info:?}");
 }
 
 #[tokio::test]
@@ -73,7 +73,7 @@ async fn the_layer_attaches_robots_txt_and_header_preferences() {
         .unwrap();
     let page = info(&page);
     expect(&page, No, Unknown, None);
-    assert_eq!(page.usage.train_ai.line, Some(3));
+    assert_eq!(page.usage().train_ai.line, Some(3));
 
     let open = info(
         &service
@@ -83,7 +83,7 @@ async fn the_layer_attaches_robots_txt_and_header_preferences() {
             .unwrap(),
     );
     expect(&open, Yes, Yes, None);
-    assert_eq!(open.usage.search.line, Some(4));
+    assert_eq!(open.usage().search.line, Some(4));
 
     // robots.txt says search=y for /open/, the response says n: combined, n.
     let header = info(
@@ -106,7 +106,7 @@ async fn the_layer_attaches_robots_txt_and_header_preferences() {
             .await
             .unwrap(),
     );
-    assert_eq!(two.content_usage.map(|p| p.train_ai), Some(Yes));
+    assert_eq!(two.content_usage().map(|p| p.train_ai), Some(Yes));
 
     // A malformed header: present, every preference unknown; robots.txt still answers.
     let broken = info(
@@ -126,9 +126,9 @@ async fn the_layer_attaches_robots_txt_and_header_preferences() {
             .await
             .unwrap(),
     );
-    assert_eq!(news.usage.may_use_as_ai_input(), Yes);
+    assert_eq!(news.usage().may_use_as_ai_input(), Yes);
     assert_eq!(
-        news.usage.content_signal.map(|s| s.ai_input.line),
+        news.usage().content_signal.map(|s| s.ai_input.line),
         Some(Some(5))
     );
 
@@ -156,7 +156,7 @@ async fn the_layer_attaches_robots_txt_and_header_preferences() {
             .await
             .unwrap(),
     );
-    assert!(!skipped.usage.is_stated(), "{skipped:?}");
+    assert!(!skipped.usage().is_stated(), "{skipped:?}");
     let skipped = info(
         &service
             .clone()

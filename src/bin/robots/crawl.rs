@@ -259,7 +259,7 @@ async fn fetch(
                 .get(http::header::CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|t| t.to_ascii_lowercase().contains("html"));
-            let nofollow = info.as_ref().is_some_and(|i| i.directives.nofollow);
+            let nofollow = info.as_ref().is_some_and(|i| i.directives().nofollow);
             let links = if follow && html && !nofollow && (200..300).contains(&status) {
                 // Bodies are read only to find links, and only up to 2 MB.
                 let body = read_limited(response, 2 * 1024 * 1024).await;
@@ -271,8 +271,8 @@ async fn fetch(
                 outcome: outcome(
                     "fetched",
                     Some(status),
-                    info.as_ref().and_then(|i| i.rule.as_ref()),
-                    info.as_ref().map_or(Duration::ZERO, |i| i.waited),
+                    info.as_ref().and_then(|i| i.rule()),
+                    info.as_ref().map_or(Duration::ZERO, |i| i.waited()),
                     None,
                 ),
                 links,
