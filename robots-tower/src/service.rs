@@ -535,6 +535,8 @@ mod tests {
             "https://u@[::1]:443/x",
             "https://[2001:db8::1]/x",
             "http://u:p@h.example:08080/x",
+            "http://[::1]/x",
+            "http://u:p@[::1]:8080/x",
         ] {
             let parsed: http::Uri = uri.parse().unwrap();
             let mut buf = [0u8; ORIGIN_KEY_MAX];
