@@ -594,6 +594,7 @@ impl Gate {
     /// [`Gate::observe`] without waiting, for a request admitted by [`Gate::admit_now`] (whose
     /// place is in this process). A fleet lease, which only [`Gate::observe`] releases with
     /// the status, would be given back when dropped.
+    #[inline(always)]
     pub(crate) fn observe_now(
         &self,
         admission: Admission,
@@ -610,6 +611,7 @@ impl Gate {
     }
 
     /// The request's place, and the info for its response's extensions.
+    #[inline(always)]
     fn observed(&self, admission: Admission, headers: &http::HeaderMap) -> (Permit, RobotsInfo) {
         let tags = headers.get_all(&X_ROBOTS_TAG);
         // Most responses have no X-Robots-Tag: nothing to parse, nothing to keep.

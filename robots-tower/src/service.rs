@@ -281,6 +281,7 @@ where
 }
 
 /// Puts what the gate knew on a response: its extensions, and its headers when mirroring.
+#[inline]
 fn attach<B>(gate: &Gate, info: crate::RobotsInfo, response: &mut http::Response<B>) {
     gate.mirror(&info, response.headers_mut());
     response.extensions_mut().insert(info);
