@@ -450,9 +450,42 @@ const ORIGIN_KEY_MAX: usize = 320;
 /// canonical origin.)
 fn origin_key<'b>(uri: &http::Uri, buf: &'b mut [u8; ORIGIN_KEY_MAX]) -> Option<&'b str> {
     let scheme = uri.scheme_str()?;
-    // Split by hand from the authority `http` has validated, in one pass from the end: this
-    // runs on every request, and `Uri::host` and `Uri::port_u16` each search the authority.
     let authority = uri.authority()?.as_str();
+    let len = match bare_host_key(scheme, authority.as_bytes(), buf) {
+        Some(len) => len,
+        None => split_key(scheme, authority, buf)?,
+    };
+    std::str::from_utf8(&buf[..len]).ok()
+}
+
+/// The key of an authority that is a bare host (the usual one), written into `buf` in one
+/// pass that lowercases it and looks for what needs [`split_key`]: userinfo, a port, an IPv6
+/// literal. Its length, or `None` when the authority is not a bare host.
+fn bare_host_key(scheme: &str, host: &[u8], buf: &mut [u8; ORIGIN_KEY_MAX]) -> Option<usize> {
+    let start = scheme.len() + 3;
+    let dest = buf.get_mut(..start + host.len())?;
+    let mut split = host.is_empty();
+    for (to, &from) in dest[start..].iter_mut().zip(host) {
+        split |= matches!(from, b'@' | b':' | b'[');
+        *to = from.to_ascii_lowercase();
+    }
+    if split {
+        return None;
+    }
+    // (Two plain loops: a chained iterator costs a branch a byte.)
+    for (to, from) in dest.iter_mut().zip(scheme.bytes()) {
+        *to = from.to_ascii_lowercase();
+    }
+    dest[scheme.len()..start].copy_from_slice(b"://");
+    // One trailing dot names the same host (not a lone dot, not two).
+    let dot = host.len() > 1 && host.ends_with(b".") && !host.ends_with(b"..");
+    Some(dest.len() - usize::from(dot))
+}
+
+/// [`origin_key`] for any authority: split by hand from the authority `http` has validated, in
+/// one pass from the end (`Uri::host` and `Uri::port_u16` would each search it). The key's
+/// length in `buf`.
+fn split_key(scheme: &str, authority: &str, buf: &mut [u8; ORIGIN_KEY_MAX]) -> Option<usize> {
     let bytes = authority.as_bytes();
     let (mut host_start, mut port_colon, mut in_brackets) = (0, None, false);
     for (i, &b) in bytes.iter().enumerate().rev() {
@@ -516,7 +549,7 @@ fn origin_key<'b>(uri: &http::Uri, buf: &'b mut [u8; ORIGIN_KEY_MAX]) -> Option<
         digits[at] = b':';
         push(&digits[at..])?;
     }
-    std::str::from_utf8(&buf[..len]).ok()
+    Some(len)
 }
 
 #[cfg(test)]
@@ -541,6 +574,10 @@ mod tests {
             "http://u:p@h.example:08080/x",
             "http://[::1]/x",
             "http://u:p@[::1]:8080/x",
+            "http://EXAMPLE.org../x",
+            "http://a./x",
+            "https://xn--bcher-kva.example/x",
+            "http://h-1.example:/x",
         ] {
             let parsed: http::Uri = uri.parse().unwrap();
             let mut buf = [0u8; ORIGIN_KEY_MAX];
