@@ -65,6 +65,7 @@ mod hooks;
 #[cfg(feature = "reqwest")]
 mod middleware;
 mod overrides;
+mod packed;
 mod politeness;
 mod service;
 pub mod status;
