@@ -472,14 +472,24 @@ fn bare_host_key(scheme: &str, host: &[u8], buf: &mut [u8; ORIGIN_KEY_MAX]) -> O
     if split {
         return None;
     }
-    // (Two plain loops: a chained iterator costs a branch a byte.)
-    for (to, from) in dest.iter_mut().zip(scheme.bytes()) {
+    copy_lowercase(&mut dest[..scheme.len()], scheme.as_bytes());
+    dest[scheme.len()..start].copy_from_slice(b"://");
+    Some(start + without_trailing_dot(host).len())
+}
+
+/// One trailing dot names the same host (not a lone dot, not two): the host without it.
+fn without_trailing_dot(host: &[u8]) -> &[u8] {
+    match host.strip_suffix(b".") {
+        Some(stripped) if !stripped.is_empty() && !stripped.ends_with(b".") => stripped,
+        _ => host,
+    }
+}
+
+/// `from` into `to`, lowercased as copied (a plain loop: no call to `memcpy` for a few bytes).
+fn copy_lowercase(to: &mut [u8], from: &[u8]) {
+    for (to, from) in to.iter_mut().zip(from) {
         *to = from.to_ascii_lowercase();
     }
-    dest[scheme.len()..start].copy_from_slice(b"://");
-    // One trailing dot names the same host (not a lone dot, not two).
-    let dot = host.len() > 1 && host.ends_with(b".") && !host.ends_with(b"..");
-    Some(dest.len() - usize::from(dot))
 }
 
 /// [`origin_key`] for any authority: split by hand from the authority `http` has validated, in
@@ -501,15 +511,12 @@ fn split_key(scheme: &str, authority: &str, buf: &mut [u8; ORIGIN_KEY_MAX]) -> O
         }
     }
     let host_end = port_colon.unwrap_or(bytes.len());
-    let host = authority.get(host_start..host_end)?;
+    let host = bytes.get(host_start..host_end)?;
     let port = port_colon.map_or("", |colon| &authority[colon + 1..]);
     if host.is_empty() {
         return None;
     }
-    let host = match host.strip_suffix('.') {
-        Some(stripped) if !stripped.is_empty() && !stripped.ends_with('.') => stripped,
-        _ => host,
-    };
+    let host = without_trailing_dot(host);
     let default_port = match scheme {
         "http" => Some(80),
         "https" => Some(443),
@@ -523,16 +530,13 @@ fn split_key(scheme: &str, authority: &str, buf: &mut [u8; ORIGIN_KEY_MAX]) -> O
     let mut len = 0;
     let mut push = |bytes: &[u8]| -> Option<()> {
         let end = len + bytes.len();
-        // Lowercased as copied: no call to `memcpy` for a few bytes.
-        for (to, from) in buf.get_mut(len..end)?.iter_mut().zip(bytes) {
-            *to = from.to_ascii_lowercase();
-        }
+        copy_lowercase(buf.get_mut(len..end)?, bytes);
         len = end;
         Some(())
     };
     push(scheme.as_bytes())?;
     push(b"://")?;
-    push(host.as_bytes())?;
+    push(host)?;
     if let Some(port) = port {
         let mut digits = [0u8; 6];
         let mut n = port;
