@@ -39,6 +39,7 @@ pub mod pattern;
 pub mod records;
 pub mod reference;
 pub mod robots;
+mod rule_pattern;
 mod sweep;
 pub mod url_path;
 pub mod usage;
@@ -49,6 +50,7 @@ pub use matcher::{CrawlDelay, MatchedRule, Matcher, Selection, Verdict};
 pub use page::{Directives, ImagePreview, PageDirectives};
 pub use records::{RequestRate, parse_crawl_delay};
 pub use robots::{Agent, Group, Record, RobotsTxt, Rule, RuleKind, Sitemap};
+pub use rule_pattern::RulePattern;
 pub use url_path::path_of;
 pub use usage::{
     AiPreferences, ContentSignal, InvalidPreferences, Preference, SignalPreferences, Stated, Usage,

@@ -1051,6 +1051,12 @@ impl Matcher {
         }
     }
 
+    /// The view's bytes, which every [`MatchedRule::pattern`] it gives is a slice of (see
+    /// [`Matcher::pattern_of`]).
+    pub(crate) fn arena(&self) -> &[u8] {
+        &self.inner.arena
+    }
+
     /// Checks a URL (absolute, scheme-relative or a bare path; taken as given, not decoded).
     #[inline]
     pub fn check_url(&self, url: &str) -> Verdict<'_> {

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use robots_core::{Matcher, RobotsTxt, Usage, UsagePreferences, Verdict};
+use robots_core::{MatchedRule, Matcher, RobotsTxt, RulePattern, Usage, UsagePreferences, Verdict};
 use tokio::time::Instant;
 use tracing::{debug, info, trace, warn};
 use url::Url;
@@ -152,6 +152,15 @@ impl ParsedRobots {
             .iter()
             .find(|(t, _)| t.eq_ignore_ascii_case(token))
             .map(|(_, m)| m)
+    }
+
+    /// The pattern of a rule one of these views matched, owned without copying (see
+    /// [`Matcher::pattern_of`]); a rule of another view is copied.
+    pub fn pattern_of(&self, rule: &MatchedRule<'_>) -> RulePattern {
+        std::iter::once(&self.matcher)
+            .chain(self.policy.iter().map(|(_, m)| m))
+            .find_map(|view| view.pattern_of(rule))
+            .unwrap_or_else(|| RulePattern::from(rule.pattern))
     }
 
     /// Every sitemap URL in the file, in file order, as written.
@@ -480,6 +489,15 @@ impl CachedRobots {
     pub fn is_blocked_by_outage(&self, now: Instant) -> bool {
         matches!(self.source, Source::Unreachable { .. })
             && matches!(self.rules_at(now), Rules::DisallowAll)
+    }
+
+    /// The pattern of a rule that one of this entry's views matched, owned without copying
+    /// (see [`ParsedRobots::pattern_of`]); copied when the entry holds no parsed file.
+    pub fn pattern_of(&self, rule: &MatchedRule<'_>) -> RulePattern {
+        match &self.rules {
+            Rules::Parsed(parsed) => parsed.pattern_of(rule),
+            _ => RulePattern::from(rule.pattern),
+        }
     }
 
     /// The verdict for a path (see [`robots_core::path_of`]) at `now`. Does not allocate.
@@ -1588,5 +1606,28 @@ mod tests {
         let secs: Vec<u64> = (1..=9).map(|n| backoff(&config, n).as_secs()).collect();
         assert_eq!(secs, [60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
         assert_eq!(backoff(&config, u32::MAX), config.retry_max);
+    }
+
+    #[test]
+    fn patterns_share_the_bytes_of_the_view_that_matched() {
+        let body = b"User-agent: *\nDisallow: /all\nUser-agent: Google-Extended\nDisallow: /ai\n";
+        let parsed = ParsedRobots::with_policy_tokens(body, &["FooBot"], &["Google-Extended"]);
+        let own = parsed.matcher().check_path(b"/all/x");
+        let policy = parsed
+            .policy_matcher("google-extended")
+            .map(|m| m.check_path(b"/ai/x"));
+        for rule in [own.rule, policy.and_then(|v| v.rule)] {
+            let rule = rule.expect("a rule decides");
+            let pattern = parsed.pattern_of(&rule);
+            assert_eq!(pattern.as_bytes(), rule.pattern);
+            // Shared: the very bytes the verdict pointed at, not a copy.
+            assert!(std::ptr::eq(pattern.as_bytes(), rule.pattern));
+        }
+        // A rule of a view the entry does not hold is copied.
+        let other = Matcher::from_body(b"User-agent: *\nDisallow: /other\n", ["FooBot"]);
+        let foreign = other.check_path(b"/other").rule.expect("a rule decides");
+        let copied = parsed.pattern_of(&foreign);
+        assert_eq!(copied, "/other");
+        assert!(!std::ptr::eq(copied.as_bytes(), foreign.pattern));
     }
 }

@@ -3,7 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
-use robots_fetch::Origin;
+use robots_core::RulePattern;
+use robots_fetch::{CachedRobots, Origin};
 
 /// Why a request was not sent. Returned boxed (`BoxError`) by the layer, inside
 /// `reqwest_middleware::Error::Middleware` by the middleware; get it back with
@@ -208,16 +209,18 @@ pub struct DecidingRule {
     pub line: u32,
     /// Allow or disallow.
     pub kind: robots_core::RuleKind,
-    /// The pattern as written.
-    pub pattern: String,
+    /// The pattern as written. It shares the cached rules' bytes (no copy per request); read it
+    /// with `as_bytes`, `to_str_lossy` or `Display`.
+    pub pattern: RulePattern,
 }
 
 impl DecidingRule {
-    pub(crate) fn of(rule: &robots_core::MatchedRule<'_>) -> DecidingRule {
+    /// The rule that decided `entry`'s verdict, its pattern shared with the entry.
+    pub(crate) fn of(rule: &robots_core::MatchedRule<'_>, entry: &CachedRobots) -> DecidingRule {
         DecidingRule {
             line: rule.line,
             kind: rule.kind,
-            pattern: rule.pattern_lossy().into_owned(),
+            pattern: entry.pattern_of(rule),
         }
     }
 }

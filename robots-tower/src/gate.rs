@@ -517,7 +517,10 @@ impl Gate {
         }
         let (allowed, rule) = {
             let verdict = entry.verdict_at(path.as_bytes(), now);
-            (verdict.allowed, verdict.rule.as_ref().map(DecidingRule::of))
+            (
+                verdict.allowed,
+                verdict.rule.as_ref().map(|r| DecidingRule::of(r, entry)),
+            )
         };
         if !allowed {
             info!(url = %url(), rule = ?rule, "disallowed by robots.txt");
@@ -533,7 +536,7 @@ impl Gate {
         for resolved in served_paths(path) {
             let verdict = entry.verdict_at(resolved.as_bytes(), now);
             if !verdict.allowed {
-                let rule = verdict.rule.as_ref().map(DecidingRule::of);
+                let rule = verdict.rule.as_ref().map(|r| DecidingRule::of(r, entry));
                 info!(url = %url(), resolved = %resolved, rule = ?rule, "disallowed by robots.txt once resolved");
                 crate::telemetry::decided("disallowed");
                 return Err(RobotsError::Disallowed {
@@ -558,7 +561,7 @@ impl Gate {
                         return Err(RobotsError::DisallowedFor {
                             url: url(),
                             token: token.clone(),
-                            rule: verdict.rule.as_ref().map(DecidingRule::of),
+                            rule: verdict.rule.as_ref().map(|r| DecidingRule::of(r, entry)),
                         });
                     }
                 }

@@ -167,7 +167,7 @@ async fn a_disallowed_url_never_reaches_the_server() {
             resolved_path: None,
         }) => {
             assert_eq!(url, "http://a.example/private/x");
-            assert_eq!((rule.line, rule.pattern.as_str()), (2, "/private"));
+            assert_eq!((rule.line, rule.pattern.as_str()), (2, Some("/private")));
         }
         other => panic!("{other:?}"),
     }
@@ -605,7 +605,7 @@ async fn responses_carry_the_decision_and_page_directives() {
     let rule = info.rule().unwrap();
     assert_eq!(
         (rule.line, rule.kind, rule.pattern.as_str()),
-        (3, robots_core::RuleKind::Allow, "/a/open")
+        (3, robots_core::RuleKind::Allow, Some("/a/open"))
     );
     assert!(matches!(
         info.source(),

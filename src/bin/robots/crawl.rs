@@ -97,7 +97,7 @@ struct Outcome {
 struct RuleJson {
     line: u32,
     kind: &'static str,
-    pattern: String,
+    pattern: robots::core::RulePattern,
 }
 
 impl RuleJson {
