@@ -310,12 +310,16 @@ impl Name {
 
 /// A key's first eight bytes, zero-padded. A zero byte in a key is compared like any other, and
 /// a name's unused bytes are masked out, so the padding never makes a match.
+/// Every line's key goes through here: a copy of variable length would be a call to `memcpy`
+/// per line, so a long key is read as one word and a short one byte by byte.
 #[inline]
 fn head_of(key: &[u8]) -> u64 {
-    let mut head = [0u8; 8];
-    let n = key.len().min(8);
-    head[..n].copy_from_slice(&key[..n]);
-    u64::from_le_bytes(head)
+    if let Some(head) = key.first_chunk::<8>() {
+        return u64::from_le_bytes(*head);
+    }
+    key.iter()
+        .rev()
+        .fold(0u64, |head, &b| (head << 8) | u64::from(b))
 }
 
 /// Decides a key's kind by prefix, first hit wins; the flag says it was an accepted typo.
@@ -425,6 +429,17 @@ fn is_lower(b: u8) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_head_is_the_first_eight_bytes_zero_padded() {
+        let key = b"\x01\x80Disallow-x";
+        for n in 0..=key.len() {
+            let mut padded = [0u8; 8];
+            let kept = n.min(8);
+            padded[..kept].copy_from_slice(&key[..kept]);
+            assert_eq!(head_of(&key[..n]), u64::from_le_bytes(padded), "{n}");
+        }
+    }
 
     /// Key classification as the spec words it, byte by byte: the oracle for the folded one.
     fn classify_key_plainly(key: &[u8]) -> (KeyKind, bool) {
