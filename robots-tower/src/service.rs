@@ -466,15 +466,63 @@ fn bare_host_key(scheme: &str, host: &[u8], buf: &mut [u8; ORIGIN_KEY_MAX]) -> O
     let dest = buf.get_mut(..start + host.len())?;
     let mut split = host.is_empty();
     for (to, &from) in dest[start..].iter_mut().zip(host) {
-        split |= matches!(from, b'@' | b':' | b'[');
+        split |= matches!(from, b'@' | b':' | b'[' | b'%');
         *to = from.to_ascii_lowercase();
     }
-    if split {
+    let host = without_trailing_dot(host);
+    if split || is_rewritten_ipv4(host) {
         return None;
     }
     copy_lowercase(&mut dest[..scheme.len()], scheme.as_bytes());
     dest[scheme.len()..start].copy_from_slice(b"://");
-    Some(start + without_trailing_dot(host).len())
+    Some(start + host.len())
+}
+
+/// Whether the URL parser keeps `host` (without its trailing dot) as written, but for case, so
+/// that a key written from it is the canonical origin's and a cache hit finds it. Not so for an
+/// IPv6 literal (written in its shortest form), a percent-escape (decoded), or an IPv4 address
+/// not in its canonical form ([`is_rewritten_ipv4`]). Those hosts are left to the URL parser.
+fn is_kept_as_written(host: &[u8]) -> bool {
+    !host.iter().any(|b| matches!(b, b'[' | b']' | b'%')) && !is_rewritten_ipv4(host)
+}
+
+/// Whether `host` (without its trailing dot) ends in a number, which the URL standard reads as
+/// an IPv4 address in any of its forms (`127.1`, `0x7f.0.0.1`, `2130706433`, `010.0.0.1`), and
+/// is not already four decimal numbers up to 255 without leading zeros.
+fn is_rewritten_ipv4(host: &[u8]) -> bool {
+    // A number ends in a hex digit (or is a bare `0x`); a name's last label (`.com`, `.org`)
+    // seldom does.
+    if !host
+        .last()
+        .is_some_and(|b| b.is_ascii_hexdigit() || matches!(b, b'x' | b'X'))
+    {
+        return false;
+    }
+    let last = host.rsplit(|&b| b == b'.').next().unwrap_or_default();
+    let hex = |digits: &[u8]| digits.iter().all(u8::is_ascii_hexdigit);
+    let is_number = match last {
+        [] => false,
+        [b'0', b'x' | b'X', digits @ ..] => hex(digits),
+        digits => digits.iter().all(u8::is_ascii_digit),
+    };
+    if !is_number {
+        return false;
+    }
+    let canonical_octet = |label: &[u8]| {
+        matches!(label.len(), 1..=3)
+            && label.iter().all(u8::is_ascii_digit)
+            && (label.len() == 1 || label[0] != b'0')
+            && label
+                .iter()
+                .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'))
+                <= 255
+    };
+    let mut labels = 0;
+    let canonical = host.split(|&b| b == b'.').all(|label| {
+        labels += 1;
+        canonical_octet(label)
+    });
+    !(canonical && labels == 4)
 }
 
 /// One trailing dot names the same host (not a lone dot, not two): the host without it.
@@ -513,10 +561,10 @@ fn split_key(scheme: &str, authority: &str, buf: &mut [u8; ORIGIN_KEY_MAX]) -> O
     let host_end = port_colon.unwrap_or(bytes.len());
     let host = bytes.get(host_start..host_end)?;
     let port = port_colon.map_or("", |colon| &authority[colon + 1..]);
-    if host.is_empty() {
+    let host = without_trailing_dot(host);
+    if host.is_empty() || !is_kept_as_written(host) {
         return None;
     }
-    let host = without_trailing_dot(host);
     let default_port = match scheme {
         "http" => Some(80),
         "https" => Some(443),
@@ -525,6 +573,8 @@ fn split_key(scheme: &str, authority: &str, buf: &mut [u8; ORIGIN_KEY_MAX]) -> O
     let port = match port {
         "" => None,
         // A port that is not a number of 16 bits has no origin.
+        // (`u16::from_str` takes a leading `+`, the URL standard does not.)
+        digits if !digits.bytes().all(|b| b.is_ascii_digit()) => return None,
         digits => Some(digits.parse::<u16>().ok()?).filter(|p| Some(*p) != default_port),
     };
     let mut len = 0;
@@ -568,20 +618,20 @@ mod tests {
             "http://example.com:80/",
             "http://example.com:8080/x",
             "http://127.0.0.1:3000/x",
-            "http://[::1]:8080/x",
             "https://user:pw@example.com/x",
             "http://example.com./x",
             "http://Example.com.:8080/x",
             "http://Example.com.:/x",
-            "https://u@[::1]:443/x",
-            "https://[2001:db8::1]/x",
             "http://u:p@h.example:08080/x",
-            "http://[::1]/x",
-            "http://u:p@[::1]:8080/x",
             "http://EXAMPLE.org../x",
             "http://a./x",
             "https://xn--bcher-kva.example/x",
             "http://h-1.example:/x",
+            "http://10.0.0.255:8080/x",
+            "http://1.2.3.4./x",
+            "http://0.0.0.0/x",
+            "http://a.1x/x",
+            "http://a.0xg/x",
         ] {
             let parsed: http::Uri = uri.parse().unwrap();
             let mut buf = [0u8; ORIGIN_KEY_MAX];
@@ -592,11 +642,55 @@ mod tests {
                 "{uri}"
             );
         }
+        // Hosts the URL parser rewrites are left to it (the key must be the canonical origin's,
+        // or the request would miss the cache under a key nothing is stored at).
+        for uri in [
+            "http://[::1]:8080/x",
+            "https://u@[::1]:443/x",
+            "https://[2001:DB8:0::1]/x",
+            "http://u:p@[::1]:8080/x",
+            "http://[::ffff:1.2.3.4]/x",
+            "http://127.1/x",
+            "http://0x7f.0.0.1:8080/x",
+            "http://0X7F.0.0.1/x",
+            "http://2130706433/x",
+            "http://010.0.0.1/x",
+            "http://1.2.3.256/x",
+            "http://a.b.c.d.1/x",
+            "http://u@1.2.3.04/x",
+            "http://ex%41mple.com/x",
+        ] {
+            let Ok(parsed) = uri.parse::<http::Uri>() else {
+                continue;
+            };
+            let mut buf = [0u8; ORIGIN_KEY_MAX];
+            assert_eq!(origin_key(&parsed, &mut buf), None, "{uri}");
+        }
         let mut buf = [0u8; ORIGIN_KEY_MAX];
         assert_eq!(origin_key(&"/relative".parse().unwrap(), &mut buf), None);
         // A port out of range is no origin (the request is refused, never sent elsewhere).
         if let Ok(uri) = "http://example.com:99999/".parse::<http::Uri>() {
             assert_eq!(origin_key(&uri, &mut buf), None);
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the host, a key written without the URL parser is the canonical origin's.
+        #[test]
+        fn a_written_key_is_the_canonical_origin(
+            host in "[0-9a-fA-FxXzZ.%\\[\\]:@_~!$&'()*+,;=-]{1,20}",
+            port in proptest::option::of(0u32..70_000),
+        ) {
+            let port = port.map_or(String::new(), |p| format!(":{p}"));
+            let uri = format!("http://{host}{port}/x");
+            let mut buf = [0u8; ORIGIN_KEY_MAX];
+            let key = uri.parse::<http::Uri>().ok().and_then(|parsed| {
+                origin_key(&parsed, &mut buf).map(str::to_string)
+            });
+            if let Some(key) = key {
+                let canonical = robots_fetch::Origin::parse(&uri).map(|o| o.as_str().to_string());
+                proptest::prop_assert_eq!(Some(key), canonical.ok(), "{}", uri);
+            }
         }
     }
 }

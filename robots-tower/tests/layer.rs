@@ -689,6 +689,29 @@ async fn the_cache_counts_each_request_once() {
     assert_eq!((stats.hits, stats.misses, stats.fetches), (2, 1, 1));
 }
 
+/// A host written in a form the URL parser rewrites (an IPv4 address as `127.1`, one number,
+/// hexadecimal) is looked up under its canonical origin: it hits the entry that the plain form
+/// filled, instead of missing the cache on every request.
+#[tokio::test(start_paused = true)]
+async fn hosts_the_url_parser_rewrites_hit_the_canonical_entry() {
+    let site = Site::new(vec![("127.0.0.1", host(""))], Duration::ZERO);
+    let layer = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .build();
+    let service = layer.layer(site.service());
+    for uri in [
+        "http://127.0.0.1/0",
+        "http://127.1/1",
+        "http://2130706433/2",
+        "http://0x7f.0.0.1/3",
+    ] {
+        let response = send(&service, uri).await;
+        assert!(response.is_ok_and(|r| r.status() == 200), "{uri}");
+    }
+    let stats = layer.cache().stats();
+    assert_eq!((stats.hits, stats.misses, stats.fetches), (3, 1, 1));
+}
+
 /// An enormous Retry-After with an unbounded cap pauses the origin without panicking.
 #[tokio::test(start_paused = true)]
 async fn huge_retry_after_does_not_overflow() {
