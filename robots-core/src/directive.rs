@@ -323,6 +323,7 @@ fn head_of(key: &[u8]) -> u64 {
 }
 
 /// Decides a key's kind by prefix, first hit wins; the flag says it was an accepted typo.
+#[inline]
 pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
     const USER_AGENT: Name = Name::new("user-agent");
     const USERAGENT: Name = Name::new("useragent");

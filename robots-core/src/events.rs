@@ -51,6 +51,7 @@ impl Events<'_> {
 impl<'a> Iterator for Events<'a> {
     type Item = (u32, Event<'a>);
 
+    #[inline(always)]
     fn next(&mut self) -> Option<(u32, Event<'a>)> {
         for line in self.lines.by_ref() {
             self.line_count = line.number;

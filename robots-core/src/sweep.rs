@@ -26,16 +26,22 @@ fn specials(block: &[u8; BLOCK]) -> u64 {
 
 /// The specials of the block of `body` starting at `start` (a short last block is padded with
 /// bytes that are not special).
+#[inline]
 fn specials_at(body: &[u8], start: usize) -> u64 {
-    let rest = body.get(start..).unwrap_or_default();
-    match rest.first_chunk::<BLOCK>() {
+    match body.get(start..).and_then(<[u8]>::first_chunk::<BLOCK>) {
         Some(block) => specials(block),
-        None => {
-            let mut padded = [b'a'; BLOCK];
-            padded[..rest.len()].copy_from_slice(rest);
-            specials(&padded)
-        }
+        None => specials_of_last(body, start),
     }
+}
+
+/// [`specials_at`] for the last block, shorter than 64 bytes: once per body.
+#[cold]
+#[inline(never)]
+fn specials_of_last(body: &[u8], start: usize) -> u64 {
+    let rest = body.get(start..).unwrap_or_default();
+    let mut padded = [b'a'; BLOCK];
+    padded[..rest.len().min(BLOCK)].copy_from_slice(&rest[..rest.len().min(BLOCK)]);
+    specials(&padded)
 }
 
 /// One line: its number, its content (up to a NUL, at most [`MAX_LINE_BYTES`]), and what the
