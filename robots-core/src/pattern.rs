@@ -61,13 +61,43 @@ pub(crate) struct Shape {
 /// A body with `*`s: `first_star` ends the literal prefix, `last_star` starts the literal
 /// suffix; what lies between is split on `*` at match time. For a body with more than one
 /// `*`, `needs` holds every byte the pattern needs, so a path lacking one is rejected without a
-/// scan (empty, and not consulted, for one `*`).
+/// scan (empty, and not consulted, for one `*`). 32 bytes: a view keeps one per `*` rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Glob {
     first_star: u32,
     last_star: u32,
     min_len: u32,
-    needs: ByteSet,
+    needs: Needs,
+}
+
+/// The ASCII bytes a pattern needs, 128 bits. An escaped pattern is all ASCII (escaping writes
+/// every byte ≥ 0x80 as `%XX`), so for a compiled view nothing is lost against a full byte set,
+/// at half its size; a byte ≥ 0x80 (in a pattern not escaped) is left out, which only makes
+/// the filter reject fewer paths, never a path that matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Needs([u64; 2]);
+
+impl Needs {
+    /// The ASCII bytes of `bytes`.
+    pub(crate) fn of(bytes: &[u8]) -> Needs {
+        let mut needs = Needs::default();
+        for &b in bytes {
+            needs.insert(b);
+        }
+        needs
+    }
+
+    #[inline]
+    fn insert(&mut self, b: u8) {
+        // Branch-free: a byte ≥ 0x80 sets no bit.
+        self.0[usize::from((b >> 6) & 1)] |= u64::from(b < 0x80) << (b & 63);
+    }
+
+    /// Whether every byte of `self` is in `set`.
+    #[inline]
+    fn is_within(&self, set: &ByteSet) -> bool {
+        self.0[0] & !set.0[0] == 0 && self.0[1] & !set.0[1] == 0
+    }
 }
 
 impl Glob {
@@ -144,7 +174,7 @@ impl<'p> Subject<'p> {
     /// set of the path's bytes (built once per check). The set costs a pass over the path, more
     /// than the searches it saves a view with one or two such globs; a view with many pays it
     /// once and rejects most of them with it.
-    fn may_have(&mut self, needs: &ByteSet) -> bool {
+    fn may_have(&mut self, needs: &Needs) -> bool {
         if self.bytes.is_none() {
             self.asked = self.asked.saturating_add(1);
             if self.asked <= Self::ASKS_BEFORE_BYTE_SET {
@@ -152,7 +182,7 @@ impl<'p> Subject<'p> {
             }
         }
         let path = self.path;
-        needs.is_subset(self.bytes.get_or_insert_with(|| ByteSet::of(path)))
+        needs.is_within(self.bytes.get_or_insert_with(|| ByteSet::of(path)))
     }
 
     /// The first position `>= at` and `< end` of byte `b`.
@@ -194,7 +224,7 @@ impl Glob {
     /// The `*` analysis of a body, `None` when it has no `*`.
     pub(crate) fn of(body: &[u8]) -> Option<Glob> {
         let (first_star, last_star) = (find_byte(b'*', body)?, rfind_byte(b'*', body)?);
-        let mut needs = ByteSet::default();
+        let mut needs = Needs::default();
         let mut min_len = 0u32;
         if first_star == last_star {
             // One `*`: the byte set is never consulted (see `glob_matches`).
@@ -429,9 +459,15 @@ mod tests {
     }
 
     #[test]
+    fn a_glob_analysis_is_32_bytes() {
+        // A view keeps one per `*` rule; a crafted file has tens of thousands.
+        assert_eq!(std::mem::size_of::<Glob>(), 32);
+    }
+
+    #[test]
     fn the_byte_set_answers_after_a_few_globs_ask() {
         let mut subject = Subject::new(b"/abc");
-        let needs_z = ByteSet::of(b"z");
+        let needs_z = Needs::of(b"z");
         // The first asks are answered yes, without a pass over the path.
         for _ in 0..Subject::ASKS_BEFORE_BYTE_SET {
             assert!(subject.may_have(&needs_z));
@@ -439,7 +475,10 @@ mod tests {
         }
         // Then the set answers: the path has no `z`, and has `c` and `a`.
         assert!(!subject.may_have(&needs_z));
-        assert!(subject.may_have(&ByteSet::of(b"ca")));
+        assert!(subject.may_have(&Needs::of(b"ca")));
+        // A byte ≥ 0x80 is no requirement (escaped patterns have none): never a wrong no.
+        assert!(subject.may_have(&Needs::of(b"a\xC3")));
+        assert_eq!(Needs::of(b"a\xC3\xFF"), Needs::of(b"a"));
     }
 
     #[test]
