@@ -89,8 +89,10 @@ impl Needs {
 
     #[inline]
     fn insert(&mut self, b: u8) {
-        // Branch-free: a byte ≥ 0x80 sets no bit.
-        self.0[usize::from((b >> 6) & 1)] |= u64::from(b < 0x80) << (b & 63);
+        // Always taken for an escaped pattern, so the branch costs nothing.
+        if let Some(word) = self.0.get_mut(usize::from(b >> 6)) {
+            *word |= 1 << (b & 63);
+        }
     }
 
     /// Whether every byte of `self` is in `set`.
