@@ -935,17 +935,22 @@ impl Matcher {
                 };
                 rules.push((compiled, written_elsewhere.then_some(written_span), rank));
             };
-            add(&mut arena, &pattern);
             // Google's index.html retry: an allow whose last segment starts with `/index.htm` is
             // tried again as everything up to that `/` plus `$`. Its priority is always lower than
             // the original's, so in priority order it only decides when the original does not match.
-            if kind == RuleKind::Allow
+            let retry = if kind == RuleKind::Allow
                 && let Some(slash) = rfind_byte(b'/', &pattern)
                 && pattern[slash..].starts_with(b"/index.htm")
             {
                 let mut retry = pattern[..=slash].to_vec();
                 retry.push(b'$');
-                add(&mut arena, &retry);
+                Some(retry)
+            } else {
+                None
+            };
+            // One call site, so that `add` is inlined into the loop.
+            for pattern in std::iter::once(&*pattern).chain(retry.as_deref()) {
+                add(&mut arena, pattern);
             }
         }
         decision_order(rules.len(), |i| rules[i].2, order);
