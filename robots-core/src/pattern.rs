@@ -224,6 +224,7 @@ impl<'p> Subject<'p> {
 
 impl Glob {
     /// The `*` analysis of a body, `None` when it has no `*`.
+    #[inline]
     pub(crate) fn of(body: &[u8]) -> Option<Glob> {
         let (first_star, last_star) = (find_byte(b'*', body)?, rfind_byte(b'*', body)?);
         let mut needs = Needs::default();
