@@ -341,7 +341,18 @@ pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
     const SITE_MAP: Name = Name::new("site-map");
     let head = head_of(key);
     let is = |name: &Name| name.starts(key, head);
-    // The kinds' names and typos start with distinct letters: dispatch on the first one.
+    // The usual keys first, by how often files have them: tests in this order cost fewer
+    // mispredicted branches than a jump on the first letter.
+    if is(&DISALLOW) {
+        return (KeyKind::Disallow, false);
+    }
+    if is(&ALLOW) {
+        return (KeyKind::Allow, false);
+    }
+    if is(&USER_AGENT) {
+        return (KeyKind::UserAgent, false);
+    }
+    // The rest (names and typos start with distinct letters): dispatch on the first one.
     match key.first().map(u8::to_ascii_lowercase) {
         Some(b'u') if is(&USER_AGENT) => (KeyKind::UserAgent, false),
         Some(b'u') if is(&USERAGENT) || is(&USER_SPACE_AGENT) => (KeyKind::UserAgent, true),
