@@ -124,12 +124,22 @@ fn is_separator_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t')
 }
 
-pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
+pub(crate) fn trim(s: &[u8]) -> &[u8] {
+    trim_end(trim_start(s))
+}
+
+/// `s` without its leading whitespace.
+fn trim_start(mut s: &[u8]) -> &[u8] {
     while let [first, rest @ ..] = s
         && is_trim_space(*first)
     {
         s = rest;
     }
+    s
+}
+
+/// `s` without its trailing whitespace.
+fn trim_end(mut s: &[u8]) -> &[u8] {
     while let [rest @ .., last] = s
         && is_trim_space(*last)
     {
@@ -220,9 +230,10 @@ pub(crate) fn parse_scanned(content: &[u8], scanned: Scanned) -> LineContent<'_>
     // `text` is a subslice of `content`; the colon, not being whitespace, lies inside it.
     let offset = text.as_ptr() as usize - content.as_ptr() as usize;
     let (key, value, missing_colon) = match colon {
+        // `text` is trimmed: the key starts it and the value ends it.
         Some(at) => (
-            trim(&text[..at - offset]),
-            trim(&text[at - offset + 1..]),
+            trim_end(&text[..at - offset]),
+            trim_start(&text[at - offset + 1..]),
             false,
         ),
         None => {
