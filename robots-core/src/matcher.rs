@@ -108,6 +108,14 @@ impl CompiledRule {
     fn key(&self) -> u8 {
         (self.len_key >> 24) as u8
     }
+
+    /// Its place in decision order, highest first: priority (the escaped pattern's length,
+    /// `$` counted), then allow before disallow.
+    #[inline]
+    fn rank(&self) -> u32 {
+        let priority = self.len() + u32::from(self.meta & FLAG_ANCHORED != 0);
+        priority * 2 + u32::from(self.meta & FLAG_ALLOW != 0)
+    }
 }
 
 #[derive(Debug)]
@@ -434,10 +442,6 @@ struct KeptRule {
     hints: ValueHints,
 }
 
-/// A rule compiled but not yet in decision order: the compact rule, its written span when
-/// that is not at the body's start, and its rank.
-type PendingRule = (CompiledRule, Option<(u32, u32)>, u32);
-
 /// The vectors a parse needs only while it runs, kept per thread from one parse to the next.
 /// A crawler parses file after file: reusing them saves about 40% of a view's allocations. Each
 /// is emptied after use and dropped when it holds more than [`Scratch::RETAINED_BYTES`]: a
@@ -455,7 +459,12 @@ struct Scratch {
 /// What `Matcher::compile` needs while it runs.
 #[derive(Debug, Default)]
 struct CompileScratch {
-    pending: Vec<PendingRule>,
+    /// The rules compiled, not yet in decision order (16 bytes each: a crafted file has tens
+    /// of thousands, written into fresh memory).
+    pending: Vec<CompiledRule>,
+    /// For the few pending rules whose written form is elsewhere (`FLAG_WRITTEN_ELSEWHERE`):
+    /// (pending position, start, end), by position.
+    spans: Vec<(u32, u32, u32)>,
     order: Vec<u32>,
     /// The `*` rules kept so far (positions in the view), by [`twin_hash`].
     twins: hashbrown::HashTable<u32>,
@@ -478,6 +487,7 @@ impl Scratch {
         scratch.groups = emptied(std::mem::take(&mut scratch.groups));
         let compile = &mut scratch.compile;
         compile.pending = emptied(std::mem::take(&mut compile.pending));
+        compile.spans = emptied(std::mem::take(&mut compile.spans));
         compile.order = emptied(std::mem::take(&mut compile.order));
         // A slot is a position and a control byte.
         if compile.twins.capacity() * 5 > Scratch::RETAINED_BYTES {
@@ -853,11 +863,13 @@ impl Matcher {
     ) -> Matcher {
         let CompileScratch {
             pending: rules,
+            spans,
             order,
             twins,
         } = scratch;
         // Empty already after `Scratch::with`; cleared so that nothing else need hold to it.
         rules.clear();
+        spans.clear();
         order.clear();
         twins.clear();
         // Sized up front: growing these one rule at a time was a visible share of parse time.
@@ -904,11 +916,6 @@ impl Matcher {
                 };
                 let written_elsewhere = !(shares
                     && written_span.1 - written_span.0 == body.len() as u32 + u32::from(anchored));
-                // Decision order: priority descending, allow before disallow, then file order.
-                let priority = u32::try_from(pattern.len())
-                    .unwrap_or(u32::MAX / 2)
-                    .min(u32::MAX / 2);
-                let rank = priority * 2 + u32::from(kind == RuleKind::Allow);
                 let mut meta = 0;
                 if kind == RuleKind::Allow {
                     meta |= FLAG_ALLOW;
@@ -933,7 +940,10 @@ impl Matcher {
                     line,
                     meta,
                 };
-                rules.push((compiled, written_elsewhere.then_some(written_span), rank));
+                if written_elsewhere {
+                    spans.push((rules.len() as u32, written_span.0, written_span.1));
+                }
+                rules.push(compiled);
             };
             // Google's index.html retry: an allow whose last segment starts with `/index.htm` is
             // tried again as everything up to that `/` plus `$`. Its priority is always lower than
@@ -953,7 +963,7 @@ impl Matcher {
                 add(&mut arena, pattern);
             }
         }
-        decision_order(rules.len(), |i| rules[i].2, order);
+        decision_order(rules.len(), |i| rules[i].rank(), order);
         // Twins: `*` rules with the same body and anchoring match the same paths, and they have
         // the same priority. In decision order the first of them decides whenever any of them
         // would; the others are never reached with a different answer, so they are dropped. A
@@ -970,7 +980,7 @@ impl Matcher {
         // `*` analyses in decision order too: a check reads them in that order.
         let mut globs: Vec<Glob> = Vec::with_capacity(glob_count);
         for &i in order.iter() {
-            let (mut rule, span, _) = rules[i as usize];
+            let mut rule = rules[i as usize];
             if rule.meta & FLAG_GLOB != 0 {
                 let (start, end) = rule.body();
                 let body = &arena[start as usize..end as usize];
@@ -1007,8 +1017,10 @@ impl Matcher {
                     None => rule.meta &= !FLAG_GLOB,
                 }
             }
-            if let Some((start, end)) = span {
-                written.push((sorted.len() as u32, start, end));
+            if rule.meta & FLAG_WRITTEN_ELSEWHERE != 0
+                && let Ok(k) = spans.binary_search_by_key(&i, |&(at, _, _)| at)
+            {
+                written.push((sorted.len() as u32, spans[k].1, spans[k].2));
             }
             sorted.push(rule);
         }
@@ -1276,7 +1288,7 @@ mod tests {
         let scratch = SCRATCH.take();
         let held = (
             scratch.kept.capacity() * std::mem::size_of::<KeptRule>(),
-            scratch.compile.pending.capacity() * std::mem::size_of::<PendingRule>(),
+            scratch.compile.pending.capacity() * std::mem::size_of::<CompiledRule>(),
         );
         let compile = &scratch.compile;
         assert!(scratch.kept.is_empty() && compile.pending.is_empty() && compile.order.is_empty());
