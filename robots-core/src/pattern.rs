@@ -79,7 +79,8 @@ pub(crate) struct Needs([u64; 2]);
 
 impl Needs {
     /// The ASCII bytes of `bytes`.
-    pub(crate) fn of(bytes: &[u8]) -> Needs {
+    #[cfg(test)]
+    fn of(bytes: &[u8]) -> Needs {
         let mut needs = Needs::default();
         for &b in bytes {
             needs.insert(b);
