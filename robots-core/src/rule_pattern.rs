@@ -77,24 +77,31 @@ impl Matcher {
     /// ```
     pub fn pattern_of(&self, rule: &MatchedRule<'_>) -> Option<RulePattern> {
         let arena = self.arena();
-        let offset = rule
-            .pattern
-            .as_ptr()
-            .addr()
-            .wrapping_sub(arena.as_ptr().addr());
-        let within = offset <= arena.len() && rule.pattern.len() <= arena.len() - offset;
-        match (
-            u32::try_from(offset),
-            u32::try_from(offset + rule.pattern.len()),
-        ) {
-            (Ok(start), Ok(end)) if within => Some(RulePattern(Repr::Shared {
-                view: self.clone(),
-                start,
-                end,
-            })),
-            _ => None,
-        }
+        let (start, end) = span_within(
+            (arena.as_ptr().addr(), arena.len()),
+            (rule.pattern.as_ptr().addr(), rule.pattern.len()),
+        )?;
+        Some(RulePattern(Repr::Shared {
+            view: self.clone(),
+            start,
+            end,
+        }))
     }
+}
+
+/// Where the bytes at address `inner` lie within those at `outer` (each an address and a
+/// length), as offsets; `None` when they do not, wherever in memory they are (a slice that ends
+/// where the arena starts included: no arithmetic here wraps or overflows).
+fn span_within(
+    (outer, outer_len): (usize, usize),
+    (inner, inner_len): (usize, usize),
+) -> Option<(u32, u32)> {
+    let start = inner.checked_sub(outer)?;
+    let end = start.checked_add(inner_len)?;
+    if end > outer_len {
+        return None;
+    }
+    Some((u32::try_from(start).ok()?, u32::try_from(end).ok()?))
 }
 
 impl Default for RulePattern {
@@ -236,6 +243,26 @@ mod tests {
         };
         assert!(one.pattern_of(&by_hand).is_none());
         assert!(!shares(&RulePattern::from(by_hand.pattern)));
+    }
+
+    #[test]
+    fn a_span_is_found_only_within_the_arena() {
+        let arena = (1000, 100);
+        assert_eq!(span_within(arena, (1000, 0)), Some((0, 0)));
+        assert_eq!(span_within(arena, (1010, 20)), Some((10, 30)));
+        assert_eq!(span_within(arena, (1090, 10)), Some((90, 100)));
+        // Past the end, crossing it, before the start, and ending where the arena starts.
+        assert_eq!(span_within(arena, (1090, 11)), None);
+        assert_eq!(span_within(arena, (1200, 1)), None);
+        assert_eq!(span_within(arena, (990, 5)), None);
+        assert_eq!(span_within(arena, (990, 10)), None);
+        // Addresses at the ends of memory neither wrap nor overflow.
+        assert_eq!(span_within(arena, (usize::MAX, 1)), None);
+        assert_eq!(span_within((0, usize::MAX), (usize::MAX - 1, 1)), None);
+        assert_eq!(
+            span_within((usize::MAX - 10, 10), (usize::MAX - 5, usize::MAX)),
+            None
+        );
     }
 
     #[test]
