@@ -321,6 +321,7 @@ impl Name {
 
 /// A key's first eight bytes, zero-padded. A zero byte in a key is compared like any other, and
 /// a name's unused bytes are masked out, so the padding never makes a match.
+///
 /// Every line's key goes through here: a copy of variable length would be a call to `memcpy`
 /// per line, so a long key is read as one word and a short one byte by byte.
 #[inline]
@@ -363,12 +364,10 @@ pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
     if is(&USER_AGENT) {
         return (KeyKind::UserAgent, false);
     }
-    // The rest (names and typos start with distinct letters): dispatch on the first one.
+    // The rest, typos and sitemaps (the names start with distinct letters): dispatch on the
+    // first one.
     match key.first().map(u8::to_ascii_lowercase) {
-        Some(b'u') if is(&USER_AGENT) => (KeyKind::UserAgent, false),
         Some(b'u') if is(&USERAGENT) || is(&USER_SPACE_AGENT) => (KeyKind::UserAgent, true),
-        Some(b'a') if is(&ALLOW) => (KeyKind::Allow, false),
-        Some(b'd') if is(&DISALLOW) => (KeyKind::Disallow, false),
         Some(b'd') if DISALLOW_TYPOS.iter().any(is) => (KeyKind::Disallow, true),
         Some(b's') if is(&SITEMAP) => (KeyKind::Sitemap, false),
         Some(b's') if is(&SITE_MAP) => (KeyKind::Sitemap, true),
