@@ -466,7 +466,7 @@ fn bare_host_key(scheme: &str, host: &[u8], buf: &mut [u8; ORIGIN_KEY_MAX]) -> O
     let dest = buf.get_mut(..start + host.len())?;
     let mut split = host.is_empty();
     for (to, &from) in dest[start..].iter_mut().zip(host) {
-        split |= matches!(from, b'@' | b':' | b'[' | b'%');
+        split |= matches!(from, b'@' | b':') || is_rewritten_byte(from);
         *to = from.to_ascii_lowercase();
     }
     let host = without_trailing_dot(host);
@@ -483,7 +483,14 @@ fn bare_host_key(scheme: &str, host: &[u8], buf: &mut [u8; ORIGIN_KEY_MAX]) -> O
 /// IPv6 literal (written in its shortest form), a percent-escape (decoded), or an IPv4 address
 /// not in its canonical form ([`is_rewritten_ipv4`]). Those hosts are left to the URL parser.
 fn is_kept_as_written(host: &[u8]) -> bool {
-    !host.iter().any(|b| matches!(b, b'[' | b']' | b'%')) && !is_rewritten_ipv4(host)
+    !host.iter().copied().any(is_rewritten_byte) && !is_rewritten_ipv4(host)
+}
+
+/// A byte that makes the URL parser rewrite a host: the brackets of an IPv6 literal, the `%` of
+/// an escape.
+#[inline]
+fn is_rewritten_byte(b: u8) -> bool {
+    matches!(b, b'[' | b']' | b'%')
 }
 
 /// Whether `host` (without its trailing dot) ends in a number, which the URL standard reads as
