@@ -209,18 +209,32 @@ pub struct DecidingRule {
     pub line: u32,
     /// Allow or disallow.
     pub kind: robots_core::RuleKind,
-    /// The pattern as written. It shares the cached rules' bytes (no copy per request); read it
-    /// with `as_bytes`, `to_str_lossy` or `Display`.
+    /// The pattern as written; read it with `as_bytes`, `to_str_lossy` or `Display`. For a
+    /// request let through it shares the cached rules' bytes (no copy per request), which it
+    /// keeps alive: to keep one long, keep `RulePattern::from(pattern.as_bytes())`. A refusal's
+    /// rule holds its own copy.
     pub pattern: RulePattern,
 }
 
 impl DecidingRule {
-    /// The rule that decided `entry`'s verdict, its pattern shared with the entry.
+    /// The rule that let a request through, its pattern shared with `entry` (no allocation on
+    /// the request path; the response's `RobotsInfo` holds the entry anyway).
     pub(crate) fn of(rule: &robots_core::MatchedRule<'_>, entry: &CachedRobots) -> DecidingRule {
         DecidingRule {
             line: rule.line,
             kind: rule.kind,
             pattern: entry.pattern_of(rule),
+        }
+    }
+
+    /// The rule that refused a request, its pattern copied: an error may be kept long after
+    /// the entry leaves the cache, and must not hold the whole compiled file past the cache's
+    /// byte budget.
+    pub(crate) fn copied(rule: &robots_core::MatchedRule<'_>) -> DecidingRule {
+        DecidingRule {
+            line: rule.line,
+            kind: rule.kind,
+            pattern: RulePattern::from(rule.pattern),
         }
     }
 }

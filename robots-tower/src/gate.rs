@@ -515,14 +515,9 @@ impl Gate {
                 cause,
             });
         }
-        let (allowed, rule) = {
-            let verdict = entry.verdict_at(path.as_bytes(), now);
-            (
-                verdict.allowed,
-                verdict.rule.as_ref().map(|r| DecidingRule::of(r, entry)),
-            )
-        };
-        if !allowed {
+        let verdict = entry.verdict_at(path.as_bytes(), now);
+        if !verdict.allowed {
+            let rule = verdict.rule.as_ref().map(DecidingRule::copied);
             info!(url = %url(), rule = ?rule, "disallowed by robots.txt");
             crate::telemetry::decided("disallowed");
             return Err(RobotsError::Disallowed {
@@ -531,12 +526,14 @@ impl Gate {
                 resolved_path: None,
             });
         }
+        // Shared with the entry, which the response's `RobotsInfo` holds anyway.
+        let rule = verdict.rule.as_ref().map(|r| DecidingRule::of(r, entry));
         // Servers resolve dot segments and merge slashes: what they would serve must be allowed
         // too. Nothing to resolve (the usual case) costs one scan and no allocation.
         for resolved in served_paths(path) {
             let verdict = entry.verdict_at(resolved.as_bytes(), now);
             if !verdict.allowed {
-                let rule = verdict.rule.as_ref().map(|r| DecidingRule::of(r, entry));
+                let rule = verdict.rule.as_ref().map(DecidingRule::copied);
                 info!(url = %url(), resolved = %resolved, rule = ?rule, "disallowed by robots.txt once resolved");
                 crate::telemetry::decided("disallowed");
                 return Err(RobotsError::Disallowed {
@@ -561,7 +558,7 @@ impl Gate {
                         return Err(RobotsError::DisallowedFor {
                             url: url(),
                             token: token.clone(),
-                            rule: verdict.rule.as_ref().map(|r| DecidingRule::of(r, entry)),
+                            rule: verdict.rule.as_ref().map(DecidingRule::copied),
                         });
                     }
                 }

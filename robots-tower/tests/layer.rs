@@ -148,6 +148,47 @@ where
     service.clone().oneshot(get(url)).await
 }
 
+/// The rule that let a request through shares the cached rules' bytes (no copy per request);
+/// the rule in a refusal is a copy, so an error kept by the caller does not keep the compiled
+/// file alive after the cache lets it go.
+#[tokio::test(start_paused = true)]
+async fn only_a_refusal_copies_its_rule() {
+    let body = "User-agent: *\nDisallow: /private\nAllow: /private/open\n";
+    let site = Site::new(vec![("a.example", host(body))], Duration::ZERO);
+    let layer = RobotsLayer::builder("FooBot/1.0")
+        .min_delay(Duration::ZERO)
+        .build();
+    let service = layer.layer(site.service());
+    let response = send(&service, "http://a.example/private/open")
+        .await
+        .unwrap();
+    let error = send(&service, "http://a.example/private/x")
+        .await
+        .unwrap_err();
+    let entry = layer.cache().cached("http://a.example").unwrap();
+    let cached_pattern = |path: &[u8]| {
+        let rule = entry.verdict_at(path, Instant::now()).rule.unwrap();
+        rule.pattern.as_ptr()
+    };
+    let allowed = response
+        .extensions()
+        .get::<RobotsInfo>()
+        .unwrap()
+        .rule()
+        .unwrap();
+    assert_eq!(allowed.pattern, "/private/open");
+    assert_eq!(allowed.pattern.as_ptr(), cached_pattern(b"/private/open"));
+    let Some(RobotsError::Disallowed {
+        rule: Some(refused),
+        ..
+    }) = error.downcast_ref::<RobotsError>()
+    else {
+        panic!("{error:?}");
+    };
+    assert_eq!(refused.pattern, "/private");
+    assert_ne!(refused.pattern.as_ptr(), cached_pattern(b"/private/x"));
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_disallowed_url_never_reaches_the_server() {
     let site = Site::new(
