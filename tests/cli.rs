@@ -367,12 +367,14 @@ fn the_cli_explains_itself() {
         all.extend_from_slice(args);
         robots(&all, stdin)
     };
-    // Local mode rejects what is not a URL (or a path), as network mode does.
-    for bad in ["not a url", "http://[::1"] {
-        let out = check(&["--robots", "-", "--agent", "FooBot", bad], body);
-        assert_eq!(out.status.code(), Some(2), "{bad}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains(bad));
-    }
+    // Local mode rejects only what is neither a URL nor a path; a string a URL parser refuses
+    // but Google's library reads (its path is `/`) gets Google's verdict.
+    let out = check(&["--robots", "-", "--agent", "FooBot", "not a url"], body);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a url"));
+    let out = check(&["--robots", "-", "--agent", "FooBot", "http://[::1"], body);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("allowed"));
     // Empty names are usage errors.
     let out = check(&["--robots", "-", "--agent", "", "https://e.com/"], body);
     assert_eq!(out.status.code(), Some(2));
@@ -546,5 +548,170 @@ fn lint_reports_malformed_and_contradicting_preferences() {
             (7, "contradicting_preferences"),
         ],
         "{text}"
+    );
+}
+
+/// `robots check` is the conformance tool: for every string it accepts, its verdict is the one
+/// Google's library gives (the `reference` port), and it accepts every string with `://` or a
+/// leading `/`. Generated URL strings of the shapes that trip URL parsers (`;` right after the
+/// authority, `?` or `#` with no path, `//` prefixes, odd ports, spaces, percent-escapes,
+/// non-ASCII) go through the binary, many per invocation, against a few quirk files.
+#[test]
+fn check_agrees_with_google_on_generated_url_strings() {
+    use robots::core::reference::google_verdict;
+
+    const FILES: [&[u8]; 3] = [
+        b"User-agent: *\nDisallow: /;\nAllow: /;ok\nDisallow: /?\nDisallow: /a b\nAllow: /%61\n",
+        b"User-agent: FooBot\nDisallow: /\nAllow: /$\nAllow: /*.html$\nDisallow: /caf%C3%A9\n\nUser-agent: *\nDisallow: /p\n",
+        "User-agent: foobot\nDisallow: /x/../y\nDisallow: /*;\nAllow: /é\nDisallow: //\nDisallow: /%2F\n"
+            .as_bytes(),
+    ];
+    const PREFIXES: [&str; 9] = [
+        "http://", "https://", "HTTP://", "//", "/", "ftp://", "x://", "http:///", "://",
+    ];
+    const HOSTS: [&str; 8] = [
+        "example.com",
+        "EXAMPLE.com",
+        "example.com:8443",
+        "example.com:99999",
+        "[::1]:80",
+        "u:p@h.example",
+        "bücher.de",
+        "",
+    ];
+    const TAILS: [&str; 24] = [
+        "",
+        "/",
+        ";folder",
+        ";a%2Fb/x",
+        "?",
+        "?a=1",
+        "#frag",
+        "#/x",
+        "/p",
+        "/p;q",
+        "/p?q#f",
+        "/;",
+        "/;ok",
+        "//x",
+        "/a b",
+        "/%61",
+        "/%2F",
+        "/caf%C3%A9",
+        "/café",
+        "/x/../y",
+        "/index.html",
+        "?x;y",
+        ";",
+        "/é?é",
+    ];
+    // A small deterministic generator: the same strings on every run, and failures reproducible.
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let mut urls = Vec::new();
+    for prefix in PREFIXES {
+        for host in HOSTS {
+            for tail in TAILS {
+                urls.push(format!("{prefix}{host}{tail}"));
+            }
+        }
+    }
+    for _ in 0..2000 {
+        let pieces = 1 + next(3);
+        let mut url = format!(
+            "{}{}",
+            PREFIXES[next(PREFIXES.len())],
+            HOSTS[next(HOSTS.len())]
+        );
+        for _ in 0..pieces {
+            url.push_str(TAILS[next(TAILS.len())]);
+        }
+        urls.push(url);
+    }
+    // Exactly the strings a conformance tool may refuse: neither `://` nor a leading `/`.
+    urls.retain(|u| u.contains("://") || u.starts_with('/'));
+    let mut checked = 0;
+    for (n, body) in FILES.iter().enumerate() {
+        let path = file(&format!("differential-{n}.txt"), body);
+        for agent in ["FooBot", "BarBot"] {
+            let mut args = vec![
+                "check",
+                "--robots",
+                path.to_str().unwrap(),
+                "--agent",
+                agent,
+                "--format",
+                "json",
+                "--",
+            ];
+            args.extend(urls.iter().map(String::as_str));
+            let out = robots(&args, b"");
+            assert!(
+                matches!(out.status.code(), Some(0 | 1)),
+                "file {n}, agent {agent}: exit {:?}: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let lines: Vec<&str> = stdout.lines().collect();
+            assert_eq!(lines.len(), urls.len(), "one line per URL");
+            for (url, line) in urls.iter().zip(lines) {
+                let json: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+                let (allowed, rule_line) = google_verdict(body, &[agent], url);
+                assert_eq!(json["url"], url.as_str());
+                assert_eq!(
+                    (json["allowed"].as_bool(), json["rule"]["line"].as_u64()),
+                    (
+                        Some(allowed),
+                        (rule_line > 0).then_some(u64::from(rule_line))
+                    ),
+                    "file {n}, agent {agent}, url {url:?}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10_000, "only {checked} checks made");
+}
+
+#[test]
+fn check_refuses_only_strings_that_are_neither_urls_nor_paths() {
+    for (input, shown) in [
+        ("not a url", "`not a url`"),
+        ("", "``"),
+        ("example.com/a", "`example.com/a`"),
+    ] {
+        let out = robots(
+            &["check", "--robots", "-", "--agent", "x", "--", "/a", input],
+            BODY,
+        );
+        // stdin is the file here, so the URLs come from the arguments.
+        assert_eq!(out.status.code(), Some(2), "{input:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(shown) && stderr.contains("://"), "{stderr}");
+    }
+    let accepted = robots(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "x",
+            "--",
+            "https://example.com:8443;folder",
+            "http://EXAMPLE.com;a%2Fb/private",
+        ],
+        BODY,
+    );
+    assert_eq!(
+        accepted.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&accepted.stderr)
     );
 }
