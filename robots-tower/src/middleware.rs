@@ -347,8 +347,9 @@ impl RobotsMiddleware {
     }
 }
 
-/// The request for the next hop: 307/308 repeat the request (if its body can be replayed),
-/// the others become a GET without body. Credentials are not carried to another origin.
+/// The request for the next hop, as reqwest builds it: 307/308 repeat the request (if its body
+/// can be replayed); 301/302/303 keep GET and HEAD and turn any other method into a GET, and
+/// drop the body. Credentials are not carried to another origin.
 fn redirect(
     previous: Option<reqwest::Request>,
     status: StatusCode,
@@ -363,7 +364,12 @@ fn redirect(
             replay
         }
         _ => {
-            let mut get = reqwest::Request::new(Method::GET, target);
+            // A HEAD stays a HEAD: a link checker must not download every redirected body.
+            let method = match *previous.method() {
+                Method::HEAD => Method::HEAD,
+                _ => Method::GET,
+            };
+            let mut get = reqwest::Request::new(method, target);
             *get.headers_mut() = previous.headers().clone();
             for name in [
                 header::CONTENT_LENGTH,

@@ -308,3 +308,56 @@ async fn redirects_to_other_schemes_have_their_own_error() {
         );
     }
 }
+
+/// Redirects through the middleware change the method as reqwest does: 301, 302 and 303 keep
+/// GET and HEAD (a link checker's HEAD never downloads the redirected body) and turn every other
+/// method into a GET without a body; 307 and 308 repeat the request as it was.
+#[tokio::test]
+async fn redirects_change_the_method_as_reqwest_does() {
+    let server = Site::start(|target, _| match target {
+        "/robots.txt" => Answer::ok("User-agent: *\nDisallow: /private\n"),
+        "/go/301" => Answer::status("301 Moved Permanently", &["Location: /to"]),
+        "/go/302" => Answer::status("302 Found", &["Location: /to"]),
+        "/go/303" => Answer::status("303 See Other", &["Location: /to"]),
+        "/go/307" => Answer::status("307 Temporary Redirect", &["Location: /to"]),
+        "/go/308" => Answer::status("308 Permanent Redirect", &["Location: /to"]),
+        _ => Answer::ok("page"),
+    })
+    .await;
+    let client = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .build_client()
+        .unwrap();
+    for status in [301, 302, 303, 307, 308] {
+        for method in ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS"] {
+            server.clear();
+            let method_value = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+            let mut request = client.request(method_value, server.url(&format!("/go/{status}")));
+            if matches!(method, "POST" | "PUT") {
+                request = request.body("payload");
+            }
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status(), 200, "{method} through {status}");
+            let pages = server.pages();
+            assert_eq!(pages.len(), 2, "{method} through {status}: {pages:?}");
+            assert_eq!(pages[1].target, "/to");
+            let arrived = pages[1].head.split(' ').next().unwrap_or_default();
+            let expected = match (status, method) {
+                (307 | 308, method) => method,
+                (_, "HEAD") => "HEAD",
+                _ => "GET",
+            };
+            assert_eq!(arrived, expected, "{method} through {status}");
+            let has_body = pages[1]
+                .head
+                .to_ascii_lowercase()
+                .contains("content-length: 7");
+            assert_eq!(
+                has_body,
+                expected != "GET" && matches!(method, "POST" | "PUT"),
+                "{method} through {status}: {}",
+                pages[1].head
+            );
+        }
+    }
+}
