@@ -170,9 +170,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let stats = cache.stats();
-    let sitemaps: Vec<String> = robots::fetch::Origin::of(&start)
+    let sitemaps: Vec<String> = robots::fetch::Origin::from_url(&start)
         .ok()
-        .and_then(|o| cache.cached(o.as_str()))
+        .and_then(|o| cache.cached(&o))
         .map(|entry| entry.sitemaps().map(String::from).collect())
         .unwrap_or_default();
     println!(

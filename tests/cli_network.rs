@@ -148,11 +148,20 @@ async fn a_silent_server_costs_at_most_the_timeout() {
 
 #[test]
 fn urls_without_an_origin_are_input_errors() {
-    for bad in ["/relative", "not a url", "mailto:a@b.c"] {
+    for bad in ["/relative", "not a url"] {
         let out = robots(&["check", "--agent", "FooBot", bad]);
         assert_eq!(out.status.code(), Some(2), "{bad}");
         assert!(!out.stderr.is_empty());
     }
+    // A URL of another scheme has no robots.txt: its own line says so, and it is not fetched.
+    let out = robots(&["check", "--agent", "FooBot", "mailto:a@b.c"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("[robots.txt unreachable, unsupported scheme, "),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let out = robots(&[
         "check",
         "--agent",

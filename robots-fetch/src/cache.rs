@@ -23,7 +23,7 @@ use url::Url;
 
 use crate::client::FetchClient;
 use crate::fetch::{FetchConfig, fetch};
-use crate::origin::{Origin, OriginError, origin_str};
+use crate::origin::Origin;
 use crate::outcome::{FetchOutcome, UnavailableReason, Unreachable};
 use crate::store::{
     Clocks, RobotsStore, StoreError, StoredKind, StoredOutage, StoredRobots, now_ms,
@@ -403,7 +403,7 @@ impl CachedRobots {
         };
         CachedRobots {
             heap_bytes: std::mem::size_of::<CachedRobots>()
-                + origin.as_str().len()
+                + origin.heap_bytes()
                 + rules_bytes
                 + cause_bytes,
             origin,
@@ -427,7 +427,9 @@ struct ByteWeighter {
 impl quick_cache::Weighter<Origin, Arc<CachedRobots>> for ByteWeighter {
     fn weight(&self, origin: &Origin, entry: &Arc<CachedRobots>) -> u64 {
         // Computed once per entry at construction: weighing must be cheap.
-        (entry.heap_bytes as u64 + origin.as_str().len() as u64).max(self.floor)
+        // The key is held in the cache's slot beside the entry.
+        let key = std::mem::size_of::<Origin>() + origin.heap_bytes();
+        (entry.heap_bytes as u64 + key as u64).max(self.floor)
     }
 }
 
@@ -656,7 +658,7 @@ struct Inner {
 /// let cache = RobotsCache::builder("FooBot/1.0 (+https://foo.example/bot)").build();
 /// let origin = Origin::parse("https://example.com").unwrap();
 /// cache.insert(&origin, b"User-agent: *\nDisallow: /private\n");
-/// let entry = cache.cached(origin.as_str()).unwrap();
+/// let entry = cache.cached(&origin).unwrap();
 /// assert!(!entry.check(&"https://example.com/private/x".parse().unwrap()).allowed);
 /// # }
 /// ```
@@ -891,9 +893,9 @@ impl RobotsCache {
         &self.inner.tokens
     }
 
-    /// The entry for an origin (`scheme://host[:port]`, see [`Origin::as_str`]) if one is cached
-    /// and not due for a refresh. Counts a hit or a miss. Does not allocate.
-    pub fn cached(&self, origin: &str) -> Option<Arc<CachedRobots>> {
+    /// The entry for an origin if one is cached and not due for a refresh. Counts a hit or a
+    /// miss. Does not allocate.
+    pub fn cached(&self, origin: &Origin) -> Option<Arc<CachedRobots>> {
         self.cached_at(origin, Instant::now())
     }
 
@@ -908,10 +910,10 @@ impl RobotsCache {
     /// let origin = Origin::parse("https://example.com").unwrap();
     /// cache.insert(&origin, b"User-agent: *\nDisallow: /private/\n");
     /// let now = Instant::now();
-    /// let entry = cache.cached_at(origin.as_str(), now).unwrap();
+    /// let entry = cache.cached_at(&origin, now).unwrap();
     /// assert!(!entry.verdict_at(b"/private/x", now).allowed);
     /// ```
-    pub fn cached_at(&self, origin: &str, now: Instant) -> Option<Arc<CachedRobots>> {
+    pub fn cached_at(&self, origin: &Origin, now: Instant) -> Option<Arc<CachedRobots>> {
         let found = self
             .inner
             .entries
@@ -923,33 +925,44 @@ impl RobotsCache {
             &self.inner.counters.misses
         };
         counter.fetch_add(1, Ordering::Relaxed);
-        trace!(origin, hit = found.is_some(), "robots.txt cache lookup");
+        trace!(
+            origin = origin.as_str(),
+            hit = found.is_some(),
+            "robots.txt cache lookup"
+        );
         found
-    }
-
-    /// The entry for a URL's origin if cached and fresh; `None` when it must be fetched or the
-    /// URL has no origin. Allocates nothing for URLs without userinfo.
-    pub fn cached_for_url(&self, url: &Url) -> Option<Arc<CachedRobots>> {
-        self.cached_for_url_at(url, Instant::now())
-    }
-
-    /// [`RobotsCache::cached_for_url`] as of `now` (see [`RobotsCache::cached_at`]).
-    pub fn cached_for_url_at(&self, url: &Url, now: Instant) -> Option<Arc<CachedRobots>> {
-        match origin_str(url) {
-            Some(origin) => self.cached_at(origin, now),
-            None => Origin::of(url)
-                .ok()
-                .and_then(|o| self.cached_at(o.as_str(), now)),
-        }
     }
 
     /// The entry for `origin`, fetching robots.txt with `client` when it is absent or due.
     /// Concurrent calls for one origin share one fetch.
     pub async fn get<C: FetchClient>(&self, client: &C, origin: &Origin) -> Arc<CachedRobots> {
-        match self.cached(origin.as_str()) {
+        match self.cached(origin) {
             Some(entry) => entry,
-            None => Box::pin(self.fetch_or_wait(client, origin)).await,
+            None => self.fetch(client, origin).await,
         }
+    }
+
+    /// [`RobotsCache::get`] for a caller whose [`RobotsCache::cached_at`] just missed: waits
+    /// for the fetch of `origin` under way or makes it, without looking the entry up (and
+    /// counting a miss) again. An entry fetched meanwhile by another caller is returned.
+    ///
+    /// ```
+    /// # async fn run() -> Result<(), robots_fetch::OriginError> {
+    /// use robots_fetch::{Origin, RobotsCache};
+    /// use tokio::time::Instant;
+    /// let cache = RobotsCache::builder("FooBot/1.0").build();
+    /// let client = reqwest::Client::new();
+    /// let origin = Origin::parse("https://example.com")?;
+    /// let entry = match cache.cached_at(&origin, Instant::now()) {
+    ///     Some(entry) => entry,
+    ///     None => cache.fetch(&client, &origin).await,
+    /// };
+    /// # let _ = entry;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn fetch<C: FetchClient>(&self, client: &C, origin: &Origin) -> Arc<CachedRobots> {
+        Box::pin(self.fetch_or_wait(client, origin)).await
     }
 
     /// After a counted miss: wait for a fetch of `origin` already under way, or make it.
@@ -1200,89 +1213,9 @@ impl RobotsCache {
         )
     }
 
-    /// The entry for a URL's origin, fetching when needed.
-    pub async fn get_for_url<C: FetchClient>(
-        &self,
-        client: &C,
-        url: &Url,
-    ) -> Result<Arc<CachedRobots>, OriginError> {
-        if let Some(entry) = self.cached_for_url(url) {
-            return Ok(entry);
-        }
-        let origin = Origin::of(url)?;
-        Ok(Box::pin(self.fetch_or_wait(client, &origin)).await)
-    }
-
-    /// The entry for an origin given as text (`scheme://host[:port]`, as
-    /// [`Origin::as_str`] writes it), fetching when needed. A cache hit does not allocate.
-    pub async fn get_by_key<C: FetchClient>(
-        &self,
-        client: &C,
-        origin: &str,
-    ) -> Result<Arc<CachedRobots>, OriginError> {
-        if let Some(entry) = self.cached(origin) {
-            return Ok(entry);
-        }
-        self.fetch_by_key(client, origin).await
-    }
-
-    /// [`RobotsCache::get_by_key`] for a caller whose [`RobotsCache::cached_at`] just missed:
-    /// waits for the fetch of `origin` under way or makes it, without looking the entry up
-    /// (and counting a miss) again. An entry fetched meanwhile by another caller is returned.
-    ///
-    /// ```
-    /// # async fn run() -> Result<(), robots_fetch::OriginError> {
-    /// use robots_fetch::RobotsCache;
-    /// use tokio::time::Instant;
-    /// let cache = RobotsCache::builder("FooBot/1.0").build();
-    /// let client = reqwest::Client::new();
-    /// let entry = match cache.cached_at("https://example.com", Instant::now()) {
-    ///     Some(entry) => entry,
-    ///     None => cache.fetch_by_key(&client, "https://example.com").await?,
-    /// };
-    /// # let _ = entry;
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub async fn fetch_by_key<C: FetchClient>(
-        &self,
-        client: &C,
-        origin: &str,
-    ) -> Result<Arc<CachedRobots>, OriginError> {
-        let origin = Origin::parse(origin)?;
-        Ok(Box::pin(self.fetch_or_wait(client, &origin)).await)
-    }
-
-    /// Like [`RobotsCache::get_by_key`], for callers that must not wait: `Ok(None)` when the
-    /// entry must be fetched and a fetch of it is already under way (another request's, in this
-    /// cache). When none is, this call fetches.
-    pub async fn get_by_key_unless_pending<C: FetchClient>(
-        &self,
-        client: &C,
-        origin: &str,
-    ) -> Result<Option<Arc<CachedRobots>>, OriginError> {
-        if let Some(entry) = self.cached(origin) {
-            return Ok(Some(entry));
-        }
-        self.fetch_by_key_unless_pending(client, origin).await
-    }
-
-    /// [`RobotsCache::get_by_key_unless_pending`] for a caller whose
-    /// [`RobotsCache::cached_at`] just missed (see [`RobotsCache::fetch_by_key`]).
-    pub async fn fetch_by_key_unless_pending<C: FetchClient>(
-        &self,
-        client: &C,
-        origin: &str,
-    ) -> Result<Option<Arc<CachedRobots>>, OriginError> {
-        if self.is_fetching(origin) {
-            return Ok(None);
-        }
-        self.fetch_by_key(client, origin).await.map(Some)
-    }
-
-    /// Whether a fetch of `origin`'s robots.txt (`scheme://host[:port]`) is under way in this
-    /// cache.
-    pub fn is_fetching(&self, origin: &str) -> bool {
+    /// Whether a fetch of `origin`'s robots.txt is under way in this cache (a caller that must
+    /// not wait for it can come back later).
+    pub fn is_fetching(&self, origin: &Origin) -> bool {
         let inflight = self
             .inner
             .inflight
@@ -1319,9 +1252,9 @@ impl RobotsCache {
         self.inner.entries.remove(origin);
     }
 
-    /// The sitemap URLs of an origin's cached robots.txt (`scheme://host[:port]`), in file order;
-    /// empty when it is not cached or has none. Counts no lookup.
-    pub fn sitemaps(&self, origin: &str) -> Vec<String> {
+    /// The sitemap URLs of an origin's cached robots.txt, in file order; empty when it is not
+    /// cached or has none. Counts no lookup.
+    pub fn sitemaps(&self, origin: &Origin) -> Vec<String> {
         self.inner
             .entries
             .get(origin)

@@ -62,15 +62,6 @@ pub async fn fetch<C: FetchClient>(
     origin: &Origin,
     config: &FetchConfig,
 ) -> FetchOutcome {
-    if !matches!(origin.scheme(), "http" | "https") {
-        return FetchOutcome::Unreachable(Unreachable::Network(NetworkError {
-            kind: NetworkErrorKind::UnsupportedScheme,
-            message: format!(
-                "robots.txt is fetched over http and https only, not `{}`",
-                origin.scheme()
-            ),
-        }));
-    }
     let started = tokio::time::Instant::now();
     let span = tracing::debug_span!("robots_fetch", %origin);
     let attempt = fetch_following_redirects(client, origin, config).instrument(span.clone());

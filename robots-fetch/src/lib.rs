@@ -18,7 +18,7 @@
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use bytes::Bytes;
 //! use http_body_util::Full;
-//! use robots_fetch::{RobotsCache, ServiceClient};
+//! use robots_fetch::{Origin, RobotsCache, ServiceClient};
 //!
 //! let network = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
 //!     assert_eq!(request.uri().path(), "/robots.txt");
@@ -29,7 +29,8 @@
 //!
 //! let cache = RobotsCache::builder("FooBot/1.0 (+https://foo.example/bot)").build();
 //! let url: url::Url = "https://example.com/private/page".parse()?;
-//! let entry = cache.get_for_url(&client, &url).await?; // fetched once per origin, then cached
+//! let origin = Origin::from_url(&url)?; // the cache's key: http(s) only, normalised
+//! let entry = cache.get(&client, &origin).await; // fetched once per origin, then cached
 //! assert!(!entry.check(&url).allowed);
 //! println!("{}", entry.source().describe()); // parsed (HTTP 200), fetched now, refreshed in 1 d
 //! # Ok(()) }
@@ -59,7 +60,7 @@ pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClie
 pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
 pub use headers::{max_age, retry_after};
 pub use human::{HumanDuration, Relative};
-pub use origin::{Origin, OriginError, origin_str};
+pub use origin::{Origin, OriginError};
 pub use outcome::{FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, Unreachable};
 pub use redirect::{HopRule, RedirectPolicy, RedirectRefusal};
 #[cfg(feature = "redis")]

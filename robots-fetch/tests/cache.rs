@@ -264,12 +264,12 @@ async fn clones_share_the_cache_and_insert_invalidate_work() {
     let cache = RobotsCache::builder("FooBot").build();
     let other = cache.clone();
     cache.get(&script.client(), &origin()).await;
-    assert!(other.cached(origin().as_str()).is_some());
+    assert!(other.cached(&origin()).is_some());
     other.invalidate(&origin());
-    assert!(cache.cached(origin().as_str()).is_none());
+    assert!(cache.cached(&origin()).is_none());
     let warm = Origin::parse("https://warm.example").unwrap();
     other.insert(&warm, b"User-agent: FooBot\nDisallow: /cold\n");
-    let entry = cache.cached(warm.as_str()).unwrap();
+    let entry = cache.cached(&warm).unwrap();
     assert!(matches!(entry.source(), Source::Inserted { .. }));
     assert!(!entry.verdict_at(b"/cold", Instant::now()).allowed);
     assert_eq!(script.requests(), 1);
@@ -343,12 +343,11 @@ async fn every_lookup_counts_once() {
     let cache = RobotsCache::builder("FooBot").build();
     let client = script.client();
     let url: url::Url = "https://example.com/private/x".parse().unwrap();
-    cache.get_for_url(&client, &url).await.unwrap();
-    cache.get_for_url(&client, &url).await.unwrap();
+    cache.get(&client, &Origin::from_url(&url).unwrap()).await;
+    cache.get(&client, &Origin::from_url(&url).unwrap()).await;
     cache
-        .get_by_key(&client, "https://example.com")
-        .await
-        .unwrap();
+        .get(&client, &Origin::parse("https://example.com").unwrap())
+        .await;
     let stats = cache.stats();
     assert_eq!((stats.hits, stats.misses, stats.fetches), (2, 1, 1));
 }

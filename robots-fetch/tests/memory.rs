@@ -60,7 +60,7 @@ fn cached_entries_are_weighed_in_bytes_and_the_budget_holds() {
     let before = live();
     cache.insert(&origin, &body);
     let held = (live() - before) as f64;
-    let entry = cache.cached(origin.as_str()).unwrap();
+    let entry = cache.cached(&origin).unwrap();
     let ratio = held / body.len() as f64;
     println!(
         "511 KB file: {} bytes of body, {held} bytes held ({ratio:.2}x), weighed {}",

@@ -57,13 +57,16 @@ fn cache_hits_and_checks_do_not_allocate() {
     .collect();
     // Warm up once.
     for url in &urls {
-        let _ = cache.cached_for_url(url).map(|e| e.check(url).allowed);
+        let _ = Origin::from_url(url)
+            .ok()
+            .and_then(|o| cache.cached(&o))
+            .map(|e| e.check(url).allowed);
     }
     let mut verdicts = Vec::with_capacity(urls.len() * 100);
     let count = allocations_in(|| {
         for _ in 0..100 {
             for url in &urls {
-                let entry = cache.cached_for_url(url);
+                let entry = Origin::from_url(url).ok().and_then(|o| cache.cached(&o));
                 verdicts.push(entry.map(|e| {
                     e.verdict_at(path_of_url(url).as_bytes(), tokio::time::Instant::now())
                         .allowed
@@ -112,7 +115,7 @@ fn cache_hits_and_checks_do_not_allocate() {
                 let usage = matcher.usage(url);
                 no += usize::from(usage.preferences.may_train_ai() == robots_core::Preference::No);
             }
-            if let Some(entry) = cache.cached_for_url(&url) {
+            if let Some(entry) = Origin::from_url(&url).ok().and_then(|o| cache.cached(&o)) {
                 let usage =
                     entry.usage_at(path_of_url(&url).as_bytes(), tokio::time::Instant::now());
                 no += usize::from(usage.preferences.may_train_ai() == robots_core::Preference::No);

@@ -46,7 +46,9 @@ async fn success_is_parsed_and_applied() {
     let server = serve(200, "User-agent: *\nDisallow: /private\n").await;
     let cache = cache();
     let url = format!("{}/private/x", server.uri()).parse().unwrap();
-    let entry = cache.get_for_url(&client(&cache), &url).await.unwrap();
+    let entry = cache
+        .get(&client(&cache), &Origin::from_url(&url).unwrap())
+        .await;
     assert!(matches!(entry.source(), Source::Parsed { status: 200, .. }));
     assert!(!entry.check(&url).allowed);
     assert!(
@@ -71,7 +73,9 @@ async fn client_errors_allow_everything() {
         );
         let cache = cache();
         let url = format!("{}/x", server.uri()).parse().unwrap();
-        let entry = cache.get_for_url(&client(&cache), &url).await.unwrap();
+        let entry = cache
+            .get(&client(&cache), &Origin::from_url(&url).unwrap())
+            .await;
         assert!(entry.check(&url).allowed, "{status} allows all");
     }
 }
@@ -86,7 +90,9 @@ async fn auth_errors_can_disallow_everything() {
         };
         let cache = RobotsCache::builder(UA).config(config).build();
         let url = format!("{}/x", server.uri()).parse().unwrap();
-        let entry = cache.get_for_url(&client(&cache), &url).await.unwrap();
+        let entry = cache
+            .get(&client(&cache), &Origin::from_url(&url).unwrap())
+            .await;
         assert_eq!(entry.check(&url).allowed, allowed, "{status}");
         assert!(matches!(
             entry.rules(),
@@ -114,7 +120,9 @@ async fn too_many_requests_and_server_errors_are_unreachable() {
         );
         let cache = cache();
         let url = format!("{}/x", server.uri()).parse().unwrap();
-        let entry = cache.get_for_url(&client(&cache), &url).await.unwrap();
+        let entry = cache
+            .get(&client(&cache), &Origin::from_url(&url).unwrap())
+            .await;
         assert!(!entry.check(&url).allowed, "{status} disallows all");
         assert!(entry.is_blocked_by_outage(tokio::time::Instant::now()));
     }
@@ -215,13 +223,13 @@ async fn cross_host_redirects_give_rules_to_the_original_origin_only() {
     let cache = cache();
     let client = client(&cache);
     let url: url::Url = format!("{}/moved/x", server.uri()).parse().unwrap();
-    let entry = cache.get_for_url(&client, &url).await.unwrap();
+    let entry = cache.get(&client, &Origin::from_url(&url).unwrap()).await;
     assert!(!entry.check(&url).allowed);
-    assert_eq!(entry.origin(), &Origin::of(&url).unwrap());
+    assert_eq!(entry.origin(), &Origin::from_url(&url).unwrap());
     // The redirect target's origin has no entry of its own.
     assert!(
         cache
-            .cached(Origin::parse(&other.uri()).unwrap().as_str())
+            .cached(&Origin::parse(&other.uri()).unwrap())
             .is_none()
     );
 }
@@ -273,9 +281,8 @@ async fn a_robots_redirect_from_a_public_host_into_loopback_is_refused() {
         .unwrap();
     assert!(
         !cache
-            .get_for_url(&client, &url)
+            .get(&client, &Origin::from_url(&url).unwrap())
             .await
-            .unwrap()
             .check(&url)
             .allowed
     );
@@ -355,7 +362,9 @@ async fn only_the_first_512000_bytes_are_read() {
     assert_eq!(body.len(), 512_000);
     let cache = cache();
     let url = format!("{}/late", server.uri()).parse().unwrap();
-    let entry = cache.get_for_url(&client(&cache), &url).await.unwrap();
+    let entry = cache
+        .get(&client(&cache), &Origin::from_url(&url).unwrap())
+        .await;
     assert!(
         entry.check(&url).allowed,
         "rules past 512,000 bytes are ignored"
@@ -534,9 +543,8 @@ async fn connection_refused_and_dns_failures_are_unreachable() {
     let url = "http://robots-fetch-test.invalid/page".parse().unwrap();
     assert!(
         !cache
-            .get_for_url(&client, &url)
+            .get(&client, &Origin::from_url(&url).unwrap())
             .await
-            .unwrap()
             .check(&url)
             .allowed,
         "a DNS failure disallows all"

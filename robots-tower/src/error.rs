@@ -123,6 +123,25 @@ pub enum RobotsError {
     },
 }
 
+/// Why a request has no origin, as the refusal every front end gives: no host is
+/// [`RobotsError::RelativeUri`], another scheme [`RobotsError::UnsupportedScheme`], and a host
+/// the URL standard rejects [`RobotsError::InvalidOrigin`].
+impl From<robots_fetch::OriginError> for RobotsError {
+    fn from(error: robots_fetch::OriginError) -> RobotsError {
+        use robots_fetch::OriginError;
+        match error {
+            OriginError::NoHost { url } => RobotsError::RelativeUri { uri: url },
+            OriginError::UnsupportedScheme { url, scheme } => {
+                RobotsError::UnsupportedScheme { url, scheme }
+            }
+            OriginError::InvalidUrl { url, source } => RobotsError::InvalidOrigin {
+                uri: url,
+                cause: source.to_string(),
+            },
+        }
+    }
+}
+
 impl RobotsError {
     /// The `RobotsError` inside an error of a reqwest-middleware client, if that is why the
     /// request was not sent.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use robots_fetch::{FetchClient, Origin, RobotsCache, origin_str, path_of_url};
+use robots_fetch::{FetchClient, Origin, RobotsCache, path_of_url};
 use url::Url;
 
 use crate::config::RobotsConfig;
@@ -176,11 +176,12 @@ impl<C> RobotsHooks<C> {
     /// The verdict for a URL from the cache alone: `None` when the origin's robots.txt is not
     /// cached (or due for a refresh); then [`RobotsHooks::check`] fetches it.
     pub fn verdict(&self, url: &Url) -> Option<Result<Option<DecidingRule>, RobotsError>> {
-        if let Err(error) = http_url(url) {
-            return Some(Err(error));
-        }
+        let origin = match Origin::from_url(url) {
+            Ok(origin) => origin,
+            Err(error) => return Some(Err(error.into())),
+        };
         let now = tokio::time::Instant::now();
-        let entry = self.gate.cache.cached_for_url_at(url, now)?;
+        let entry = self.gate.cache.cached_at(&origin, now)?;
         let text = || url.to_string();
         Some(
             self.gate
@@ -203,13 +204,13 @@ impl<C: FetchClient> RobotsHooks<C> {
     /// when allowed, else why not ([`RobotsError::Disallowed`], `Unreachable`…). Takes no
     /// turn at the origin.
     pub async fn check(&self, url: &Url) -> Result<Option<DecidingRule>, RobotsError> {
-        let origin = http_url(url)?;
+        let origin = Origin::from_url(url)?;
         let text = || url.to_string();
         let (_, rule) = self
             .gate
             .decide(
                 &self.client,
-                origin.as_ref(),
+                &origin,
                 path_of_url(url),
                 &text,
                 &Overrides::default(),
@@ -221,12 +222,12 @@ impl<C: FetchClient> RobotsHooks<C> {
     /// What the layer does before sending: the verdict, then the origin's turn (waited for, or
     /// in schedule mode refused with [`RobotsError::NotReady`]).
     pub async fn admit(&self, url: &Url) -> Result<Ticket, RobotsError> {
-        let origin = http_url(url)?;
+        let origin = Origin::from_url(url)?;
         let admission = self
             .gate
             .admit(
                 &self.client,
-                origin.as_ref(),
+                &origin,
                 path_of_url(url),
                 || url.to_string(),
                 &Overrides::default(),
@@ -240,10 +241,7 @@ impl<C: FetchClient> RobotsHooks<C> {
     /// URL already with [`RobotsHooks::check`].
     pub async fn acquire(&self, origin: &Origin) -> Result<Ticket, RobotsError> {
         let text = || origin.to_string();
-        let entry = self
-            .gate
-            .entry(&self.client, origin.as_str(), &text)
-            .await?;
+        let entry = self.gate.entry(&self.client, origin).await?;
         if entry.is_blocked_by_outage(tokio::time::Instant::now()) {
             // Decided like any URL of the origin: refused with when to retry.
             self.gate.judge(
@@ -262,7 +260,7 @@ impl<C: FetchClient> RobotsHooks<C> {
     /// is taken by requests in flight (ready when one ends). Takes nothing. The interval comes
     /// from the cached robots.txt (the minimum delay when none is cached).
     pub async fn next_ready(&self, origin: &Origin) -> Result<Option<Duration>, RobotsError> {
-        let interval = match self.gate.cache.cached(origin.as_str()) {
+        let interval = match self.gate.cache.cached(origin) {
             Some(entry) => self.gate.interval_for(&entry).0,
             None => self.gate.politeness.config().interval(None).0,
         };
@@ -277,23 +275,5 @@ impl<C: FetchClient> RobotsHooks<C> {
             admission,
             gate: self.gate.clone(),
         }
-    }
-}
-
-/// The origin key of an http(s) URL (borrowed when the URL has no userinfo).
-fn http_url(url: &Url) -> Result<std::borrow::Cow<'_, str>, RobotsError> {
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(RobotsError::UnsupportedScheme {
-            url: url.to_string(),
-            scheme: url.scheme().to_string(),
-        });
-    }
-    match origin_str(url) {
-        Some(origin) => Ok(origin.into()),
-        None => Origin::of(url)
-            .map(|o| o.as_str().to_string().into())
-            .map_err(|_| RobotsError::RelativeUri {
-                uri: url.to_string(),
-            }),
     }
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use http::{Extensions, Method, StatusCode, header};
 use reqwest_middleware::{Error, Middleware, Next};
-use robots_fetch::{Origin, origin_str, path_of_url};
+use robots_fetch::{Origin, path_of_url};
 
 use crate::config::{ForMiddleware, RobotsConfig};
 use crate::error::RobotsError;
@@ -160,14 +160,6 @@ impl RobotsConfig<ForMiddleware> {
     }
 }
 
-/// `Some(error)` when `url` is not an http(s) URL.
-fn unsupported_scheme(url: &url::Url) -> Option<RobotsError> {
-    (!matches!(url.scheme(), "http" | "https")).then(|| RobotsError::UnsupportedScheme {
-        url: url.to_string(),
-        scheme: url.scheme().to_string(),
-    })
-}
-
 #[async_trait::async_trait]
 impl Middleware for RobotsMiddleware {
     async fn handle(
@@ -225,26 +217,13 @@ impl RobotsMiddleware {
         let overrides = crate::overrides::Overrides::of(extensions);
         loop {
             let url = request.url().clone();
-            if let Some(error) = unsupported_scheme(&url) {
-                return Err(Error::middleware(error));
-            }
-            let owned_origin;
-            let origin = match origin_str(&url) {
-                Some(origin) => origin,
-                None => {
-                    owned_origin = Origin::of(&url).map_err(|_| {
-                        Error::middleware(RobotsError::RelativeUri {
-                            uri: url.to_string(),
-                        })
-                    })?;
-                    owned_origin.as_str()
-                }
-            };
+            let origin =
+                Origin::from_url(&url).map_err(|e| Error::middleware(RobotsError::from(e)))?;
             let admission = self
                 .gate
                 .admit(
                     &self.client,
-                    origin,
+                    &origin,
                     path_of_url(&url),
                     || url.to_string(),
                     &overrides,
@@ -276,8 +255,8 @@ impl RobotsMiddleware {
             let Some(target) = target else {
                 return Ok(response);
             };
-            if let Some(error) = unsupported_scheme(&target) {
-                return Err(Error::middleware(error));
+            if let Err(error) = Origin::from_url(&target) {
+                return Err(Error::middleware(RobotsError::from(error)));
             }
             if let Err(reason) = self.redirects.check(hops, &url, &target) {
                 tracing::info!(from = %url, to = %target, %reason, "redirect not followed");
@@ -312,9 +291,8 @@ impl RobotsMiddleware {
             );
         }
         let url_text = || fetched.to_string();
-        if let Some(error) = unsupported_scheme(fetched) {
-            return Err(Error::middleware(error));
-        }
+        let origin =
+            Origin::from_url(fetched).map_err(|e| Error::middleware(RobotsError::from(e)))?;
         if !self.redirects.rule().allows(requested, fetched) {
             tracing::warn!(%requested, %fetched, "a redirect followed inside the client went where the redirect rule forbids; it was fetched, and is refused");
             return Err(Error::middleware(RobotsError::RedirectRefused {
@@ -325,13 +303,11 @@ impl RobotsMiddleware {
                 },
             }));
         }
-        let origin = Origin::of(fetched)
-            .map_err(|_| Error::middleware(RobotsError::RelativeUri { uri: url_text() }))?;
         match self
             .gate
             .decide(
                 &self.client,
-                origin.as_str(),
+                &origin,
                 path_of_url(fetched),
                 &url_text,
                 overrides,
@@ -356,7 +332,7 @@ fn redirect(
     target: url::Url,
 ) -> Option<reqwest::Request> {
     let previous = previous?;
-    let same_origin = origin_str(previous.url()) == origin_str(&target);
+    let same_origin = Origin::from_url(previous.url()).ok() == Origin::from_url(&target).ok();
     let mut next = match status {
         StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT => {
             let mut replay = previous;

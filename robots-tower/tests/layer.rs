@@ -165,7 +165,10 @@ async fn only_a_refusal_copies_its_rule() {
     let error = send(&service, "http://a.example/private/x")
         .await
         .unwrap_err();
-    let entry = layer.cache().cached("http://a.example").unwrap();
+    let entry = layer
+        .cache()
+        .cached(&"http://a.example".parse().unwrap())
+        .unwrap();
     let cached_pattern = |path: &[u8]| {
         let rule = entry.verdict_at(path, Instant::now()).rule.unwrap();
         rule.pattern.as_ptr()
@@ -339,10 +342,15 @@ async fn responses_and_the_cache_name_the_origins_sitemaps() {
         ["http://a.example/s1.xml", "http://a.example/s2.xml"]
     );
     assert_eq!(
-        layer.cache().sitemaps("http://a.example"),
+        layer.cache().sitemaps(&"http://a.example".parse().unwrap()),
         ["http://a.example/s1.xml", "http://a.example/s2.xml"]
     );
-    assert!(layer.cache().sitemaps("http://b.example").is_empty());
+    assert!(
+        layer
+            .cache()
+            .sitemaps(&"http://b.example".parse().unwrap())
+            .is_empty()
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -1,45 +1,82 @@
 //! One robots.txt per origin (spec section 7): scheme + host + port, the host lowercase and in its
 //! IDNA (punycode) form, default ports dropped, and a trailing dot removed (`example.com.` is the
-//! same host to DNS, so it gets the same robots.txt and the same pacing). The `url` crate does
-//! the rest of the normalising.
+//! same host to DNS, so it gets the same robots.txt and the same pacing).
+//!
+//! [`Origin`] is the only way from a request to a cache or pacing key: every front end (the
+//! layer, the middleware, the hooks), the cache and the CLI build it here, from an `http::Uri`
+//! ([`Origin::from_uri`]), a `url::Url` ([`Origin::from_url`]) or text ([`Origin::parse`]),
+//! with the same scheme check and the same typed error.
+
+mod uri;
 
 use std::borrow::Borrow;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use arrayvec::ArrayString;
 use url::{Position, Url};
 
-/// Why a URL has no origin to fetch robots.txt from.
+/// Why a request has no origin whose robots.txt could be fetched.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OriginError {
-    /// The text is not a URL.
+    /// The text is not a URL (or its host or port is not valid: `http://h:99999/`).
     #[error("`{url}` is not a valid URL: {source}")]
     InvalidUrl {
-        /// The text as given.
+        /// The URL as given.
         url: String,
         /// What the URL parser said.
         source: url::ParseError,
     },
-    /// The URL has no host (`file:`, `mailto:`, `data:`…).
+    /// The URL has no host: a relative reference (`/path`) or a URL like `mailto:`.
     #[error("`{url}` has no host, so it has no robots.txt")]
     NoHost {
-        /// The URL.
+        /// The URL as given.
         url: String,
+    },
+    /// The URL is not `http` or `https` (a redirect to `file:`, `ftp:`…): robots.txt is an
+    /// HTTP resource.
+    #[error("`{url}` is a {scheme}: URL; only http and https URLs have a robots.txt")]
+    UnsupportedScheme {
+        /// The URL as given.
+        url: String,
+        /// Its scheme.
+        scheme: String,
     },
 }
 
+/// The longest origin kept inline. An origin is at most a 253-byte host with a scheme and a
+/// port, so nearly every one fits; a longer one is shared on the heap.
+const INLINE: usize = 248;
+
 /// An origin: `scheme://host[:port]`, normalised so that equal origins compare equal
 /// (`HTTPS://Example.COM:443` is `https://example.com`; `http://bücher.de` is
-/// `http://xn--bcher-kva.de`). Cheap to clone.
+/// `http://xn--bcher-kva.de`). Only `http` and `https` URLs have one.
+///
+/// It is the key of everything per origin: the robots.txt cache, the pacing, the errors. Built
+/// from a request's URI it does not allocate (the origin is kept inline, up to 248 bytes), so
+/// a cache hit costs no allocation; cloning one copies at most 256 bytes or bumps a count.
 ///
 /// ```
 /// use robots_fetch::Origin;
 /// let origin = Origin::parse("HTTPS://user:pw@Example.COM:443/a/b?c").unwrap();
 /// assert_eq!(origin.as_str(), "https://example.com");
 /// assert_eq!(origin.robots_url().as_str(), "https://example.com/robots.txt");
+///
+/// let uri: http::Uri = "http://Example.com.:8080/x".parse().unwrap();
+/// assert_eq!(Origin::from_uri(&uri).unwrap().as_str(), "http://example.com:8080");
+/// assert!(Origin::parse("file:///etc/passwd").is_err());
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Origin(Arc<str>);
+#[derive(Clone)]
+pub struct Origin(Repr);
+
+// Inline on purpose: boxing it would cost the allocation per request this type exists to avoid.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
+enum Repr {
+    Inline(ArrayString<INLINE>),
+    Shared(Arc<str>),
+}
 
 impl Origin {
     /// The origin of a URL given as text.
@@ -48,83 +85,216 @@ impl Origin {
             url: url.to_string(),
             source,
         })?;
-        Origin::of(&parsed)
+        Origin::from_url(&parsed)
     }
 
-    /// The origin of a parsed URL.
-    pub fn of(url: &Url) -> Result<Origin, OriginError> {
-        match origin_str(url) {
-            Some(s) => Ok(Origin(s.into())),
-            None => match url.host_str().filter(|h| !h.is_empty()) {
-                None => Err(OriginError::NoHost {
-                    url: url.to_string(),
-                }),
-                // Userinfo or a trailing dot: rebuild without them.
-                Some(host) => {
-                    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
-                    let host = strip_root_dot(host);
-                    Ok(Origin(format!("{}://{host}{port}", url.scheme()).into()))
-                }
-            },
+    /// The origin of a parsed URL. Does not allocate.
+    pub fn from_url(url: &Url) -> Result<Origin, OriginError> {
+        check_scheme(url.scheme(), || url.to_string())?;
+        let Some(host) = url.host_str().filter(|h| !h.is_empty()) else {
+            return Err(OriginError::NoHost {
+                url: url.to_string(),
+            });
+        };
+        // The URL parser has normalised the scheme, host and port already: the origin is its
+        // text up to the port, unless userinfo or a trailing dot on the host must be left out.
+        if url.username().is_empty() && url.password().is_none() && !host.ends_with('.') {
+            return Ok(Origin::from_canonical(&url[..Position::AfterPort]));
+        }
+        let mut key = Builder::default();
+        key.push(url.scheme());
+        key.push("://");
+        key.push(strip_root_dot(host));
+        if let Some(port) = url.port() {
+            key.push(":");
+            key.push(itoa_u16(port, &mut [0; 5]));
+        }
+        Ok(key.finish())
+    }
+
+    /// The origin of an absolute request URI (what a tower service receives). Does not
+    /// allocate for the usual URI; a host the URL parser would rewrite (`127.1`, an IPv6
+    /// literal, a percent-escape) goes through it.
+    pub fn from_uri(uri: &http::Uri) -> Result<Origin, OriginError> {
+        let no_host = || OriginError::NoHost {
+            url: uri.to_string(),
+        };
+        let scheme = uri.scheme_str().ok_or_else(no_host)?;
+        check_scheme(scheme, || uri.to_string())?;
+        let authority = uri.authority().ok_or_else(no_host)?;
+        let mut buf = [0u8; uri::KEY_MAX];
+        match uri::write_key(scheme, authority.as_str(), &mut buf) {
+            Some(key) => Ok(Origin::from_canonical(key)),
+            None if authority.host().is_empty() => Err(no_host()),
+            // A host the URL parser rewrites, or an invalid port: its canonical origin, or why
+            // it has none.
+            None => Origin::parse(&uri.to_string()),
+        }
+    }
+
+    /// An origin from text already in canonical form.
+    fn from_canonical(key: &str) -> Origin {
+        match ArrayString::from(key) {
+            Ok(inline) => Origin(Repr::Inline(inline)),
+            Err(_) => Origin(Repr::Shared(key.into())),
         }
     }
 
     /// `scheme://host[:port]`.
+    #[inline]
     pub fn as_str(&self) -> &str {
-        &self.0
+        match &self.0 {
+            Repr::Inline(inline) => inline.as_str(),
+            Repr::Shared(shared) => shared,
+        }
     }
 
-    /// The scheme (`http`, `https`…).
+    /// The scheme: `http` or `https`.
     pub fn scheme(&self) -> &str {
-        self.0.split_once("://").map_or("", |(scheme, _)| scheme)
+        self.as_str()
+            .split_once("://")
+            .map_or("", |(scheme, _)| scheme)
+    }
+
+    /// The host, as in the origin (lowercase, punycode, an IPv6 literal in brackets).
+    pub fn host(&self) -> &str {
+        let authority = self.as_str().split_once("://").map_or("", |(_, a)| a);
+        match authority.rsplit_once(':') {
+            // A colon inside brackets is the IPv6 literal's own.
+            Some((host, port)) if !port.contains(']') => host,
+            _ => authority,
+        }
     }
 
     /// Where this origin's robots.txt is: always `/robots.txt` at the root.
     pub fn robots_url(&self) -> Url {
         // An origin string always parses: it was produced by the URL parser.
-        Url::parse(&format!("{}/robots.txt", self.0))
-            .unwrap_or_else(|_| unreachable!("origin {} re-parses", self.0))
+        Url::parse(&format!("{}/robots.txt", self.as_str()))
+            .unwrap_or_else(|_| unreachable!("origin {} re-parses", self.as_str()))
+    }
+
+    /// Bytes held on the heap (none unless the origin is over 248 bytes).
+    pub fn heap_bytes(&self) -> usize {
+        match &self.0 {
+            Repr::Inline(_) => 0,
+            Repr::Shared(shared) => shared.len(),
+        }
     }
 }
 
-/// The origin of `url` as a slice of it, without allocating: `None` when the URL has no host, or
-/// carries userinfo or a trailing dot on its host (which the origin leaves out; [`Origin::of`]
-/// handles those).
-pub fn origin_str(url: &Url) -> Option<&str> {
-    if url.host().is_none()
-        || !url.username().is_empty()
-        || url.password().is_some()
-        || url.host_str().is_some_and(|h| h.ends_with('.'))
-    {
-        return None;
+/// Only http(s) URLs have a robots.txt.
+fn check_scheme(scheme: &str, url: impl FnOnce() -> String) -> Result<(), OriginError> {
+    match scheme {
+        "http" | "https" => Ok(()),
+        other => Err(OriginError::UnsupportedScheme {
+            url: url(),
+            scheme: other.to_string(),
+        }),
     }
-    Some(&url[..Position::AfterPort])
+}
+
+/// An origin written piece by piece: inline while it fits, else on the heap.
+#[derive(Default)]
+struct Builder {
+    inline: ArrayString<INLINE>,
+    spilled: Option<String>,
+}
+
+impl Builder {
+    fn push(&mut self, piece: &str) {
+        match &mut self.spilled {
+            Some(spilled) => spilled.push_str(piece),
+            None => {
+                if self.inline.try_push_str(piece).is_err() {
+                    self.spilled = Some(format!("{}{piece}", self.inline));
+                }
+            }
+        }
+    }
+
+    fn finish(self) -> Origin {
+        match self.spilled {
+            Some(spilled) => Origin(Repr::Shared(spilled.into())),
+            None => Origin(Repr::Inline(self.inline)),
+        }
+    }
+}
+
+/// A port in decimal, written into `digits` (no allocation).
+fn itoa_u16(port: u16, digits: &mut [u8; 5]) -> &str {
+    let mut at = digits.len();
+    let mut n = port;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&digits[at..]).unwrap_or_default()
 }
 
 /// `example.com.` → `example.com`: the root label's dot names the same host. A host that is only
 /// dots is left alone (it resolves nowhere either way).
-pub(crate) fn strip_root_dot(host: &str) -> &str {
+fn strip_root_dot(host: &str) -> &str {
     match host.strip_suffix('.') {
         Some(stripped) if !stripped.is_empty() && !stripped.ends_with('.') => stripped,
         _ => host,
     }
 }
 
+impl PartialEq for Origin {
+    #[inline]
+    fn eq(&self, other: &Origin) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Origin {}
+
+/// Hashes as its text, so that maps keyed by `Origin` can be searched with a `&str`.
+impl Hash for Origin {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialOrd for Origin {
+    fn partial_cmp(&self, other: &Origin) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Origin {
+    fn cmp(&self, other: &Origin) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
 impl Borrow<str> for Origin {
     fn borrow(&self) -> &str {
-        &self.0
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Origin {
+    fn as_ref(&self) -> &str {
+        self.as_str()
     }
 }
 
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
 impl fmt::Debug for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Origin({})", self.0)
+        write!(f, "Origin({})", self.as_str())
     }
 }
 
@@ -132,6 +302,20 @@ impl std::str::FromStr for Origin {
     type Err = OriginError;
     fn from_str(s: &str) -> Result<Origin, OriginError> {
         Origin::parse(s)
+    }
+}
+
+impl TryFrom<&Url> for Origin {
+    type Error = OriginError;
+    fn try_from(url: &Url) -> Result<Origin, OriginError> {
+        Origin::from_url(url)
+    }
+}
+
+impl TryFrom<&http::Uri> for Origin {
+    type Error = OriginError;
+    fn try_from(uri: &http::Uri) -> Result<Origin, OriginError> {
+        Origin::from_uri(uri)
     }
 }
 
@@ -190,11 +374,6 @@ mod tests {
                 .as_str(),
             "http://example.com/robots.txt"
         );
-        // Other schemes with hosts have origins too.
-        assert_eq!(
-            origin("ftp://files.example.com/a"),
-            "ftp://files.example.com"
-        );
     }
 
     #[test]
@@ -205,13 +384,21 @@ mod tests {
             "https://example.com:8443/robots.txt"
         );
         assert_eq!(o.scheme(), "https");
+        assert_eq!(o.host(), "example.com");
+        assert_eq!(Origin::parse("http://[::1]:8/").unwrap().host(), "[::1]");
+        assert_eq!(Origin::parse("http://[::1]/").unwrap().host(), "[::1]");
+        assert_eq!(Origin::parse("http://h/").unwrap().host(), "h");
     }
 
     #[test]
-    fn urls_without_a_host_are_errors() {
+    fn what_has_no_origin_says_why() {
         assert!(matches!(
             Origin::parse("mailto:a@b.c"),
-            Err(OriginError::NoHost { .. })
+            Err(OriginError::UnsupportedScheme { scheme, .. }) if scheme == "mailto"
+        ));
+        assert!(matches!(
+            Origin::parse("ftp://files.example.com/a"),
+            Err(OriginError::UnsupportedScheme { scheme, .. }) if scheme == "ftp"
         ));
         assert!(matches!(
             Origin::parse("not a url"),
@@ -223,13 +410,47 @@ mod tests {
         ));
         let message = Origin::parse("data:text/plain,x").unwrap_err().to_string();
         assert!(message.contains("data:text/plain,x"), "{message}");
+        let uri = |text: &str| text.parse::<http::Uri>().unwrap();
+        assert!(matches!(
+            Origin::from_uri(&uri("/relative")),
+            Err(OriginError::NoHost { .. })
+        ));
+        if let Ok(file) = "file:///etc/passwd".parse::<http::Uri>() {
+            assert!(matches!(
+                Origin::from_uri(&file),
+                Err(OriginError::UnsupportedScheme { .. })
+            ));
+        }
+        assert!(matches!(
+            Origin::from_uri(&uri("ftp://h/x")),
+            Err(OriginError::UnsupportedScheme { .. })
+        ));
+        // A port out of range is no origin (the request is refused, never sent elsewhere).
+        if let Ok(parsed) = "http://example.com:99999/".parse::<http::Uri>() {
+            assert!(matches!(
+                Origin::from_uri(&parsed),
+                Err(OriginError::InvalidUrl { .. })
+            ));
+        }
     }
 
     #[test]
-    fn borrowed_origin_matches_the_owned_one() {
-        let url = Url::parse("https://Example.com:443/x?y").unwrap();
-        assert_eq!(origin_str(&url), Some("https://example.com"));
-        assert_eq!(origin_str(&Url::parse("https://u@e.com/").unwrap()), None);
-        assert_eq!(origin_str(&Url::parse("https://e.com./").unwrap()), None);
+    fn long_origins_are_shared_and_equal_to_inline_ones() {
+        let host = format!("{}.example", "a".repeat(240));
+        let long = Origin::parse(&format!("https://{host}/x")).unwrap();
+        assert_eq!(long.as_str(), format!("https://{host}"));
+        assert!(long.heap_bytes() > 0);
+        let via_uri = Origin::from_uri(&format!("https://{host}/x").parse().unwrap()).unwrap();
+        assert_eq!(long, via_uri);
+        let short = Origin::parse("https://e.com/").unwrap();
+        assert_eq!(short.heap_bytes(), 0);
+        // Userinfo on a long host goes through the builder's spill.
+        let spilled = Origin::parse(&format!("https://u@{host}.:8443/x")).unwrap();
+        assert_eq!(spilled.as_str(), format!("https://{host}:8443"));
+    }
+
+    #[test]
+    fn an_origin_stays_small() {
+        assert!(std::mem::size_of::<Origin>() <= 256);
     }
 }

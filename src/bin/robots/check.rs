@@ -13,7 +13,7 @@ use robots::core::{
     MAX_BODY_BYTES, MatchedRule, Preference, RobotsTxt, RuleKind, Stated, UsagePreferences,
     Verdict, path_of,
 };
-use robots_fetch::{CachedRobots, Origin, RobotsCache, Source, Unreachable};
+use robots_fetch::{CachedRobots, Origin, OriginError, RobotsCache, Source, Unreachable};
 use serde::Serialize;
 use url::Url;
 
@@ -158,6 +158,22 @@ struct RobotsJson {
 }
 
 impl RobotsJson {
+    /// A URL whose robots.txt was not fetched: it is not http(s), so it has none.
+    fn not_fetched(error: &OriginError) -> RobotsJson {
+        let reason = match error {
+            OriginError::UnsupportedScheme { .. } => "unsupported_scheme",
+            _ => "invalid_url",
+        };
+        RobotsJson {
+            outcome: "unreachable",
+            status: None,
+            reason: Some(reason),
+            message: Some(error.to_string()),
+            retry_after: None,
+            final_url: None,
+        }
+    }
+
     fn of(source: &Source) -> RobotsJson {
         let (reason, message, retry_after) = match source {
             Source::Unavailable { reason, .. } => (Some(reason.as_str()), None, None),
@@ -301,14 +317,17 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
     let mut emit = |url: &str,
                     verdict: &Verdict<'_>,
                     usage: &UsagePreferences,
-                    robots: Option<&CachedRobots>,
+                    robots: Result<Option<&CachedRobots>, &OriginError>,
                     note: Option<String>|
      -> Result<(), CliError> {
         any_disallowed |= !verdict.allowed;
         if closed {
             return Ok(());
         }
-        let robots = robots.map(|entry| RobotsJson::of(entry.source()));
+        let robots = match robots {
+            Ok(entry) => entry.map(|entry| RobotsJson::of(entry.source())),
+            Err(error) => Some(RobotsJson::not_fetched(error)),
+        };
         let written = match args.format {
             Format::Json => output::json_line(
                 &mut out,
@@ -347,7 +366,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
             for url in &urls {
                 let usage = matcher.usage(url);
                 let note = resolved_note(url, &usage.verdict, |p| matcher.check_path(p));
-                emit(url, &usage.verdict, &usage.preferences, None, note)?;
+                emit(url, &usage.verdict, &usage.preferences, Ok(None), note)?;
             }
         }
         None => {
@@ -355,12 +374,36 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
             let now = tokio::time::Instant::now();
             for (url, parsed) in urls.iter().zip(&entries) {
                 let (parsed_url, entry) = parsed;
+                let entry = match entry {
+                    Ok(entry) => entry,
+                    // No robots.txt to read: nothing may be fetched (the polite answer).
+                    Err(error) => {
+                        let refused = Verdict {
+                            allowed: false,
+                            rule: None,
+                        };
+                        emit(
+                            url,
+                            &refused,
+                            &UsagePreferences::default(),
+                            Err(error),
+                            None,
+                        )?;
+                        continue;
+                    }
+                };
                 let path = robots_fetch::path_of_url(parsed_url);
                 let usage = entry.usage_at(path.as_bytes(), now);
                 let note = resolved_note(parsed_url.as_str(), &usage.verdict, |p| {
                     entry.verdict_at(p, now)
                 });
-                emit(url, &usage.verdict, &usage.preferences, Some(entry), note)?;
+                emit(
+                    url,
+                    &usage.verdict,
+                    &usage.preferences,
+                    Ok(Some(entry)),
+                    note,
+                )?;
             }
         }
     }
@@ -380,23 +423,27 @@ fn fetch_all(
     args: &CheckArgs,
     crawler: &Crawler,
     urls: &[String],
-) -> Result<Vec<(Url, Arc<CachedRobots>)>, CliError> {
+) -> Result<Vec<Fetched>, CliError> {
     fetch_robots(&crawler.user_agent, &crawler.token, args.timeout, urls)
 }
 
+/// A URL with its origin's robots.txt, or why it has none to fetch (not http or https).
+pub type Fetched = (Url, Result<Arc<CachedRobots>, OriginError>);
+
 /// Each URL with its origin's robots.txt, fetched once per origin, all origins at once, each
-/// within `timeout` seconds. A URL without an origin is a usage error.
+/// within `timeout` seconds. A string that is not a URL is a usage error; a URL that is not
+/// http(s) has no robots.txt, which its own line reports.
 pub fn fetch_robots(
     user_agent: &str,
     token: &str,
     timeout: f64,
     urls: &[String],
-) -> Result<Vec<(Url, Arc<CachedRobots>)>, CliError> {
+) -> Result<Vec<Fetched>, CliError> {
     let mut parsed = Vec::with_capacity(urls.len());
     for url in urls {
         let url_parsed = Url::parse(url)
             .map_err(|e| CliError::Usage(format!("`{url}` is not an absolute URL: {e}")))?;
-        let origin = Origin::of(&url_parsed).map_err(|e| CliError::Usage(e.to_string()))?;
+        let origin = Origin::from_url(&url_parsed);
         parsed.push((url_parsed, origin));
     }
     let cache = RobotsCache::builder(user_agent)
@@ -409,13 +456,13 @@ pub fn fetch_robots(
         .enable_all()
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
-    let mut origins: Vec<Origin> = parsed.iter().map(|(_, o)| o.clone()).collect();
+    let mut origins: Vec<&Origin> = parsed.iter().filter_map(|(_, o)| o.as_ref().ok()).collect();
     origins.sort();
     origins.dedup();
     let fetched: HashMap<Origin, Arc<CachedRobots>> = runtime.block_on(async {
         let lookups = origins
             .iter()
-            .map(|origin| async { (origin.clone(), cache.get(&client, origin).await) });
+            .map(|&origin| async { (origin.clone(), cache.get(&client, origin).await) });
         futures_util::future::join_all(lookups)
             .await
             .into_iter()
@@ -423,7 +470,10 @@ pub fn fetch_robots(
     });
     Ok(parsed
         .into_iter()
-        .filter_map(|(url, origin)| fetched.get(&origin).map(|entry| (url, entry.clone())))
+        .filter_map(|(url, origin)| match origin {
+            Ok(origin) => fetched.get(&origin).map(|entry| (url, Ok(entry.clone()))),
+            Err(error) => Some((url, Err(error))),
+        })
         .collect())
 }
 

@@ -52,7 +52,15 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut seen = std::collections::HashSet::new();
     let mut unreachable = false;
-    for (_, entry) in &entries {
+    for (url, entry) in &entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                eprintln!("robots: {url}: {error}");
+                unreachable = true;
+                continue;
+            }
+        };
         let origin = entry.origin().as_str();
         if !seen.insert(origin) {
             continue;
