@@ -3,8 +3,7 @@
 //! owner died, outages shared by the fleet, keys that expire, and a Redis that dies and returns.
 #![cfg(feature = "redis")]
 
-#[path = "../../tests/support/redis_server.rs"]
-mod redis_server;
+use crate::redis_server;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

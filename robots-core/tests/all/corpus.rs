@@ -3,8 +3,7 @@
 //! root); without it the test says so on stderr and passes, as the corpus is not part of the
 //! repository. Set but unreadable, it fails.
 
-#[path = "../../tests/support/corpus.rs"]
-mod corpus;
+use crate::corpus_support as corpus;
 
 use robots_core::reference::google_verdict;
 use robots_core::{MAX_BODY_BYTES, Matcher, RobotsTxt, lint};

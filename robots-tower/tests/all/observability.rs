@@ -1,9 +1,8 @@
 //! tracing events for robots.txt fetches, cache misses, disallows, politeness waits and
 //! back-offs, captured from a real subscriber.
 
-#[path = "../../tests/support/captured.rs"]
-mod captured;
-mod support;
+use crate::captured;
+use crate::support;
 
 use bytes::Bytes;
 use http_body_util::Full;

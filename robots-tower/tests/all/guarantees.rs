@@ -3,10 +3,8 @@
 //! client, tower-http's redirect following) and the reqwest middleware. No URL that resolves to a
 //! disallowed path may arrive; every page request must say who is asking.
 
-#[path = "../../tests/support/captured.rs"]
-mod captured;
-#[path = "../../tests/support/site.rs"]
-mod site;
+use crate::captured;
+use crate::site;
 
 use std::time::Duration;
 

@@ -3,8 +3,7 @@
 //! one local site. Request starts are measured at the site.
 #![cfg(feature = "redis")]
 
-#[path = "../../tests/support/redis_server.rs"]
-mod redis_server;
+use crate::redis_server;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -3,10 +3,8 @@
 //! `redis-server` (started on a free port of 127.0.0.1) as one polite crawler.
 #![cfg(feature = "redis")]
 
-#[path = "support/redis_server.rs"]
-mod redis_server;
-#[path = "support/site.rs"]
-mod site;
+use crate::redis_server;
+use crate::site;
 
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

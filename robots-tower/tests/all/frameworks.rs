@@ -2,8 +2,7 @@
 //! fetched through their own client, schedule-don't-wait, and refusals as plain responses. On
 //! the wire, against a raw local server that logs every request it receives.
 
-#[path = "../../tests/support/site.rs"]
-mod site;
+use crate::site;
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;

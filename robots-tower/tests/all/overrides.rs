@@ -1,10 +1,8 @@
 //! Per-request overrides through both front ends, on the wire (a raw local site that logs what
 //! it receives): checking a request also as a policy token, and the explicit, logged opt-out.
 
-#[path = "../../tests/support/captured.rs"]
-mod captured;
-#[path = "../../tests/support/site.rs"]
-mod site;
+use crate::captured;
+use crate::site;
 
 use std::time::Duration;
 

@@ -2,8 +2,7 @@
 //! preferences for each URL and the response's `Content-Usage` header, in `RobotsInfo`, and
 //! mirrored into headers for frameworks that keep only headers.
 
-#[path = "../../tests/support/site.rs"]
-mod site;
+use crate::site;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! thread while a few requests go through the layer on paused time.
 #![cfg(feature = "metrics")]
 
-mod support;
+use crate::support;
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
 

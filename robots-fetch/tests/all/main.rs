@@ -1,0 +1,8 @@
+//! robots-fetch's integration tests, in one binary. `no_alloc` and `memory` stay apart: each
+//! installs a counting global allocator.
+
+mod cache;
+mod fleet;
+mod outcomes;
+#[path = "../../../tests/support/redis_server.rs"]
+mod redis_server;

@@ -1,0 +1,20 @@
+//! robots-tower's integration tests, in one binary (one link instead of ten). `no_alloc` stays
+//! apart: it installs a counting global allocator.
+
+#[path = "../../../tests/support/captured.rs"]
+mod captured;
+mod fleet;
+mod frameworks;
+mod guarantees;
+mod http_semantics;
+mod layer;
+mod metrics;
+mod observability;
+mod overrides;
+#[path = "../../../tests/support/redis_server.rs"]
+mod redis_server;
+mod schedule;
+#[path = "../../../tests/support/site.rs"]
+mod site;
+mod support;
+mod usage;

@@ -1,0 +1,13 @@
+//! The `robots` package's integration tests (the CLI on the wire), in one binary.
+
+// The fleet crawl needs Redis (feature `redis`, on by default), and only it uses these.
+mod cli;
+mod cli_network;
+#[cfg(feature = "redis")]
+mod crawl;
+#[cfg(feature = "redis")]
+#[path = "../support/redis_server.rs"]
+mod redis_server;
+#[cfg(feature = "redis")]
+#[path = "../support/site.rs"]
+mod site;
