@@ -4,8 +4,8 @@
 //! follows an allow/disallow line of a group starts a new group; nothing else ends one.
 
 use crate::directive::{KeyKind, LineContent, ValueHints, parse_scanned};
-use crate::robots::RuleKind;
 use crate::sweep::Sweep;
+use crate::verdict::RuleKind;
 
 /// One directive, values as written (not escaped).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

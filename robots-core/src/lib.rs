@@ -28,6 +28,7 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+mod diagnostic;
 pub mod directive;
 mod events;
 pub mod lines;
@@ -43,19 +44,22 @@ mod rule_pattern;
 mod sweep;
 pub mod url_path;
 pub mod usage;
+mod verdict;
 
 pub use agent::{UserAgentToken, is_global_agent, is_valid_token, product_token, user_agent_token};
-pub use lint::{Diagnostic, DiagnosticKind, lint};
-pub use matcher::{CrawlDelay, MatchedRule, Matcher, Selection, Verdict};
+pub use diagnostic::{Diagnostic, DiagnosticKind};
+pub use lint::lint;
+pub use matcher::{CrawlDelay, Matcher};
 pub use page::{Directives, ImagePreview, PageDirectives};
 pub use records::{RequestRate, parse_crawl_delay};
-pub use robots::{Agent, Group, Record, RobotsTxt, Rule, RuleKind, Sitemap};
+pub use robots::{Agent, Group, Record, RobotsTxt, Rule, Sitemap};
 pub use rule_pattern::RulePattern;
 pub use url_path::path_of;
 pub use usage::{
     AiPreferences, ContentSignal, InvalidPreferences, Preference, SignalPreferences, Stated, Usage,
     UsagePreferences,
 };
+pub use verdict::{MatchedRule, RuleKind, Selection, Verdict};
 
 /// How much of a robots.txt body a crawler reads: 500 KiB (512,000 bytes). The rest is ignored.
 pub const MAX_BODY_BYTES: usize = 512_000;

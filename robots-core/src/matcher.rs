@@ -17,25 +17,10 @@ use crate::events::{Event, events};
 use crate::mask::{BLOCK, mask_of};
 use crate::pattern::{Glob, Subject, glob_matches, is_prefix, split_anchor};
 use crate::records::{RequestRate, parse_crawl_delay};
-use crate::robots::{Group, RobotsTxt, RuleKind};
+use crate::robots::{Group, RobotsTxt};
 use crate::url_path::path_of;
 use crate::usage::{Usage, UsageKind, UsagePreferences, UsageTable, usage_kind};
-
-/// Which groups of the file apply to the crawler.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(
-    feature = "serde",
-    serde(rename_all = "kebab-case", tag = "kind", content = "token")
-)]
-pub enum Selection {
-    /// Groups naming this token (the first of the given tokens that has any group).
-    Agent(Box<str>),
-    /// No group names the crawler; the `*` groups apply.
-    Global,
-    /// No group applies: everything is allowed.
-    None,
-}
+pub use crate::verdict::{MatchedRule, RuleKind, Selection, Verdict};
 
 /// A Crawl-delay value and the line it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -369,27 +354,6 @@ pub struct Matcher {
     inner: Arc<Inner>,
 }
 
-/// The answer to a check, with the rule that decided it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Verdict<'a> {
-    /// Whether the crawler may fetch the URL.
-    pub allowed: bool,
-    /// The deciding rule, or `None` when no rule with a non-empty pattern matched.
-    pub rule: Option<MatchedRule<'a>>,
-}
-
-/// The rule that decided a [`Verdict`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MatchedRule<'a> {
-    /// Line number in the file.
-    pub line: u32,
-    /// Allow or disallow.
-    pub kind: RuleKind,
-    /// The pattern as written in the file (not escaped; an `index.html` rule that decided through
-    /// its `/$` retry still shows as written).
-    pub pattern: &'a [u8],
-}
-
 /// Rule indices `0..len` by rank, highest first, file order kept among equals (rules come in
 /// file order), written into `order` (cleared first). Ranks are small (twice a pattern length), so a
 /// counting sort does it in linear time.
@@ -595,36 +559,6 @@ impl Inner {
             // Every rule with the flag is listed; an empty span would only hide the pattern.
             Err(_) => (rule.start, rule.start),
         }
-    }
-}
-
-impl MatchedRule<'_> {
-    /// The pattern as text (invalid UTF-8 replaced).
-    pub fn pattern_lossy(&self) -> std::borrow::Cow<'_, str> {
-        String::from_utf8_lossy(self.pattern)
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for MatchedRule<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("MatchedRule", 3)?;
-        s.serialize_field("line", &self.line)?;
-        s.serialize_field("kind", &self.kind)?;
-        s.serialize_field("pattern", &self.pattern_lossy())?;
-        s.end()
-    }
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Verdict<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("Verdict", 2)?;
-        s.serialize_field("allowed", &self.allowed)?;
-        s.serialize_field("rule", &self.rule)?;
-        s.end()
     }
 }
 
@@ -1247,6 +1181,47 @@ impl Matcher {
                 Selection::Agent(token) => token.len(),
                 _ => 0,
             }
+    }
+}
+
+/// A parsed file's views for a crawler are compiled here (the parser knows nothing of them).
+impl RobotsTxt {
+    /// Compiles the view for one crawler, named by its product token (`FooBot`). The token is
+    /// compared as given, as Google's library does: a name with bytes outside `[A-Za-z_-]`
+    /// (`Foo Bar`, `FooBot/2.1`) matches only `*` groups. Reduce a full User-Agent string with
+    /// [`crate::user_agent_token`] first, or use [`RobotsTxt::matcher_for_user_agent`].
+    pub fn matcher(&self, agent: &str) -> Matcher {
+        Matcher::new(self, [agent])
+    }
+
+    /// Compiles the view for a crawler known by several tokens, most specific first
+    /// (`["Googlebot-Image", "Googlebot"]`): the first token that has any group is used.
+    pub fn matcher_for<I, S>(&self, agents: I) -> Matcher
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        Matcher::new(self, agents)
+    }
+
+    /// Compiles the view for a crawler named by a full User-Agent string
+    /// (`FooBot/2.1 (+https://foo.example/bot)` → `FooBot`). When the reduction cuts the name
+    /// short (`AB42bot/1.0` → `AB`), [`crate::user_agent_token`] says so: name the tokens
+    /// explicitly with [`RobotsTxt::matcher_for`] instead.
+    ///
+    /// ```
+    /// use robots_core::RobotsTxt;
+    /// let robots = RobotsTxt::parse(b"User-agent: FooBot\nDisallow: /\n");
+    /// let bot = robots.matcher_for_user_agent("FooBot/2.1 (+https://foo.example/bot)");
+    /// assert!(!bot.is_allowed("https://example.com/x"));
+    /// ```
+    pub fn matcher_for_user_agent(&self, user_agent: &str) -> Matcher {
+        Matcher::new(self, [crate::product_token(user_agent)])
+    }
+
+    /// One-off check: is `url` allowed for `agent`? Compile a [`Matcher`] to check many URLs.
+    pub fn is_allowed(&self, agent: &str, url: &str) -> bool {
+        self.matcher(agent).is_allowed(url)
     }
 }
 

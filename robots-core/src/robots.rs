@@ -1,6 +1,6 @@
 //! The parsed file (spec sections 1–3 and 6): groups of user-agents with their rules and
 //! records, sitemaps, and the records outside any group. Independent of any crawler; compile a
-//! [`Matcher`] from it to check URLs.
+//! [`crate::Matcher`] from it to check URLs.
 //!
 //! Google's parser tracks per-crawler state, but that state only changes on lines of a group that
 //! applies to the crawler, so the groups themselves can be found once for every crawler: a
@@ -11,28 +11,7 @@ use std::ops::Range;
 use crate::agent::{is_global_agent, product_token_bytes};
 use crate::directive::{escape_pattern, escape_pattern_hinted};
 use crate::events::{Event, events};
-use crate::matcher::Matcher;
-
-/// Allow or disallow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
-pub enum RuleKind {
-    /// An `Allow` line.
-    Allow,
-    /// A `Disallow` line (or one of its accepted typos).
-    Disallow,
-}
-
-impl RuleKind {
-    /// `"allow"` or `"disallow"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleKind::Allow => "allow",
-            RuleKind::Disallow => "disallow",
-        }
-    }
-}
+pub use crate::verdict::RuleKind;
 
 /// A span of the parsed file's byte arena.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,7 +217,7 @@ impl RobotsTxt {
     }
 
     /// The records that concern the crawler a view was compiled for (`selection` is
-    /// [`Matcher::selection`]): those of the selected groups, and those before the first group,
+    /// [`crate::Matcher::selection`]): those of the selected groups, and those before the first group,
     /// which belong to no group (a leading `Host:` or `Content-Signal:`). In file order.
     ///
     /// ```
@@ -291,44 +270,6 @@ impl RobotsTxt {
             pattern: self.bytes(r.pattern),
             written: self.bytes(r.written),
         }
-    }
-
-    /// Compiles the view for one crawler, named by its product token (`FooBot`). The token is
-    /// compared as given, as Google's library does: a name with bytes outside `[A-Za-z_-]`
-    /// (`Foo Bar`, `FooBot/2.1`) matches only `*` groups. Reduce a full User-Agent string with
-    /// [`crate::user_agent_token`] first, or use [`RobotsTxt::matcher_for_user_agent`].
-    pub fn matcher(&self, agent: &str) -> Matcher {
-        Matcher::new(self, [agent])
-    }
-
-    /// Compiles the view for a crawler known by several tokens, most specific first
-    /// (`["Googlebot-Image", "Googlebot"]`): the first token that has any group is used.
-    pub fn matcher_for<I, S>(&self, agents: I) -> Matcher
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<str>,
-    {
-        Matcher::new(self, agents)
-    }
-
-    /// Compiles the view for a crawler named by a full User-Agent string
-    /// (`FooBot/2.1 (+https://foo.example/bot)` → `FooBot`). When the reduction cuts the name
-    /// short (`AB42bot/1.0` → `AB`), [`crate::user_agent_token`] says so: name the tokens
-    /// explicitly with [`RobotsTxt::matcher_for`] instead.
-    ///
-    /// ```
-    /// use robots_core::RobotsTxt;
-    /// let robots = RobotsTxt::parse(b"User-agent: FooBot\nDisallow: /\n");
-    /// let bot = robots.matcher_for_user_agent("FooBot/2.1 (+https://foo.example/bot)");
-    /// assert!(!bot.is_allowed("https://example.com/x"));
-    /// ```
-    pub fn matcher_for_user_agent(&self, user_agent: &str) -> Matcher {
-        Matcher::new(self, [crate::product_token(user_agent)])
-    }
-
-    /// One-off check: is `url` allowed for `agent`? Compile a [`Matcher`] to check many URLs.
-    pub fn is_allowed(&self, agent: &str, url: &str) -> bool {
-        self.matcher(agent).is_allowed(url)
     }
 
     /// Groups whose user-agents name `token` (ASCII case-insensitive), and groups for `*`.

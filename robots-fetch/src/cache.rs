@@ -28,6 +28,7 @@ use crate::outcome::{FetchOutcome, UnavailableReason, Unreachable};
 use crate::store::{
     Clocks, RobotsStore, StoreError, StoredKind, StoredOutage, StoredRobots, now_ms,
 };
+use crate::time::later;
 
 /// Lifetimes, back-off and size of the cache. Every number has a polite default.
 #[derive(Debug, Clone)]
@@ -1472,13 +1473,6 @@ fn record_of_entry(entry: &CachedRobots, body: Option<bytes::Bytes>) -> StoredRo
         refresh_at_ms: ms(entry.refresh_at),
         outage,
     }
-}
-
-/// `now + delay`, saturating far in the future instead of overflowing: delays come from
-/// configuration and from servers (`Retry-After`, `max-age`), and neither may crash a crawler.
-pub fn later(now: Instant, delay: Duration) -> Instant {
-    now.checked_add(delay)
-        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
 /// `retry_base × 2^(failures − 1)`, at most `retry_max`.

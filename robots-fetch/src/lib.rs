@@ -51,10 +51,11 @@ pub mod redirect;
 mod redis_store;
 mod store;
 pub mod telemetry;
+mod time;
 
 pub use cache::{
     CacheConfig, CacheStats, CachedRobots, CrawlerRecord, ParsedRobots, RobotsCache,
-    RobotsCacheBuilder, Rules, Source, later, path_of_url,
+    RobotsCacheBuilder, Rules, Source, path_of_url,
 };
 pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClient};
 pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
@@ -68,6 +69,7 @@ pub use redis_store::{FleetError, RedisFleet, RedisStore};
 pub use store::{
     InProcessStore, RobotsStore, StoreError, StoreFuture, StoredKind, StoredOutage, StoredRobots,
 };
+pub use time::later;
 
 /// A `reqwest::Client` set up for fetching robots.txt: no redirect following (the fetcher counts
 /// hops itself), the configured connect and total timeouts, and the crawler's User-Agent.

@@ -130,7 +130,7 @@ impl Clocks {
     /// The instant of wall-clock milliseconds `ms` (saturating at both ends).
     pub(crate) fn instant(&self, ms: u64) -> tokio::time::Instant {
         if ms >= self.wall {
-            crate::later(self.now, Duration::from_millis(ms - self.wall))
+            crate::time::later(self.now, Duration::from_millis(ms - self.wall))
         } else {
             self.now
                 .checked_sub(Duration::from_millis(self.wall - ms))

@@ -1,4 +1,4 @@
-//! The builder for [`RobotsLayer`] and [`crate::RobotsMiddleware`]: crawler identity, politeness
+//! The builder for [`crate::RobotsLayer`] and [`crate::RobotsMiddleware`]: crawler identity, politeness
 //! numbers, fetch options, and optionally a shared cache.
 
 use std::sync::Arc;
@@ -7,10 +7,10 @@ use std::time::Duration;
 use robots_fetch::{CacheConfig, RobotsCache, RobotsCacheBuilder};
 
 use crate::gate::{Gate, IdentityHeaders, NotReady};
-use crate::politeness::{Pacing, Politeness, PolitenessConfig, Spacing};
-use crate::service::RobotsLayer;
+use crate::pacing::Pacing;
+use crate::politeness::{Politeness, PolitenessConfig, Spacing};
 
-/// Configuration of the robots layer ([`RobotsLayer::builder`], which builds a [`RobotsLayer`])
+/// Configuration of the robots layer ([`crate::RobotsLayer::builder`], which builds a [`crate::RobotsLayer`])
 /// or the reqwest middleware (`RobotsMiddleware::builder`, which builds a `RobotsMiddleware` or a
 /// ready client): the type parameter says which, so each builds only what it was made for. Every
 /// number has a polite default.
@@ -50,6 +50,7 @@ pub struct RobotsConfig<Target = ForLayer> {
     identity: IdentityHeaders,
     not_ready: NotReady,
     mirror_info: bool,
+    #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
     pub(crate) refusals: crate::Refusals,
     /// The client the middleware fetches robots.txt with (none: one built here).
     #[cfg(feature = "reqwest")]
@@ -59,7 +60,7 @@ pub struct RobotsConfig<Target = ForLayer> {
     target: std::marker::PhantomData<Target>,
 }
 
-/// Marks a [`RobotsConfig`] that builds a tower [`RobotsLayer`].
+/// Marks a [`RobotsConfig`] that builds a tower [`crate::RobotsLayer`].
 #[derive(Debug, Clone, Copy)]
 pub struct ForLayer;
 
@@ -378,12 +379,5 @@ impl<Target> RobotsConfig<Target> {
             )));
         }
         Pacing::Local(Politeness::new(self.politeness.clone()))
-    }
-}
-
-impl RobotsConfig<ForLayer> {
-    /// The tower layer.
-    pub fn build(self) -> RobotsLayer {
-        RobotsLayer::from_gate(self.gate())
     }
 }

@@ -25,7 +25,7 @@ use tracing::{debug, warn};
 
 use crate::error::NotReadyReason;
 use crate::error::RobotsError;
-use crate::politeness::{NotYet, Permit, Politeness, PolitenessConfig};
+use crate::politeness::{LocalPermit, NotYet, Politeness, PolitenessConfig};
 
 /// What pacing does while the fleet's Redis is unreachable. Robots rules never fail open either
 /// way: they come from the local copy or a local fetch.
@@ -128,8 +128,16 @@ pub(crate) struct FleetPacing {
 /// is released in the background, and one whose process died expires.
 pub(crate) struct Lease {
     release: Option<Release>,
-    /// The local place, so that local pacing knows this start and end if Redis goes away.
-    _local: Permit,
+    /// The local place, so that local pacing knows this start and end if Redis goes away
+    /// (none while the lease is being set up).
+    _local: Option<LocalPermit>,
+}
+
+/// A fleet's answer: a lease on a shared place, or, while Redis is unreachable and pacing falls
+/// back to this process, a local place.
+pub(crate) enum FleetPermit {
+    Lease(Box<Lease>),
+    Local(LocalPermit),
 }
 
 /// What releasing a lease needs.
@@ -182,7 +190,7 @@ impl Lease {
     fn holding(release: Release) -> Lease {
         Lease {
             release: Some(release),
-            _local: Permit::None,
+            _local: None,
         }
     }
 
@@ -238,7 +246,7 @@ impl FleetPacing {
         &self,
         origin: &str,
         interval: Duration,
-    ) -> Result<(Permit, Duration), RobotsError> {
+    ) -> Result<(FleetPermit, Duration), RobotsError> {
         let started = Instant::now();
         let place = self.local.place(origin).await;
         match self.acquire_shared(origin, interval).await {
@@ -249,16 +257,16 @@ impl FleetPacing {
                 let local = self.local.space(origin, interval, place).await;
                 let lease = Lease {
                     release: Some(release),
-                    _local: local,
+                    _local: Some(local),
                 };
-                Ok((Permit::Fleet(Box::new(lease)), started.elapsed()))
+                Ok((FleetPermit::Lease(Box::new(lease)), started.elapsed()))
             }
             Err(message) => match self.fallback {
                 FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable { message }),
                 FleetFallback::LocalFallback => {
                     let interval = interval.saturating_mul(self.fleet_size);
                     let permit = self.local.space(origin, interval, place).await;
-                    Ok((permit, started.elapsed()))
+                    Ok((FleetPermit::Local(permit), started.elapsed()))
                 }
             },
         }
@@ -270,7 +278,7 @@ impl FleetPacing {
         &self,
         origin: &str,
         interval: Duration,
-    ) -> Result<Result<Permit, NotYet>, RobotsError> {
+    ) -> Result<Result<FleetPermit, NotYet>, RobotsError> {
         let place = match self.local.try_place(origin) {
             Ok(place) => place,
             Err(not_yet) => return Ok(Err(not_yet)),
@@ -278,9 +286,9 @@ impl FleetPacing {
         match self.ask(origin, interval, Mode::Try).await {
             Ok(Answer::Granted(release)) => {
                 match self.local.try_space(interval, place, Instant::now()) {
-                    Ok(local) => Ok(Ok(Permit::Fleet(Box::new(Lease {
+                    Ok(local) => Ok(Ok(FleetPermit::Lease(Box::new(Lease {
                         release: Some(release),
-                        _local: local,
+                        _local: Some(local),
                     })))),
                     // Redis lost its state but this process remembers: the local wait stands (the
                     // lease is given back).
@@ -297,11 +305,14 @@ impl FleetPacing {
             })),
             Err(message) => match self.fallback {
                 FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable { message }),
-                FleetFallback::LocalFallback => Ok(self.local.try_space(
-                    interval.saturating_mul(self.fleet_size),
-                    place,
-                    Instant::now(),
-                )),
+                FleetFallback::LocalFallback => Ok(self
+                    .local
+                    .try_space(
+                        interval.saturating_mul(self.fleet_size),
+                        place,
+                        Instant::now(),
+                    )
+                    .map(FleetPermit::Local)),
             },
         }
     }

@@ -11,171 +11,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use robots_core::AiPreferences;
 use robots_core::url_path::served_paths;
-use robots_core::{AiPreferences, PageDirectives, Preference, UsagePreferences};
 use robots_fetch::{CachedRobots, FetchClient, Origin, RobotsCache, Source};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use crate::error::{DecidingRule, RobotsError};
+use crate::info::{RobotsInfo, page_tags};
 use crate::overrides::Overrides;
+use crate::pacing::{Pacing, Permit};
 use crate::packed::PackedUsage;
-use crate::politeness::{NotYet, Pacing, Permit};
-
-/// What the layer knew when it let a request through, attached to the response's extensions.
-/// Its `Debug` shows times relative to now (`fetched 3 s ago`), not raw instants.
-///
-/// Read through its methods. It is built for every response, so it is small: what the cached
-/// robots.txt already holds (origin, source, sitemaps) is read from it, and `X-Robots-Tag`
-/// directives take room only on a response that has them.
-#[derive(Clone)]
-pub struct RobotsInfo {
-    robots: Arc<CachedRobots>,
-    rule: Option<DecidingRule>,
-    waited: Duration,
-    interval: Duration,
-    interval_clamped_from: Option<Duration>,
-    usage: PackedUsage,
-    content_usage: Option<AiPreferences>,
-    /// `None` when the response has no `X-Robots-Tag` (most responses): nothing built.
-    tags: Option<Box<PageTags>>,
-}
-
-/// A response's `X-Robots-Tag` headers, parsed, and the directives for this crawler.
-#[derive(Clone, Default)]
-struct PageTags {
-    page: PageDirectives,
-    directives: robots_core::Directives,
-}
-
-/// What a response without `X-Robots-Tag` answers.
-static NO_TAGS: std::sync::LazyLock<PageTags> = std::sync::LazyLock::new(PageTags::default);
-
-impl RobotsInfo {
-    /// The origin the rules belong to.
-    pub fn origin(&self) -> &Origin {
-        self.robots.origin()
-    }
-
-    /// The rule that allowed the URL, or `None` when no rule matched (or the check was
-    /// skipped).
-    pub fn rule(&self) -> Option<&DecidingRule> {
-        self.rule.as_ref()
-    }
-
-    /// Where the rules came from and how fresh they are.
-    pub fn source(&self) -> &Source {
-        self.robots.source()
-    }
-
-    /// Time spent waiting for the origin's politeness slot.
-    pub fn waited(&self) -> Duration {
-        self.waited
-    }
-
-    /// The interval between request starts applied to the origin.
-    pub fn interval(&self) -> Duration {
-        self.interval
-    }
-
-    /// The interval robots.txt asked for (Crawl-delay, Request-rate) when it was more than the
-    /// configured maximum and so clamped.
-    pub fn interval_clamped_from(&self) -> Option<Duration> {
-        self.interval_clamped_from
-    }
-
-    /// `X-Robots-Tag` headers of the response, parsed (empty without the header).
-    pub fn page(&self) -> &PageDirectives {
-        &self.tags.as_deref().unwrap_or(&NO_TAGS).page
-    }
-
-    /// The page directives that apply to this crawler (for all crawlers plus those scoped to
-    /// it).
-    pub fn directives(&self) -> &robots_core::Directives {
-        &self.tags.as_deref().unwrap_or(&NO_TAGS).directives
-    }
-
-    /// The AI usage preferences robots.txt states for this URL (`Content-Usage`,
-    /// `Content-Signal`), each with its line; nothing stated when the file has none.
-    pub fn usage(&self) -> UsagePreferences {
-        self.usage.unpack()
-    }
-
-    /// The response's `Content-Usage` header (the same dictionary, for this response), parsed:
-    /// `None` without the header, every preference unknown when it is not a dictionary.
-    pub fn content_usage(&self) -> Option<AiPreferences> {
-        self.content_usage
-    }
-
-    /// The cached robots.txt the decision came from: sitemaps
-    /// ([`CachedRobots::sitemaps`]), the crawler's records, the compiled rules.
-    pub fn robots(&self) -> &Arc<CachedRobots> {
-        &self.robots
-    }
-
-    /// May this response's content train AI models? robots.txt's preferences for the URL
-    /// (`Content-Usage` `train-ai`, `Content-Signal` `ai-train`) and the response's
-    /// `Content-Usage` header combined: any no gives no, else any yes gives yes.
-    ///
-    /// ```no_run
-    /// # #[cfg(feature = "reqwest")]
-    /// # async fn crawl() -> Result<(), Box<dyn std::error::Error>> {
-    /// use robots_core::Preference;
-    /// use robots_tower::{RobotsInfo, RobotsMiddleware};
-    ///
-    /// let client = RobotsMiddleware::builder("ExampleBot/1.0 (+https://example.com/bot)").build_client()?;
-    /// let response = client.get("https://example.com/article").send().await?;
-    /// let may_train = response
-    ///     .extensions()
-    ///     .get::<RobotsInfo>()
-    ///     .map_or(Preference::Unknown, |info| info.may_train_ai());
-    /// if may_train == Preference::No {
-    ///     // keep the page out of the training set
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn may_train_ai(&self) -> Preference {
-        let header = self.content_usage.unwrap_or_default().train_ai;
-        self.usage().may_train_ai().combine(header)
-    }
-
-    /// May this response's content be used for search? As [`RobotsInfo::may_train_ai`], for
-    /// `search`.
-    pub fn may_search(&self) -> Preference {
-        let header = self.content_usage.unwrap_or_default().search;
-        self.usage().may_search().combine(header)
-    }
-
-    /// The sitemap URLs the origin's robots.txt lists, in file order.
-    pub fn sitemaps(&self) -> impl Iterator<Item = &str> + '_ {
-        self.robots.sitemaps()
-    }
-}
-
-impl std::fmt::Debug for RobotsInfo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use robots_fetch::HumanDuration;
-        f.debug_struct("RobotsInfo")
-            .field("origin", self.origin())
-            .field("rule", &self.rule)
-            .field("source", &format_args!("{}", self.source().describe()))
-            .field("waited", &format_args!("{}", HumanDuration(self.waited)))
-            .field(
-                "interval",
-                &format_args!("{}", HumanDuration(self.interval)),
-            )
-            .field(
-                "interval_clamped_from",
-                &self.interval_clamped_from.map(HumanDuration),
-            )
-            .field("page", self.page())
-            .field("directives", self.directives())
-            .field("usage", &self.usage())
-            .field("content_usage", &self.content_usage)
-            .finish()
-    }
-}
+use crate::politeness::NotYet;
 
 /// A request let through: its place in the origin's queue, and what to attach to the response.
 pub(crate) struct Admission {
@@ -314,7 +161,7 @@ impl Gate {
                 crate::telemetry::waited(Duration::ZERO);
                 debug!(url = %url(), "allowed by robots.txt");
                 Ok(Admit::Now(Admission {
-                    permit,
+                    permit: Permit::Local(permit),
                     entry: allowed.entry,
                     rule: allowed.rule,
                     waited: Duration::ZERO,
@@ -609,17 +456,7 @@ impl Gate {
     /// The request's place, and the info for its response's extensions.
     #[inline(always)]
     fn observed(&self, admission: Admission, headers: &http::HeaderMap) -> (Permit, RobotsInfo) {
-        let tags = headers.get_all(&X_ROBOTS_TAG);
-        // Most responses have no X-Robots-Tag: nothing to parse, nothing to keep.
-        let tags = tags.iter().next().map(|_| {
-            let page = PageDirectives::from_headers(tags.iter().filter_map(|v| v.to_str().ok()));
-            let directives = if page.is_empty() {
-                robots_core::Directives::default()
-            } else {
-                page.for_agent(&self.agent)
-            };
-            Box::new(PageTags { page, directives })
-        });
+        let tags = page_tags(headers, &self.agent);
         let content_usage = AiPreferences::from_header_lines(
             headers.get_all(&CONTENT_USAGE).iter().map(|v| v.as_bytes()),
         );
@@ -644,22 +481,5 @@ fn warn_if_clamped(entry: &CachedRobots, applied: Duration, asked: Option<Durati
     }
 }
 
-/// Response headers read on every response (names built once, not parsed per lookup).
-static X_ROBOTS_TAG: http::HeaderName = http::HeaderName::from_static("x-robots-tag");
+/// A response header read on every response (its name built once, not parsed per lookup).
 static CONTENT_USAGE: http::HeaderName = http::HeaderName::from_static("content-usage");
-
-#[cfg(test)]
-mod tests {
-    use super::RobotsInfo;
-
-    /// Every response gets one, moved several times on its way into the extensions: what the
-    /// cached robots.txt holds is read from it, not copied in, and at 128 bytes or less the
-    /// compiler copies it inline instead of calling `memcpy` (a third of the layer's time when
-    /// it was 456 bytes).
-    #[test]
-    #[cfg(target_pointer_width = "64")]
-    fn robots_info_stays_small() {
-        let size = std::mem::size_of::<RobotsInfo>();
-        assert!(size <= 128, "RobotsInfo grew to {size} bytes");
-    }
-}

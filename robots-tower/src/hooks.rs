@@ -10,7 +10,8 @@ use url::Url;
 
 use crate::config::RobotsConfig;
 use crate::error::{DecidingRule, RobotsError};
-use crate::gate::{Admission, Gate, RobotsInfo};
+use crate::gate::{Admission, Gate};
+use crate::info::RobotsInfo;
 use crate::overrides::Overrides;
 
 /// Marks a [`RobotsConfig`] that builds [`RobotsHooks`].

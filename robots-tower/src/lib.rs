@@ -62,9 +62,11 @@ mod error;
 mod fleet;
 mod gate;
 mod hooks;
+mod info;
 #[cfg(feature = "reqwest")]
 mod middleware;
 mod overrides;
+mod pacing;
 mod packed;
 mod politeness;
 mod service;
@@ -75,8 +77,9 @@ pub use config::{ForLayer, ForMiddleware, RobotsConfig};
 pub use error::{DecidingRule, NotReadyReason, RobotsError};
 #[cfg(feature = "redis")]
 pub use fleet::FleetFallback;
-pub use gate::{IdentityHeaders, NotReady, RobotsInfo};
+pub use gate::{IdentityHeaders, NotReady};
 pub use hooks::{ForHooks, RobotsHooks, Ticket};
+pub use info::RobotsInfo;
 #[cfg(feature = "reqwest")]
 pub use middleware::RobotsMiddleware;
 pub use overrides::{AlsoCheckAs, SkipRobotsCheck};

@@ -167,17 +167,6 @@ pub(crate) struct NotYet {
     pub(crate) reason: NotReadyReason,
 }
 
-/// A place in an origin's queue: holding it counts as a request in flight. Dropping it ends the
-/// request (for a fleet lease, releases it with the response's status).
-pub(crate) enum Permit {
-    Local(LocalPermit),
-    #[cfg(feature = "redis")]
-    Fleet(Box<crate::fleet::Lease>),
-    /// Nothing held (a lease being set up).
-    #[cfg(feature = "redis")]
-    None,
-}
-
 /// A free place at an origin (its concurrency), before spacing.
 pub(crate) struct Place {
     in_flight: InFlight,
@@ -198,136 +187,6 @@ pub(crate) struct LocalPermit {
     in_flight: InFlight,
     /// Set by `Politeness::finish`, which recorded the end already.
     ended: bool,
-}
-
-/// The pacing a gate uses: in this process, or across a fleet through Redis.
-pub(crate) enum Pacing {
-    Local(Politeness),
-    #[cfg(feature = "redis")]
-    Fleet(Box<crate::fleet::FleetPacing>),
-}
-
-impl Pacing {
-    pub(crate) fn config(&self) -> &PolitenessConfig {
-        match self {
-            Pacing::Local(p) => &p.config,
-            #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => f.config(),
-        }
-    }
-
-    /// The in-process pacing, when that is all there is (not a fleet's).
-    pub(crate) fn in_process(&self) -> Option<&Politeness> {
-        match self {
-            Pacing::Local(p) => Some(p),
-            #[cfg(feature = "redis")]
-            Pacing::Fleet(_) => None,
-        }
-    }
-
-    /// Waits for the origin's turn; refused only by a fleet set to fail closed.
-    pub(crate) async fn acquire(
-        &self,
-        origin: &str,
-        interval: Duration,
-    ) -> Result<(Permit, Duration), crate::RobotsError> {
-        match self {
-            Pacing::Local(p) => Ok(p.acquire(origin, interval).await),
-            #[cfg(feature = "redis")]
-            // Boxed: a fleet's future (Redis round trips) would enlarge every request's.
-            Pacing::Fleet(f) => Box::pin(f.acquire(origin, interval)).await,
-        }
-    }
-
-    /// The origin's turn now, or when it will come (schedule, don't wait).
-    pub(crate) async fn try_acquire(
-        &self,
-        origin: &str,
-        interval: Duration,
-    ) -> Result<Result<Permit, NotYet>, crate::RobotsError> {
-        match self {
-            Pacing::Local(p) => Ok(p.try_acquire(origin, interval, Instant::now())),
-            #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => Box::pin(f.try_acquire(origin, interval)).await,
-        }
-    }
-
-    /// How long until a request to the origin could start (see [`Politeness::next_ready`]).
-    pub(crate) async fn next_ready(
-        &self,
-        origin: &str,
-        interval: Duration,
-    ) -> Result<Option<Duration>, crate::RobotsError> {
-        match self {
-            Pacing::Local(p) => Ok(p.next_ready(origin, interval)),
-            #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => f.next_ready(origin, interval).await,
-        }
-    }
-
-    /// Learns from a response without a request's place (a hook that saw a response).
-    pub(crate) fn observe(&self, origin: &str, status: u16, retry_after: Option<Duration>) {
-        match self {
-            Pacing::Local(p) => p.observe(origin, status, retry_after),
-            #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => f.local().observe(origin, status, retry_after),
-        }
-    }
-
-    /// Ends a request with its response: 429/503 pause the origin (for a fleet, through the
-    /// lease, before this returns), and the place is freed.
-    pub(crate) async fn finish(
-        &self,
-        permit: Permit,
-        origin: &str,
-        status: u16,
-        retry_after: Option<Duration>,
-    ) {
-        let _lease = self.finish_now(permit, origin, status, retry_after);
-        #[cfg(feature = "redis")]
-        if let Some(Permit::Fleet(lease)) = _lease {
-            Box::pin(lease.release(status, retry_after)).await
-        }
-    }
-
-    /// [`Pacing::finish`] without waiting: everything but a fleet lease's release through
-    /// Redis, for which the permit is given back.
-    pub(crate) fn finish_now(
-        &self,
-        permit: Permit,
-        origin: &str,
-        status: u16,
-        retry_after: Option<Duration>,
-    ) -> Option<Permit> {
-        match (self, permit) {
-            (Pacing::Local(p), Permit::Local(local)) => {
-                p.finish(local, origin, status, retry_after)
-            }
-            #[cfg(feature = "redis")]
-            (Pacing::Fleet(f), Permit::Local(local)) => {
-                f.local().finish(local, origin, status, retry_after)
-            }
-            #[cfg(feature = "redis")]
-            (Pacing::Fleet(_), lease @ Permit::Fleet(_)) => return Some(lease),
-            #[cfg(feature = "redis")]
-            (Pacing::Local(p), other) => {
-                p.observe(origin, status, retry_after);
-                drop(other);
-            }
-            #[cfg(feature = "redis")]
-            (Pacing::Fleet(f), Permit::None) => f.local().observe(origin, status, retry_after),
-        }
-        None
-    }
-
-    /// The pause in force for an origin in this process, if any.
-    pub(crate) fn paused_until(&self, origin: &str) -> Option<Instant> {
-        match self {
-            Pacing::Local(p) => p.paused_until(origin),
-            #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => f.local().paused_until(origin),
-        }
-    }
 }
 
 impl Drop for LocalPermit {
@@ -359,6 +218,11 @@ pub(crate) struct Politeness {
 }
 
 impl Politeness {
+    /// The settings it paces by.
+    pub(crate) fn config(&self) -> &PolitenessConfig {
+        &self.config
+    }
+
     pub(crate) fn new(config: PolitenessConfig) -> Politeness {
         Politeness {
             config,
@@ -399,7 +263,11 @@ impl Politeness {
 
     /// Waits for the origin's turn: a free place (concurrency), the end of any pause, and the
     /// interval since the last start. Returns the place and how long the wait was.
-    pub(crate) async fn acquire(&self, origin: &str, interval: Duration) -> (Permit, Duration) {
+    pub(crate) async fn acquire(
+        &self,
+        origin: &str,
+        interval: Duration,
+    ) -> (LocalPermit, Duration) {
         // The usual request: a free place and its turn now. Taken without the clock reads that
         // time a wait, and without the waiting future, which is boxed (it is the large one).
         if let Ok(permit) = self.try_acquire(origin, interval, Instant::now()) {
@@ -409,7 +277,7 @@ impl Politeness {
     }
 
     /// [`Politeness::acquire`] when the turn is not now: waits for a place and the interval.
-    async fn acquire_waiting(&self, origin: &str, interval: Duration) -> (Permit, Duration) {
+    async fn acquire_waiting(&self, origin: &str, interval: Duration) -> (LocalPermit, Duration) {
         let started = Instant::now();
         let place = self.place(origin).await;
         let permit = self.space(origin, interval, place).await;
@@ -432,7 +300,12 @@ impl Politeness {
 
     /// With a place held, waits for the end of any pause and the interval since the last start
     /// (and end), then records the start. An interval of zero only records it.
-    pub(crate) async fn space(&self, origin: &str, interval: Duration, place: Place) -> Permit {
+    pub(crate) async fn space(
+        &self,
+        origin: &str,
+        interval: Duration,
+        place: Place,
+    ) -> LocalPermit {
         let started = Instant::now();
         let from_end = self.config.spaces_from_end();
         while let Some((at, _)) = place
@@ -446,10 +319,10 @@ impl Politeness {
         if !waited.is_zero() {
             debug!(origin, ?waited, ?interval, "politeness wait");
         }
-        Permit::Local(LocalPermit {
+        LocalPermit {
             in_flight: place.in_flight,
             ended: false,
-        })
+        }
     }
 
     /// A free place at the origin now, or why not (every place in use).
@@ -474,16 +347,16 @@ impl Politeness {
         interval: Duration,
         place: Place,
         now: Instant,
-    ) -> Result<Permit, NotYet> {
+    ) -> Result<LocalPermit, NotYet> {
         match place
             .in_flight
             .0
             .next_start(interval, self.config.spaces_from_end(), now)
         {
-            None => Ok(Permit::Local(LocalPermit {
+            None => Ok(LocalPermit {
                 in_flight: place.in_flight,
                 ended: false,
-            })),
+            }),
             Some((at, reason)) => Err(NotYet {
                 ready_in: Some(at.saturating_duration_since(now)),
                 reason,
@@ -498,7 +371,7 @@ impl Politeness {
         origin: &str,
         interval: Duration,
         now: Instant,
-    ) -> Result<Permit, NotYet> {
+    ) -> Result<LocalPermit, NotYet> {
         let place = self.try_place(origin)?;
         self.try_space(interval, place, now)
     }

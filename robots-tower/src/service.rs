@@ -9,7 +9,7 @@ use pin_project_lite::pin_project;
 use robots_fetch::{BoxError, Origin, ServiceClient};
 use tower::ServiceExt;
 
-use crate::config::RobotsConfig;
+use crate::config::{ForLayer, RobotsConfig};
 use crate::error::RobotsError;
 use crate::gate::{Admission, Admit, Gate};
 
@@ -65,6 +65,13 @@ impl RobotsLayer {
     /// When an origin is paused by a 429/503, until when.
     pub fn paused_until(&self, origin: &robots_fetch::Origin) -> Option<tokio::time::Instant> {
         self.gate.politeness.paused_until(origin.as_str())
+    }
+}
+
+impl RobotsConfig<ForLayer> {
+    /// The tower layer.
+    pub fn build(self) -> RobotsLayer {
+        RobotsLayer::from_gate(self.gate())
     }
 }
 

@@ -14,7 +14,7 @@ use http_body_util::Full;
 use robots_fetch::BoxError;
 
 use crate::error::{DecidingRule, RobotsError};
-use crate::gate::RobotsInfo;
+use crate::info::RobotsInfo;
 
 /// The headers this crate writes on synthetic refusals and mirrored [`RobotsInfo`].
 pub mod headers {

@@ -5,6 +5,7 @@ mod cli;
 mod cli_network;
 #[cfg(feature = "redis")]
 mod crawl;
+mod layout;
 #[cfg(feature = "redis")]
 #[path = "../support/redis_server.rs"]
 mod redis_server;

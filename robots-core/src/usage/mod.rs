@@ -28,10 +28,6 @@
 //! assert_eq!(never.preferences.may_train_ai(), Preference::Unknown);
 //! ```
 
-mod lint;
-
-pub(crate) use lint::{lint_group, lint_outside_groups};
-
 use std::convert::Infallible;
 use std::fmt;
 
@@ -41,8 +37,8 @@ use sfv::visitor::{
 use sfv::{BareItemFromInput, KeyRef};
 
 use crate::directive::escape_pattern;
-use crate::matcher::Verdict;
 use crate::pattern::{Pattern, Subject};
+use crate::verdict::Verdict;
 
 /// One usage preference: yes, no, or not stated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -140,7 +136,7 @@ pub(crate) enum Given<'a> {
 }
 
 impl Given<'_> {
-    fn preference(self) -> Preference {
+    pub(crate) fn preference(self) -> Preference {
         match self {
             Given::Token("y") => Preference::Yes,
             Given::Token("n") => Preference::No,

@@ -2,120 +2,17 @@
 //! what its author probably meant, each with its line and a stable kind.
 
 use std::collections::HashMap;
-use std::fmt;
 
 use crate::MAX_BODY_BYTES;
 use crate::agent::{is_global_agent, product_token_bytes};
+pub use crate::diagnostic::{Diagnostic, DiagnosticKind};
+
+// The usage preferences' findings (`Content-Usage`, `Content-Signal`).
+mod usage;
 use crate::directive::{KeyKind, LineContent, parse_line};
 use crate::lines::{MAX_LINE_BYTES, lines};
 use crate::records::{RequestRate, parse_crawl_delay};
 use crate::robots::{RobotsTxt, Rule, RuleKind};
-
-/// What a diagnostic is about. The names (see [`DiagnosticKind::as_str`]) are stable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-#[non_exhaustive]
-pub enum DiagnosticKind {
-    /// The body is over [`MAX_BODY_BYTES`]; crawlers ignore the rest.
-    BodyTooLarge,
-    /// The body looks like an HTML page, not a robots.txt (reported alone: nothing else in it
-    /// is worth a line).
-    HtmlBody,
-    /// The body is UTF-16 text: crawlers read bytes and find no rules in it (reported alone).
-    Utf16Body,
-    /// A line is over [`MAX_LINE_BYTES`] and was cut.
-    LineTooLong,
-    /// A NUL byte ends the line early.
-    NulByte,
-    /// The line holds bytes that are not UTF-8.
-    NotUtf8,
-    /// Text that is not a `key: value` directive; ignored.
-    InvalidLine,
-    /// Key and value separated by whitespace; accepted, but not standard.
-    MissingColon,
-    /// A misspelt key that Google accepts (`Dissallow`, `User agent`…).
-    TypoKey,
-    /// A key no crawler is known to use.
-    UnknownKey,
-    /// A key Google ignores but other crawlers read (Crawl-delay, Host, Noindex…).
-    NonGoogleKey,
-    /// An allow/disallow before any user-agent line; it applies to nobody.
-    RuleBeforeUserAgent,
-    /// A pattern starting with neither `/` nor `*`; it never matches.
-    PatternNeverMatches,
-    /// A user-agent value that is compared by a shorter token (`Googlebot/2.1`, `*foo`).
-    UserAgentCutShort,
-    /// A rule that can never decide, because another rule matching the same paths always wins.
-    ShadowedRule,
-    /// A Crawl-delay value that is not a non-negative number of seconds.
-    InvalidCrawlDelay,
-    /// A Request-rate value that is not `n/t[s|m|h]`.
-    InvalidRequestRate,
-    /// A `Content-Usage` or `Content-Signal` value that is read differently from what it
-    /// seems to say: not a Structured Fields dictionary (an uppercase key…), a value other than
-    /// `y`/`n` (`yes`/`no` for Content-Signal), a path that does not start with `/`.
-    MalformedPreference,
-    /// A `Content-Usage` key outside the vocabulary (`train-ai`, `search`): ignored.
-    UnknownPreferenceKey,
-    /// A usage preference for a path its group disallows: preferences never apply there.
-    PreferenceForDisallowedPath,
-    /// `Content-Usage` and `Content-Signal` of one group say opposite things for one path.
-    ContradictingPreferences,
-}
-
-impl DiagnosticKind {
-    /// The stable snake_case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DiagnosticKind::BodyTooLarge => "body_too_large",
-            DiagnosticKind::HtmlBody => "html_body",
-            DiagnosticKind::Utf16Body => "utf16_body",
-            DiagnosticKind::LineTooLong => "line_too_long",
-            DiagnosticKind::NulByte => "nul_byte",
-            DiagnosticKind::NotUtf8 => "not_utf8",
-            DiagnosticKind::InvalidLine => "invalid_line",
-            DiagnosticKind::MissingColon => "missing_colon",
-            DiagnosticKind::TypoKey => "typo_key",
-            DiagnosticKind::UnknownKey => "unknown_key",
-            DiagnosticKind::NonGoogleKey => "non_google_key",
-            DiagnosticKind::RuleBeforeUserAgent => "rule_before_user_agent",
-            DiagnosticKind::PatternNeverMatches => "pattern_never_matches",
-            DiagnosticKind::UserAgentCutShort => "user_agent_cut_short",
-            DiagnosticKind::ShadowedRule => "shadowed_rule",
-            DiagnosticKind::InvalidCrawlDelay => "invalid_crawl_delay",
-            DiagnosticKind::InvalidRequestRate => "invalid_request_rate",
-            DiagnosticKind::MalformedPreference => "malformed_preference",
-            DiagnosticKind::UnknownPreferenceKey => "unknown_preference_key",
-            DiagnosticKind::PreferenceForDisallowedPath => "preference_for_disallowed_path",
-            DiagnosticKind::ContradictingPreferences => "contradicting_preferences",
-        }
-    }
-}
-
-impl fmt::Display for DiagnosticKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One finding, on one line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Diagnostic {
-    /// Line number (1-based), as everywhere in this crate.
-    pub line: u32,
-    /// What it is about.
-    pub kind: DiagnosticKind,
-    /// A sentence for people.
-    pub message: String,
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}: {}", self.line, self.kind, self.message)
-    }
-}
 
 /// Keys that Google ignores but other crawlers or conventions use.
 const KNOWN_ELSEWHERE: &[&str] = &[
@@ -177,9 +74,9 @@ pub fn lint(body: &[u8]) -> Vec<Diagnostic> {
     }
     for group in robots.groups() {
         shadowed_rules(&group.rules().collect::<Vec<_>>(), &mut out);
-        crate::usage::lint_group(&group, &mut out);
+        usage::lint_group(&group, &mut out);
     }
-    crate::usage::lint_outside_groups(&robots, &mut out);
+    usage::lint_outside_groups(&robots, &mut out);
     out.sort_by_key(|d| (d.line, d.kind));
     out
 }

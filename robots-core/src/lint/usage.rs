@@ -1,11 +1,11 @@
 //! Lint for usage preferences (spec section 10): what a `Content-Usage` or `Content-Signal`
 //! line says that a crawler reads differently from what its author probably meant.
 
-use crate::lint::{Diagnostic, DiagnosticKind};
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::matcher::Matcher;
 use crate::robots::{Group, Record, RobotsTxt};
 
-use super::{
+use crate::usage::{
     ContentSignal, Dictionary, Given, Preference, UsageKind, UsageTable, split_path, usage_kind,
 };
 
@@ -170,7 +170,7 @@ fn content_signal(
         let known = [&b"search"[..], b"ai-input", b"ai-train"]
             .iter()
             .any(|k| name.eq_ignore_ascii_case(k));
-        if known && super::signal_value(value) == Preference::Unknown {
+        if known && crate::usage::signal_value(value) == Preference::Unknown {
             push(
                 out,
                 n,

@@ -1,0 +1,232 @@
+//! The house stays easy to read: inside each crate, the top-level modules depend on each other in
+//! one direction only (no import circle). A folder module (`matcher/`, `cache/`) is one node:
+//! its files may use each other freely.
+//!
+//! Edges are the `crate::module` paths a module's code names (in `use` lines and inline), with
+//! the crate root's re-exports (`crate::Matcher`) followed to the module that defines them.
+//! Comments and `#[cfg(test)] mod tests` are left out: a test may use anything.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const CRATES: [&str; 5] = [
+    "robots-core/src",
+    "robots-fetch/src",
+    "robots-tower/src",
+    "robots-spider/src",
+    "src",
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code of a file without comments and without its unit-test module.
+fn code_of(text: &str) -> String {
+    let mut code = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("#[cfg(test)]")
+            && lines
+                .peek()
+                .is_some_and(|next| next.trim_start().starts_with("mod tests"))
+        {
+            break;
+        }
+        if trimmed.starts_with("//") {
+            continue;
+        }
+        code.push_str(line);
+        code.push('\n');
+    }
+    code
+}
+
+/// Every `crate::a::b…` path in `code`, as its segments.
+fn crate_paths(code: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + "crate::".len()..];
+        // `robots_crate::x` or `$crate::x` are not ours.
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+            continue;
+        }
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .unwrap_or(rest.len());
+        let segments = rest[..end]
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        paths.push(segments);
+        // `crate::{a, b}` and `crate::x::{a, b}`: the braces name more.
+        if rest[end..].starts_with('{') && end == 0 {
+            let close = rest.find('}').unwrap_or(rest.len());
+            for name in rest[1..close].split(',') {
+                let name = name.trim().split("::").next().unwrap_or_default();
+                if !name.is_empty() {
+                    paths.push(vec![name.to_string()]);
+                }
+            }
+        }
+    }
+    paths
+}
+
+/// The crate root's `pub use module::{names}` re-exports: name → module.
+fn reexports(lib: &str, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let mut map = BTreeMap::new();
+    let code = code_of(lib).replace('\n', " ");
+    for statement in code.split(';') {
+        let Some(used) = statement.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let Some((module, names)) = used.split_once("::") else {
+            continue;
+        };
+        if !modules.contains(module) {
+            continue;
+        }
+        let names = names.trim().trim_start_matches('{').trim_end_matches('}');
+        for name in names.split(',') {
+            let name = name.trim().rsplit("::").next().unwrap_or_default();
+            if !name.is_empty() {
+                map.insert(name.to_string(), module.to_string());
+            }
+        }
+    }
+    map
+}
+
+/// A cycle in `graph`, if there is one, as the modules along it.
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(node.to_string(), 1);
+        stack.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            match state.get(next.as_str()) {
+                Some(1) => {
+                    let from = stack.iter().position(|n| n == next).unwrap_or(0);
+                    let mut cycle = stack[from..].to_vec();
+                    cycle.push(next.clone());
+                    return Some(cycle);
+                }
+                Some(_) => {}
+                None => {
+                    if let Some(cycle) = visit(next, graph, state, stack) {
+                        return Some(cycle);
+                    }
+                }
+            }
+        }
+        stack.pop();
+        state.insert(node.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for node in graph.keys() {
+        if !state.contains_key(node.as_str()) {
+            let mut stack = Vec::new();
+            if let Some(cycle) = visit(node, graph, &mut state, &mut stack) {
+                return Some(cycle);
+            }
+        }
+    }
+    None
+}
+
+/// Each crate's module graph: top-level module → the top-level modules it names.
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let module_of = |path: &Path| -> Option<String> {
+        let relative = path.strip_prefix(src).ok()?;
+        let first = relative.components().next()?.as_os_str().to_str()?;
+        let name = first.trim_end_matches(".rs");
+        (!matches!(name, "lib" | "main" | "bin")).then(|| name.to_string())
+    };
+    let modules: BTreeSet<String> = files.iter().filter_map(|f| module_of(f)).collect();
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap_or_default();
+    let reexported = reexports(&lib, &modules);
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let Some(module) = module_of(file) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(file).expect("a source file reads");
+        let edges = graph.entry(module.clone()).or_default();
+        for path in crate_paths(&code_of(&text)) {
+            let Some(first) = path.first() else { continue };
+            let target = if modules.contains(first) {
+                Some(first.clone())
+            } else {
+                reexported.get(first).cloned()
+            };
+            if let Some(target) = target.filter(|t| *t != module) {
+                edges.insert(target);
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn no_crate_has_an_import_circle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    for krate in CRATES {
+        let graph = module_graph(&root.join(krate));
+        checked += graph.len();
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!("{krate}: import circle {}", cycle.join(" → "));
+        }
+    }
+    assert!(
+        checked > 40,
+        "only {checked} modules found: is the layout walked?"
+    );
+}
+
+#[test]
+fn the_circle_finder_finds_circles() {
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec![]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
+    .collect();
+    assert_eq!(
+        find_cycle(&graph),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+    let paths = crate_paths(
+        "use crate::{gate::Gate, error::RobotsError};\nlet x = crate::telemetry::waited(d);",
+    );
+    let firsts: Vec<&str> = paths
+        .iter()
+        .filter_map(|p| p.first().map(String::as_str))
+        .collect();
+    assert!(firsts.contains(&"gate") && firsts.contains(&"error") && firsts.contains(&"telemetry"));
+}
