@@ -52,6 +52,10 @@ struct CompiledRule {
     meta: u32,
 }
 
+// The size the docs state: a view of a big file holds tens of thousands of these.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<CompiledRule>() == 16);
+
 const FLAG_ALLOW: u32 = 1;
 const FLAG_ANCHORED: u32 = 1 << 1;
 const FLAG_GLOB: u32 = 1 << 2;

@@ -70,6 +70,9 @@ pub(crate) struct Glob {
     needs: Needs,
 }
 
+// The size the docs state: a view keeps one per `*` rule.
+const _: () = assert!(std::mem::size_of::<Glob>() == 32);
+
 /// The ASCII bytes a pattern needs, 128 bits. An escaped pattern is all ASCII (escaping writes
 /// every byte ≥ 0x80 as `%XX`), so for a compiled view nothing is lost against a full byte set,
 /// at half its size; a byte ≥ 0x80 (in a pattern not escaped) is left out, which only makes
