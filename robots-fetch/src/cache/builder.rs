@@ -1,0 +1,286 @@
+//! The cache's configuration ([`CacheConfig`], [`RobotsCacheBuilder`]) and the bounded map it
+//! builds: weighed in bytes, sharded, never larger than the budget.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tracing::warn;
+
+use crate::fetch::FetchConfig;
+use crate::origin::Origin;
+use crate::store::{RobotsStore, now_ms};
+
+use super::{CachedRobots, Counters, Inner, RobotsCache};
+
+/// Lifetimes, back-off and size of the cache. Every number has a polite default.
+#[derive(Debug, Clone)]
+pub struct CacheConfig {
+    /// How long a good copy lives without `Cache-Control: max-age` (24 h).
+    pub default_ttl: Duration,
+    /// Bounds for `max-age` (1 min … 24 h).
+    pub min_ttl: Duration,
+    /// See `min_ttl`.
+    pub max_ttl: Duration,
+    /// First retry after an unreachable fetch, doubled per consecutive failure (1 min)…
+    pub retry_base: Duration,
+    /// …up to this (1 h).
+    pub retry_max: Duration,
+    /// `Retry-After` is honoured up to this (24 h), and at least `retry_floor`.
+    pub retry_after_max: Duration,
+    /// The shortest wait before a retry, whatever `Retry-After` says (1 s).
+    pub retry_floor: Duration,
+    /// With no good copy, disallow all until the origin has been unreachable this long, then
+    /// allow all (30 days).
+    pub give_up_after: Duration,
+    /// Treat 401 and 403 as disallow all (the older convention) instead of allow all.
+    pub auth_errors_disallow: bool,
+    /// How many origins are kept at most (100,000); the least useful are evicted beyond that.
+    /// (Each entry weighs at least `max_bytes / capacity`, which is how both bounds hold.)
+    pub capacity: u64,
+    /// Heap bytes the cached entries may hold together (256 MiB, at least 4 MiB); the least
+    /// useful are evicted beyond that. An entry for a 500 KiB file takes 1.1–1.3× its size.
+    pub max_bytes: u64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> CacheConfig {
+        CacheConfig {
+            default_ttl: Duration::from_secs(24 * 3600),
+            min_ttl: Duration::from_secs(60),
+            max_ttl: Duration::from_secs(24 * 3600),
+            retry_base: Duration::from_secs(60),
+            retry_max: Duration::from_secs(3600),
+            retry_after_max: Duration::from_secs(24 * 3600),
+            retry_floor: Duration::from_secs(1),
+            give_up_after: Duration::from_secs(30 * 24 * 3600),
+            auth_errors_disallow: false,
+            capacity: 100_000,
+            max_bytes: 256 * 1024 * 1024,
+        }
+    }
+}
+
+/// Weighs entries by their heap bytes for `quick_cache`, with a floor that makes the count bound
+/// hold too (`max_bytes / capacity` each).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ByteWeighter {
+    floor: u64,
+}
+
+impl quick_cache::Weighter<Origin, Arc<CachedRobots>> for ByteWeighter {
+    fn weight(&self, origin: &Origin, entry: &Arc<CachedRobots>) -> u64 {
+        // Computed once per entry at construction: weighing must be cheap.
+        // The key is held in the cache's slot beside the entry.
+        let key = std::mem::size_of::<Origin>() + origin.heap_bytes();
+        (entry.heap_bytes as u64 + key as u64).max(self.floor)
+    }
+}
+
+/// Builds a [`RobotsCache`].
+#[derive(Debug, Clone)]
+pub struct RobotsCacheBuilder {
+    config: CacheConfig,
+    fetch: FetchConfig,
+    tokens: Option<Vec<String>>,
+    tokens_from_user_agent: bool,
+    user_agent: String,
+    invalid_user_agent: bool,
+    store: Option<Arc<dyn RobotsStore>>,
+    policy_tokens: Vec<String>,
+}
+
+impl std::fmt::Debug for dyn RobotsStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RobotsStore")
+    }
+}
+
+/// Smallest byte budget: a shard of the map must hold several of the largest entries
+/// (a 500 KiB file takes about 600 KB), or big files would never stay cached and every request
+/// to their origin would fetch robots.txt again.
+pub(super) const MIN_BUDGET: u64 = 4 * 1024 * 1024;
+/// Each shard of the map gets at least this much of the budget.
+pub(super) const MIN_SHARD_BYTES: u64 = 4 * 1024 * 1024;
+
+pub(super) fn entries_map(
+    config: &CacheConfig,
+) -> quick_cache::sync::Cache<Origin, Arc<CachedRobots>, ByteWeighter> {
+    let budget = config.max_bytes.max(MIN_BUDGET);
+    let capacity = config.capacity.max(1);
+    let parallelism = std::thread::available_parallelism().map_or(4, |n| n.get()) as u64;
+    let shards = (budget / MIN_SHARD_BYTES).clamp(1, parallelism * 4);
+    let estimated = usize::try_from(capacity.min(budget / 2048).max(1)).unwrap_or(usize::MAX);
+    let weighter = ByteWeighter {
+        floor: (budget / capacity).max(1),
+    };
+    let options = quick_cache::OptionsBuilder::new()
+        .estimated_items_capacity(estimated)
+        .weight_capacity(budget)
+        .shards(usize::try_from(shards).unwrap_or(1))
+        .build();
+    match options {
+        Ok(options) => quick_cache::sync::Cache::with_options(
+            options,
+            weighter,
+            Default::default(),
+            Default::default(),
+        ),
+        // quick_cache refuses only a zero capacity, and both are at least 1 here; its plain
+        // constructor is the same cache with its default sharding.
+        Err(_) => quick_cache::sync::Cache::with_weighter(estimated, budget, weighter),
+    }
+}
+
+impl RobotsCacheBuilder {
+    /// The product tokens rules are selected by, most specific first. By default the
+    /// User-Agent's own token (`FooBot/2.1 (…)` → `FooBot`).
+    pub fn tokens<I, S>(mut self, tokens: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tokens = Some(tokens.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Policy tokens (`Google-Extended`, `Applebot-Extended`…) a URL may also be checked as,
+    /// from the same fetched file: each gets its own compiled view, compared as given
+    /// ([`CachedRobots::verdict_as`]).
+    pub fn policy_tokens<I, S>(mut self, tokens: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.policy_tokens = tokens.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// `From` header sent with robots.txt requests (an e-mail address to reach the operator).
+    pub fn from(mut self, from: &str) -> Self {
+        self.fetch.from = http::HeaderValue::from_str(from).ok();
+        self
+    }
+
+    /// Total time a fetch may take, redirects and body included (10 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.fetch.timeout = timeout;
+        self
+    }
+
+    /// Connect timeout of clients built by [`crate::reqwest_client`] (5 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.fetch.connect_timeout = timeout;
+        self
+    }
+
+    /// Which robots.txt redirect hops are followed (default [`crate::HopRule::default`]: not
+    /// from a public host into an internal address). A refused hop leaves robots.txt
+    /// unreachable, so nothing at the origin is allowed.
+    pub fn redirect_rule(mut self, rule: crate::HopRule) -> Self {
+        self.fetch.redirect_rule = rule;
+        self
+    }
+
+    /// Lifetimes, back-off and size.
+    pub fn config(mut self, config: CacheConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Share fetched robots.txt files through `store` (another process's cache, or other caches
+    /// of this one, using the same store and crawler identity fetch each origin once for all).
+    /// While the store fails, the cache works alone and logs the outage once.
+    pub fn store(mut self, store: Arc<dyn RobotsStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Share fetched robots.txt files with every process using this Redis fleet (spec
+    /// section 11): one fetch per origin across all of them.
+    #[cfg(feature = "redis")]
+    pub fn redis(self, fleet: &crate::RedisFleet) -> Self {
+        self.store(Arc::new(crate::RedisStore::new(fleet.clone())))
+    }
+
+    /// Builds the cache. A User-Agent that is not a valid header value is sent with the invalid
+    /// bytes dropped.
+    pub fn build(mut self) -> RobotsCache {
+        // A User-Agent is reduced to its token here only (spec section 3); given tokens are
+        // compared as they are.
+        self.tokens_from_user_agent = self.tokens.is_none();
+        let tokens = self
+            .tokens
+            .unwrap_or_else(|| vec![robots_core::product_token(&self.user_agent).to_string()]);
+        if self.invalid_user_agent {
+            warn!(user_agent = %self.user_agent, "User-Agent has bytes a header cannot carry; they are dropped");
+        }
+        let reduced = robots_core::user_agent_token(&self.user_agent);
+        if let (true, Some(name)) = (self.tokens_from_user_agent, reduced.lost) {
+            warn!(user_agent = %self.user_agent, name, token = reduced.token, "the User-Agent's crawler name is cut short to its product token; name the tokens with .tokens([...])");
+        }
+        static CACHES: AtomicU64 = AtomicU64::new(0);
+        let owner = format!(
+            "{}-{}-{}",
+            std::process::id(),
+            now_ms(),
+            CACHES.fetch_add(1, Ordering::Relaxed)
+        );
+        let identity = format!(
+            "{}|{}",
+            String::from_utf8_lossy(self.fetch.user_agent.as_bytes()),
+            tokens.join(",")
+        );
+        RobotsCache {
+            inner: Arc::new(Inner {
+                entries: entries_map(&self.config),
+                config: self.config,
+                fetch: self.fetch,
+                tokens,
+                policy_tokens: self.policy_tokens.into(),
+                inflight: Mutex::new(HashMap::new()),
+                counters: Counters::default(),
+                store: self.store,
+                identity,
+                owner,
+                store_down: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// The fetch settings as configured so far.
+    pub fn fetch_config(&self) -> &FetchConfig {
+        &self.fetch
+    }
+}
+
+impl RobotsCache {
+    /// A builder for a crawler with this User-Agent, sent on every robots.txt request.
+    pub fn builder(user_agent: &str) -> RobotsCacheBuilder {
+        let (value, invalid) = match http::HeaderValue::from_str(user_agent) {
+            Ok(value) => (value, false),
+            Err(_) => {
+                let cleaned: String = user_agent
+                    .chars()
+                    .filter(|c| (' '..='~').contains(c))
+                    .collect();
+                (
+                    http::HeaderValue::from_str(&cleaned)
+                        .unwrap_or(http::HeaderValue::from_static("robots")),
+                    true,
+                )
+            }
+        };
+        RobotsCacheBuilder {
+            config: CacheConfig::default(),
+            fetch: FetchConfig::new(value),
+            tokens: None,
+            tokens_from_user_agent: false,
+            user_agent: user_agent.to_string(),
+            invalid_user_agent: invalid,
+            store: None,
+            policy_tokens: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! A fetch's outcome and the previous entry → the next entry (spec section 7): lifetimes,
+//! `max-age`, the stale copy during an outage, back-off, and the 30-day rule. Pure but for the
+//! clock it is given and the log line it writes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+
+use crate::origin::Origin;
+use crate::outcome::FetchOutcome;
+use crate::time::later;
+
+use super::{CacheConfig, CachedRobots, RobotsCache, Rules, Source};
+
+impl RobotsCache {
+    /// The entry after a fetch, given the previous one: the spec's outcome table plus the
+    /// cache rules (lifetimes, stale copies, back-off).
+    pub(super) fn next_entry(
+        &self,
+        origin: &Origin,
+        previous: Option<&CachedRobots>,
+        outcome: FetchOutcome,
+        now: Instant,
+    ) -> CachedRobots {
+        let config = &self.inner.config;
+        let entry = |rules, source, refresh_at, failures| {
+            CachedRobots::new(
+                origin.clone(),
+                rules,
+                source,
+                refresh_at,
+                failures,
+                config.give_up_after,
+                &self.inner.policy_tokens,
+            )
+        };
+        match outcome {
+            FetchOutcome::Parsed {
+                status,
+                body,
+                max_age,
+                redirected_to,
+            } => {
+                let ttl = max_age
+                    .unwrap_or(config.default_ttl)
+                    .clamp(config.min_ttl, config.max_ttl);
+                let expires_at = later(now, ttl);
+                let source = Source::Parsed {
+                    status,
+                    redirected_to: redirected_to.map(|u| Arc::from(u.as_str())),
+                    fetched_at: now,
+                    expires_at,
+                };
+                entry(
+                    Rules::Parsed(Arc::new(self.parse(&body))),
+                    source,
+                    expires_at,
+                    0,
+                )
+            }
+            FetchOutcome::Unavailable { status, reason } => {
+                let expires_at = later(now, config.default_ttl);
+                let rules = if config.auth_errors_disallow && matches!(status, 401 | 403) {
+                    Rules::DisallowAll
+                } else {
+                    Rules::AllowAll
+                };
+                let source = Source::Unavailable {
+                    status,
+                    reason,
+                    fetched_at: now,
+                    expires_at,
+                };
+                entry(rules, source, expires_at, 0)
+            }
+            FetchOutcome::Unreachable(cause) => {
+                let failures = previous.map_or(0, |p| p.failures).saturating_add(1);
+                let delay = match cause.retry_after() {
+                    Some(asked) => {
+                        if asked > config.retry_after_max {
+                            warn!(%origin, ?asked, applied = ?config.retry_after_max, "robots.txt Retry-After above the maximum: clamped");
+                        }
+                        asked.clamp(config.retry_floor, config.retry_after_max)
+                    }
+                    None => backoff(config, failures),
+                };
+                let next_retry = later(now, delay);
+                match previous.and_then(|p| p.good_copy().map(|good| (p, good))) {
+                    Some((previous, (status, fetched_at))) => {
+                        let unreachable_since = match previous.source {
+                            Source::Stale {
+                                unreachable_since, ..
+                            } => unreachable_since,
+                            _ => now,
+                        };
+                        let source = Source::Stale {
+                            status,
+                            fetched_at,
+                            cause,
+                            unreachable_since,
+                            next_retry,
+                        };
+                        entry(previous.rules.clone(), source, next_retry, failures)
+                    }
+                    None => {
+                        let since = match previous.map(|p| &p.source) {
+                            Some(Source::Unreachable { since, .. }) => *since,
+                            _ => now,
+                        };
+                        let source = Source::Unreachable {
+                            cause,
+                            since,
+                            next_retry,
+                        };
+                        entry(Rules::DisallowAll, source, next_retry, failures)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `retry_base × 2^(failures − 1)`, at most `retry_max`.
+pub(super) fn backoff(config: &CacheConfig, failures: u32) -> Duration {
+    let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(31));
+    config
+        .retry_base
+        .saturating_mul(factor)
+        .min(config.retry_max)
+}
+
+pub(super) fn log_entry(entry: &CachedRobots) {
+    match &entry.source {
+        Source::Unreachable {
+            cause, next_retry, ..
+        } => {
+            warn!(origin = %entry.origin, %cause, retry_in = ?next_retry.saturating_duration_since(Instant::now()), "robots.txt unreachable, no good copy: disallow all")
+        }
+        Source::Stale { cause, .. } => {
+            info!(origin = %entry.origin, %cause, "robots.txt unreachable, using the last good copy")
+        }
+        source => {
+            debug!(origin = %entry.origin, outcome = source.outcome(), status = ?source.status(), "robots.txt cached")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let config = CacheConfig::default();
+        let secs: Vec<u64> = (1..=9).map(|n| backoff(&config, n).as_secs()).collect();
+        assert_eq!(secs, [60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
+        assert_eq!(backoff(&config, u32::MAX), config.retry_max);
+    }
+}
