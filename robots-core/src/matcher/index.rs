@@ -1,0 +1,229 @@
+//! The rule index of a big view: rules bucketed by the byte at the position that separates
+//! them best, so that a check scans only the rules that can match its path.
+
+use crate::mask::{BLOCK, mask_of};
+use crate::pattern::Glob;
+
+use super::*;
+
+/// Rules whose literal prefix has byte `x` at position `at` can only match paths with `x` there.
+/// The index lists, for each byte, the rules of that bucket, and separately the rules that may
+/// match any path (a literal prefix too short to reach `at`); both lists are in decision order,
+/// so a check walks the two merged and stops at the first match, as the plain scan would.
+/// `at` is the position (1 to 8) that splits the view's rules best: the second byte for most
+/// files, a later one when every rule starts with the same directory (`/private0/`,
+/// `/private1/`…).
+#[derive(Debug)]
+pub(super) struct RuleIndex {
+    /// `lists[..anywhere]` are the rules in no bucket; `lists[anywhere..][start[b]..start[b + 1]]`
+    /// the rules whose prefix has `b` at `at` (one allocation for both lists).
+    pub(super) lists: Lists,
+    pub(super) anywhere: u32,
+    pub(super) at: u32,
+}
+
+/// Bucket starts and rule positions, two bytes each when the view has fewer than 65,536 rules
+/// (nearly all do): the index then costs 514 bytes and 2 bytes a rule.
+#[derive(Debug)]
+pub(super) enum Lists {
+    Narrow(Box<[u16; 257]>, Box<[u16]>),
+    Wide(Box<[u32; 257]>, Box<[u32]>),
+}
+
+/// The first position in the merge of two ascending lists (decision order) for which `hit`
+/// is true.
+#[inline]
+pub(super) fn first_hit<T: Copy + Ord + Into<u32>>(
+    mut a: &[T],
+    mut b: &[T],
+    mut hit: impl FnMut(usize) -> bool,
+) -> Option<usize> {
+    loop {
+        let next = match (a.first(), b.first()) {
+            (Some(&x), Some(&y)) if x < y => {
+                a = &a[1..];
+                x
+            }
+            (_, Some(&y)) => {
+                b = &b[1..];
+                y
+            }
+            (Some(&x), None) => {
+                a = &a[1..];
+                x
+            }
+            (None, None) => return None,
+        };
+        let next = next.into() as usize;
+        if hit(next) {
+            return Some(next);
+        }
+    }
+}
+
+/// For byte positions 1 to `N` of the rules' literal prefixes, in one pass over the rules: the
+/// rules per byte (at `b + 1`), the sum of the squared bucket sizes (kept as they grow), and how
+/// many rules have no byte there.
+pub(super) fn tally<'a, const N: usize>(
+    rules: impl Iterator<Item = &'a CompiledRule>,
+    prefix: impl Fn(&CompiledRule) -> &'a [u8],
+) -> ([[u32; 257]; N], [u64; N], [usize; N]) {
+    let mut counts = [[0u32; 257]; N];
+    let mut squares = [0u64; N];
+    let mut anywhere = [0usize; N];
+    for rule in rules {
+        let prefix = prefix(rule);
+        for (k, at) in (1..=N).enumerate() {
+            match prefix.get(at) {
+                Some(&b) => {
+                    let count = &mut counts[k][usize::from(b) + 1];
+                    squares[k] += 2 * u64::from(*count) + 1;
+                    *count += 1;
+                }
+                None => {
+                    // Shorter than this position, so than every later one too.
+                    for far in &mut anywhere[k..] {
+                        *far += 1;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    (counts, squares, anywhere)
+}
+
+impl RuleIndex {
+    /// Views with fewer rules are scanned directly; the index would not pay for itself.
+    const MIN_RULES: usize = 32;
+    /// Byte positions tried: 1 to this (0 is always `/`).
+    const POSITIONS: usize = 8;
+    /// Rules the positions are scored on.
+    const SAMPLE: usize = 128;
+
+    pub(super) fn build(
+        rules: &[CompiledRule],
+        globs: &[Glob],
+        arena: &[u8],
+    ) -> Option<Box<RuleIndex>> {
+        if rules.len() < Self::MIN_RULES {
+            return None;
+        }
+        let prefix = |r: &CompiledRule| -> &[u8] {
+            let (start, end) = r.body();
+            let body = &arena[start as usize..end as usize];
+            let prefix_len = if r.meta & FLAG_GLOB != 0 {
+                globs[(r.meta >> META_SHIFT) as usize].literal_prefix_len()
+            } else {
+                body.len()
+            };
+            &body[..prefix_len]
+        };
+        // The position with the fewest expected candidates for a path: the rules that are in
+        // no bucket, plus the mean bucket size seen from a rule (sum of squares / rules). The
+        // positions are scored on at most `SAMPLE` rules spread over the view (counting eight
+        // positions for every rule was a visible share of parsing a big file), then the chosen
+        // one is counted over all of them.
+        let step = rules.len().div_ceil(RuleIndex::SAMPLE).max(1);
+        let sample = rules.iter().step_by(step);
+        let (counts, squares, anywhere) = tally::<{ RuleIndex::POSITIONS }>(sample, &prefix);
+        let sampled = rules.len().div_ceil(step) as u64;
+        let score = |k: usize| anywhere[k] as u64 * sampled + squares[k];
+        // The first of the best, as positions are tried in order.
+        let best =
+            (0..counts.len()).reduce(|best, k| if score(k) < score(best) { k } else { best })?;
+        let (start, anywhere_len) = if step == 1 {
+            (counts[best], anywhere[best])
+        } else {
+            let positions = rules.iter().map(|r| prefix(r).get(best + 1).copied());
+            let mut start = [0u32; 257];
+            let mut anywhere = 0;
+            for byte in positions {
+                match byte {
+                    Some(b) => start[usize::from(b) + 1] += 1,
+                    None => anywhere += 1,
+                }
+            }
+            (start, anywhere)
+        };
+        let at = best + 1;
+        let mut start = Box::new(start);
+        // An index that leaves most rules in one list saves a check nothing, and costs 2 bytes
+        // a rule: not worth keeping (a file of `/1…`, `/2…` paths only has ten buckets).
+        let largest = (0..256).map(|b| start[b + 1]).max().unwrap_or(0) as usize;
+        if (largest + anywhere_len) * 4 > rules.len() * 3 {
+            return None;
+        }
+        for b in 1..257 {
+            start[b] += start[b - 1];
+        }
+        let mut fill = start.clone();
+        let mut lists = vec![0u32; anywhere_len + start[256] as usize];
+        let (anywhere, by_byte) = lists.split_at_mut(anywhere_len);
+        let mut next_anywhere = 0;
+        for (i, rule) in rules.iter().enumerate() {
+            match prefix(rule).get(at) {
+                Some(&b) => {
+                    by_byte[fill[usize::from(b)] as usize] = i as u32;
+                    fill[usize::from(b)] += 1;
+                }
+                None => {
+                    anywhere[next_anywhere] = i as u32;
+                    next_anywhere += 1;
+                }
+            }
+        }
+        let lists = if rules.len() <= usize::from(u16::MAX) {
+            // Starts are at most the number of rules: they fit too.
+            Lists::Narrow(
+                Box::new(start.map(|s| s as u16)),
+                lists.iter().map(|&i| i as u16).collect(),
+            )
+        } else {
+            Lists::Wide(start, lists.into())
+        };
+        Some(Box::new(RuleIndex {
+            lists,
+            anywhere: anywhere_len as u32,
+            at: at as u32,
+        }))
+    }
+
+    /// The two candidate lists for a path.
+    pub(super) fn candidates<'l, T: Copy + Into<u32>>(
+        &self,
+        start: &[T; 257],
+        lists: &'l [T],
+        path: &[u8],
+    ) -> (&'l [T], &'l [T]) {
+        let (anywhere, by_byte) = lists.split_at((self.anywhere as usize).min(lists.len()));
+        let bucket = path.get(self.at as usize).and_then(|&b| {
+            let (from, to) = (start[usize::from(b)], start[usize::from(b) + 1]);
+            by_byte.get(from.into() as usize..to.into() as usize)
+        });
+        (anywhere, bucket.unwrap_or_default())
+    }
+
+    pub(super) fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + match &self.lists {
+                Lists::Narrow(_, l) => 257 * 2 + l.len() * 2,
+                Lists::Wide(_, l) => 257 * 4 + l.len() * 4,
+            }
+    }
+}
+
+/// Views without an index keep their rules' keys from this many rules: a smaller view's rules
+/// are a few cache lines, and its keys would only make it larger.
+pub(super) const KEYED_MIN_RULES: usize = 16;
+
+/// Bit `i` set when rule `i` of the block may match a path whose second byte is `want` (0: the
+/// path has none): its key is `want`, or 0 (any path). A short last block is padded with a key
+/// that is neither.
+#[inline]
+pub(super) fn key_candidates(keys: &[u8], want: u8) -> u64 {
+    let mut block = [if want == 0xFF { 0xFE } else { 0xFF }; BLOCK];
+    let n = keys.len().min(BLOCK);
+    block[..n].copy_from_slice(&keys[..n]);
+    mask_of(&block, |key| (key == want) | (key == 0))
+}

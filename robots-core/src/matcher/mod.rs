@@ -1,0 +1,401 @@
+//! The per-crawler view (spec sections 3–4): the rules that apply to one crawler, compiled and
+//! ordered so that the first rule that matches a path is the deciding one.
+//!
+//! Google keeps the best allow and the best disallow priority and compares them. Ordering the
+//! rules by (priority descending, allow before disallow, line ascending) gives the same answer
+//! with an early exit: the first match has the highest priority, ties go to allow, and among
+//! equals the earliest line is the one reported.
+//!
+//! A file per job: `select` (which groups and rules apply to the crawler), `compile` (the rules
+//! packed and ordered), `index` (big views' rule index), and `search` (the hot loop).
+
+mod compile;
+mod index;
+mod search;
+mod select;
+
+use compile::{
+    CompiledRule, FLAG_ALLOW, FLAG_ANCHORED, FLAG_GLOB, FLAG_WRITTEN_ELSEWHERE, META_SHIFT,
+};
+use index::{KEYED_MIN_RULES, Lists, RuleIndex, first_hit, key_candidates};
+use search::with_leading_slash;
+use select::CompileScratch;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::pattern::Glob;
+use crate::records::RequestRate;
+use crate::url_path::path_of;
+use crate::usage::{Usage, UsagePreferences, UsageTable};
+pub use crate::verdict::{MatchedRule, RuleKind, Selection, Verdict};
+
+/// A Crawl-delay value and the line it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct CrawlDelay {
+    /// The delay.
+    pub delay: Duration,
+    /// Line of the Crawl-delay record.
+    pub line: u32,
+}
+
+#[derive(Debug)]
+struct Inner {
+    selection: Selection,
+    rules: Box<[CompiledRule]>,
+    /// `*` analysis of the rules with `FLAG_GLOB`.
+    globs: Box<[Glob]>,
+    /// Where the written form is for rules with `FLAG_WRITTEN_ELSEWHERE`: (rule position,
+    /// start, end), sorted by rule position. For the others it is `start..start + len (+1 for
+    /// `$`)`.
+    written: Box<[(u32, u32, u32)]>,
+    /// For views with many rules: which rules can match, by the path's second byte.
+    index: Option<Box<RuleIndex>>,
+    /// The rules' bytes; for a view without an index, followed by every rule's key (see
+    /// `CompiledRule::len_key`) in decision order, so that a check finds the rules a path may
+    /// match 64 at a time.
+    arena: Box<[u8]>,
+    /// Crawl-delay, Request-rate and usage rules, out of line: most files have none of them, and
+    /// keeping them out keeps the part a check reads small.
+    extras: Option<Box<Extras>>,
+}
+
+/// What a view keeps besides its rules.
+#[derive(Debug, Default)]
+struct Extras {
+    crawl_delay: Option<CrawlDelay>,
+    request_rate: Option<(RequestRate, u32)>,
+    /// `Content-Usage` and `Content-Signal` rules.
+    usage: Option<UsageTable>,
+}
+
+/// A robots.txt compiled for one crawler. Cheap to clone (one `Arc`), `Send + Sync`, and a check
+/// never allocates (unless a URL has a query but no path, which needs a `/` put in front).
+///
+/// ```
+/// use robots_core::{RobotsTxt, RuleKind};
+/// let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n");
+/// let matcher = robots.matcher("FooBot");
+/// let verdict = matcher.check_url("https://example.com/private/x");
+/// assert!(!verdict.allowed);
+/// let rule = verdict.rule.unwrap();
+/// assert_eq!((rule.line, rule.kind, rule.pattern), (2, RuleKind::Disallow, &b"/private"[..]));
+/// assert!(matcher.is_allowed("https://example.com/private/ok.html"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    inner: Arc<Inner>,
+}
+
+impl Matcher {
+    /// The view's bytes, which every [`MatchedRule::pattern`] it gives is a slice of (see
+    /// [`Matcher::pattern_of`]).
+    pub(crate) fn arena(&self) -> &[u8] {
+        &self.inner.arena
+    }
+
+    /// What the crawler may do with a URL: the crawl verdict and, when the URL may be fetched,
+    /// the AI usage preferences robots.txt states for it (`Content-Usage`, `Content-Signal`;
+    /// see [`crate::usage`]). Allocates nothing; a view without usage rules answers at the cost
+    /// of [`Matcher::check_url`].
+    ///
+    /// ```
+    /// use robots_core::{Preference, RobotsTxt};
+    /// let robots = RobotsTxt::parse(b"User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: /open/ train-ai=y\n");
+    /// let bot = robots.matcher("FooBot");
+    /// let usage = bot.usage("https://example.com/open/data.csv");
+    /// assert!(usage.verdict.allowed);
+    /// assert_eq!(usage.preferences.may_train_ai(), Preference::Yes);
+    /// assert_eq!(usage.preferences.train_ai.line, Some(3));
+    /// ```
+    #[inline]
+    pub fn usage(&self, url: &str) -> Usage<'_> {
+        self.usage_path(path_of(url).as_bytes())
+    }
+
+    /// [`Matcher::usage`] for a path as produced by [`crate::path_of`].
+    pub fn usage_path(&self, path: &[u8]) -> Usage<'_> {
+        let verdict = self.check_path(path);
+        let preferences = if verdict.allowed {
+            self.preferences_path(path)
+        } else {
+            UsagePreferences::default()
+        };
+        Usage {
+            verdict,
+            preferences,
+        }
+    }
+
+    /// The usage preferences for a path **without** the crawl check: for a caller that has
+    /// just checked the path and found it allowed (preferences never apply to a disallowed
+    /// URL; [`Matcher::usage_path`] does both).
+    pub fn preferences_path(&self, path: &[u8]) -> UsagePreferences {
+        let Some(table) = self.inner.extras.as_ref().and_then(|e| e.usage.as_ref()) else {
+            return UsagePreferences::default();
+        };
+        if path.first() != Some(&b'/') {
+            return with_leading_slash(path, |p| table.preferences(p));
+        }
+        table.preferences(path)
+    }
+
+    /// Whether any `Content-Usage` or `Content-Signal` line applies to this crawler.
+    pub fn has_usage_rules(&self) -> bool {
+        self.inner
+            .extras
+            .as_ref()
+            .is_some_and(|e| e.usage.is_some())
+    }
+
+    /// Shorthand for `check_url(url).allowed`.
+    #[inline]
+    pub fn is_allowed(&self, url: &str) -> bool {
+        self.check_url(url).allowed
+    }
+
+    /// Which groups apply.
+    pub fn selection(&self) -> &Selection {
+        &self.inner.selection
+    }
+
+    /// The first valid Crawl-delay of the applicable groups.
+    pub fn crawl_delay(&self) -> Option<CrawlDelay> {
+        self.inner.extras.as_ref().and_then(|e| e.crawl_delay)
+    }
+
+    /// The first valid Request-rate of the applicable groups, with its line.
+    pub fn request_rate(&self) -> Option<(RequestRate, u32)> {
+        self.inner.extras.as_ref().and_then(|e| e.request_rate)
+    }
+
+    /// How many compiled rules the view holds (index.html retries count as rules; of `*` rules
+    /// with the same body and anchoring, a view of 32 or more keeps only the first, as only it
+    /// can decide).
+    pub fn rule_count(&self) -> usize {
+        self.inner.rules.len()
+    }
+
+    /// Approximate heap bytes held by this view (shared by all its clones).
+    pub fn heap_bytes(&self) -> usize {
+        let inner = &*self.inner;
+        std::mem::size_of::<Inner>()
+            + inner.rules.len() * std::mem::size_of::<CompiledRule>()
+            + inner.globs.len() * std::mem::size_of::<Glob>()
+            + inner.written.len() * std::mem::size_of::<(u32, u32, u32)>()
+            + inner.index.as_ref().map_or(0, |i| i.heap_bytes())
+            + inner.arena.len()
+            + inner.extras.as_ref().map_or(0, |e| {
+                std::mem::size_of::<Extras>() + e.usage.as_ref().map_or(0, |u| u.heap_bytes())
+            })
+            + match &inner.selection {
+                Selection::Agent(token) => token.len(),
+                _ => 0,
+            }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::select::{KeptRule, SCRATCH, Scratch, emptied};
+    use super::*;
+    use crate::robots::RobotsTxt;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Views without an index that scan their rules' keys (16 or more rules, more than one
+        /// block of 64 for some): rules of every key kind (a literal second byte, `*` there,
+        /// `/` alone) and paths of every kind (no second byte, one that no key has), same
+        /// verdicts and lines as Google's.
+        #[test]
+        fn keyed_views_agree_with_google(
+            rules in prop::collection::vec(
+                ("(Allow|Disallow)", "/([ab*][ab/]{0,4}(\\*[ab])?)?\\$?"),
+                16..140,
+            ),
+            path in "/[abc/]{0,8}",
+        ) {
+            let mut body = String::from("User-agent: *\n");
+            for (kind, pattern) in &rules {
+                body.push_str(&format!("{kind}: {pattern}\n"));
+            }
+            let matcher = Matcher::from_body(body.as_bytes(), ["FooBot"]);
+            // Rules starting `/a`, `/b`, `/*` and `/` spread too little for an index.
+            prop_assume!(matcher.inner.index.is_none());
+            prop_assert!(matcher.inner.rules.len() < KEYED_MIN_RULES || !matcher.inner.keys().is_empty());
+            let url = format!("https://example.com{path}");
+            let ours = matcher.check_url(&url);
+            let google = crate::reference::google_verdict(body.as_bytes(), &["FooBot"], &url);
+            prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
+        }
+    }
+
+    /// What this thread's scratch holds between parses: (kept, pending) capacities in bytes.
+    fn retained() -> (usize, usize) {
+        let scratch = SCRATCH.take();
+        let held = (
+            scratch.kept.capacity() * std::mem::size_of::<KeptRule>(),
+            scratch.compile.pending.capacity() * std::mem::size_of::<CompiledRule>(),
+        );
+        let compile = &scratch.compile;
+        assert!(scratch.kept.is_empty() && compile.pending.is_empty() && compile.order.is_empty());
+        assert!(compile.twins.is_empty());
+        SCRATCH.set(scratch);
+        held
+    }
+
+    /// A parse leaves its vectors empty for the next one on the thread, keeps them when small
+    /// (no allocation next time), and drops them when they hold more than the budget.
+    #[test]
+    fn scratch_is_reused_empty_and_bounded() {
+        let small = b"User-agent: *\nDisallow: /a\nAllow: /a/b\n";
+        let view = Matcher::from_body(small, ["FooBot"]);
+        let (kept, pending) = retained();
+        assert!(
+            kept > 0 && pending > 0,
+            "small vectors are kept: {kept} {pending}"
+        );
+        assert_eq!(view.rule_count(), 2);
+
+        // 60,000 rules: the lists outgrow the budget and are dropped.
+        let mut big = String::from("User-agent: *\n");
+        for i in 0..60_000 {
+            big.push_str(&format!("Disallow: /{i}\n"));
+        }
+        let view = Matcher::from_body(big.as_bytes(), ["FooBot"]);
+        assert_eq!(view.rule_count(), 60_000);
+        let (kept, pending) = retained();
+        assert!(kept <= Scratch::RETAINED_BYTES && pending <= Scratch::RETAINED_BYTES);
+        assert_eq!(kept, 0, "an oversized list is not kept");
+
+        // The twin table too is emptied, and a second parse finds the same twins.
+        let mut twins = String::from("User-agent: *\n");
+        for i in 0..40 {
+            twins.push_str(&format!("Disallow: /*{}*x\n", i % 3));
+        }
+        for _ in 0..2 {
+            assert_eq!(
+                Matcher::from_body(twins.as_bytes(), ["FooBot"]).rule_count(),
+                3
+            );
+            retained();
+        }
+
+        // Nothing of the big parse leaks into the next view on this thread.
+        let view = Matcher::from_body(small, ["FooBot"]);
+        assert_eq!(view.rule_count(), 2);
+        assert!(view.is_allowed("/a/b/c") && !view.is_allowed("/a/x") && view.is_allowed("/1"));
+        let robots = RobotsTxt::parse(small);
+        assert_eq!(robots.matcher("FooBot").rule_count(), 2);
+    }
+
+    #[test]
+    fn emptied_keeps_small_vectors_and_drops_large_ones() {
+        let small: Vec<u32> = Vec::with_capacity(16);
+        let small = emptied(small);
+        assert!(small.is_empty() && small.capacity() >= 16);
+        let mut large: Vec<u8> = vec![1; Scratch::RETAINED_BYTES + 1];
+        large.push(2);
+        assert_eq!(emptied(large).capacity(), 0);
+    }
+
+    #[test]
+    fn key_candidates_pad_a_short_block_with_no_candidate() {
+        assert_eq!(key_candidates(&[b'a', 0, b'b', b'a'], b'a'), 0b1011);
+        assert_eq!(key_candidates(&[b'a', 0, b'b'], 0), 0b010);
+        assert_eq!(key_candidates(&[0xFF, 0xFE], 0xFF), 0b01);
+        assert_eq!(key_candidates(&[0xFE; 64], 0xFE), u64::MAX);
+    }
+
+    /// 40 `*` rules, only four distinct (body, anchoring): the view keeps the first of each in
+    /// decision order, and that one reports — the allow of a twin pair, else the earliest line.
+    #[test]
+    fn twin_wildcard_rules_are_kept_once() {
+        let mut body = String::from("User-agent: *\n");
+        for i in 0..10 {
+            body.push_str(&format!(
+                "Disallow: /*.php$\nDisallow: /*x*y\nAllow: /*x*y\nDisallow: /*q*{}\n",
+                i % 2
+            ));
+        }
+        let view = Matcher::from_body(body.as_bytes(), ["FooBot"]);
+        assert_eq!(view.rule_count(), 4);
+        let verdict = view.check_path(b"/a.php");
+        assert_eq!(
+            (verdict.allowed, verdict.rule.map(|r| r.line)),
+            (false, Some(2))
+        );
+        let verdict = view.check_path(b"/axy");
+        assert_eq!(
+            (verdict.allowed, verdict.rule.map(|r| r.line)),
+            (true, Some(4))
+        );
+        let verdict = view.check_path(b"/q1");
+        assert_eq!(
+            verdict.rule.map(|r| (r.line, r.pattern)),
+            Some((9, &b"/*q*1"[..]))
+        );
+        // Below the threshold every rule is kept.
+        let few = Matcher::from_body(b"User-agent: *\nDisallow: /*a\nDisallow: /*a\n", ["FooBot"]);
+        assert_eq!(few.rule_count(), 2);
+    }
+
+    /// The view of `body` for FooBot splits its index on byte position `at`, and its verdicts
+    /// (with their lines) for `paths` are Google's.
+    fn assert_index_at(body: &str, at: u32, paths: &[&str]) {
+        let view = Matcher::from_body(body.as_bytes(), ["FooBot"]);
+        assert_eq!(view.inner.index.as_ref().map(|i| i.at), Some(at));
+        for path in paths {
+            let ours = view.check_path(path.as_bytes());
+            let google = crate::reference::google_verdict(body.as_bytes(), &["FooBot"], path);
+            assert_eq!(
+                (ours.allowed, ours.rule.map_or(0, |r| r.line)),
+                google,
+                "{path}"
+            );
+        }
+    }
+
+    /// Every rule starts with `/private`: the index splits on the digit after it (found on all
+    /// 40 rules, and on a sample of 128 of 400), and the verdicts (with their lines) stay
+    /// Google's.
+    #[test]
+    fn the_index_splits_on_the_position_that_separates_the_rules() {
+        let mut many = String::from("User-agent: *\n");
+        for j in 0..200 {
+            let d = j % 10;
+            many.push_str(&format!(
+                "Disallow: /private{d}/{j}\nAllow: /private{d}/*.html$\n"
+            ));
+        }
+        let paths = [
+            "/private3/13",
+            "/private3/130.html",
+            "/private4/13",
+            "/privateX",
+        ];
+        assert_index_at(&many, 8, &paths);
+
+        let mut body = String::from("User-agent: *\n");
+        for j in 0..20 {
+            body.push_str(&format!(
+                "Disallow: /private{j}/\nAllow: /private{j}/*.html$\n"
+            ));
+        }
+        let paths = [
+            "/",
+            "/p",
+            "/private",
+            "/private1",
+            "/private1/",
+            "/private1/a.html",
+            "/private12/x",
+            "/private19/a.html?x",
+            "/private7/b.html",
+            "/blog/1",
+            "/private2x/",
+        ];
+        assert_index_at(&body, 8, &paths);
+    }
+}
