@@ -53,7 +53,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // redirects itself so that every hop is checked, so reqwest's own following is off.
     let robots = RobotsMiddleware::builder(&args.agent)
         .min_delay(min_delay)
-        .build_middleware()?;
+        .build()?;
     let cache = robots.cache().clone();
     // (The middleware sets the crawler's User-Agent on every request.)
     let inner = reqwest::Client::builder()
@@ -150,7 +150,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     };
                     println!("{at:6.2}s  blocked      {url}{via}  by robots.txt: {why}");
                 }
-                Some(RobotsError::Unreachable {
+                Some(RobotsError::RobotsUnreachable {
                     origin,
                     retry_after,
                     ..

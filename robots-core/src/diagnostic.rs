@@ -16,7 +16,7 @@ pub enum DiagnosticKind {
     HtmlBody,
     /// The body is UTF-16 text: crawlers read bytes and find no rules in it (reported alone).
     Utf16Body,
-    /// A line is over [`crate::lines::MAX_LINE_BYTES`] and was cut.
+    /// A line is over the line limit of Google's parser (16,663 bytes) and was cut.
     LineTooLong,
     /// A NUL byte ends the line early.
     NulByte,

@@ -149,13 +149,6 @@ fn trim_end(mut s: &[u8]) -> &[u8] {
 }
 
 /// Splits a line's content (see [`crate::lines::Line::content`]) into key and value.
-///
-/// ```
-/// use robots_core::directive::{parse_line, KeyKind, LineContent};
-/// let LineContent::Directive(d) = parse_line(b"Disallow /foo:bar") else { panic!() };
-/// // The first colon is the separator, even inside what looks like a path.
-/// assert_eq!((d.kind, d.key, d.value), (KeyKind::Disallow, &b"Disallow /foo"[..], &b"bar"[..]));
-/// ```
 pub fn parse_line(content: &[u8]) -> LineContent<'_> {
     // One scan finds the comment, the first colon, and what the value may need.
     let (mut comment, mut colon, mut seen) = (None, None, 0u8);
@@ -382,12 +375,6 @@ pub fn is_escaped_kind(kind: KeyKind) -> bool {
 
 /// Escapes a value as Google does: `%` + two hex digits gets its digits uppercased, every byte
 /// ≥ 0x80 becomes `%XX`, everything else is kept. Borrows when nothing changes.
-///
-/// ```
-/// use robots_core::directive::escape_pattern;
-/// assert_eq!(&*escape_pattern(b"/a%2fb/\xC3\xA9"), b"/a%2Fb/%C3%A9");
-/// assert!(matches!(escape_pattern(b"/plain"), std::borrow::Cow::Borrowed(_)));
-/// ```
 pub fn escape_pattern(value: &[u8]) -> Cow<'_, [u8]> {
     escape_pattern_hinted(value, ValueHints::UNKNOWN)
 }
@@ -597,5 +584,26 @@ mod tests {
         assert_eq!(&*escape_pattern(b"/*$ ~"), b"/*$ ~");
         assert!(is_escaped_kind(KeyKind::Allow) && is_escaped_kind(KeyKind::Other));
         assert!(!is_escaped_kind(KeyKind::UserAgent) && !is_escaped_kind(KeyKind::Sitemap));
+    }
+
+    #[test]
+    fn escape_pattern_escapes_and_borrows() {
+        assert_eq!(&*escape_pattern(b"/a%2fb/\xC3\xA9"), b"/a%2Fb/%C3%A9");
+        assert!(matches!(
+            escape_pattern(b"/plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn parse_line_splits_at_the_first_colon() {
+        let LineContent::Directive(d) = parse_line(b"Disallow /foo:bar") else {
+            panic!()
+        };
+        // The first colon is the separator, even inside what looks like a path.
+        assert_eq!(
+            (d.kind, d.key, d.value),
+            (KeyKind::Disallow, &b"Disallow /foo"[..], &b"bar"[..])
+        );
     }
 }

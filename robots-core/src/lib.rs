@@ -19,25 +19,30 @@
 //! assert_eq!(bot.crawl_delay().map(|c| c.delay.as_secs()), Some(2));
 //! ```
 //!
-//! The modules follow the spec's steps: [`lines`] (bytes to lines), [`directive`] (a line to key
-//! and value), [`robots`] (groups and records), [`pattern`] and [`matcher`] (matching and the
-//! decision), [`url_path`] (URL to path), [`records`] (Crawl-delay, Request-rate), [`lint`](mod@lint)
-//! (diagnostics), [`page`] (X-Robots-Tag and meta robots), [`usage`] (AI usage preferences:
-//! Content-Usage and Content-Signal) and [`reference`](mod@reference) (a direct port of Google's algorithm, the test oracle).
+//! The public modules follow the spec's steps: [`robots`] (groups and records), [`matcher`]
+//! (matching and the decision), [`url_path`] (URL to path), [`records`] (Crawl-delay,
+//! Request-rate), [`lint`](mod@lint) (diagnostics), [`page`] (X-Robots-Tag and meta robots) and
+//! [`usage`] (AI usage preferences: Content-Usage and Content-Signal). Splitting bytes into lines,
+//! a line into key and value, and compiling patterns are internal steps.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod agent;
 mod diagnostic;
-pub mod directive;
+mod directive;
 mod events;
-pub mod lines;
+mod lines;
 pub mod lint;
 mod mask;
 pub mod matcher;
 pub mod page;
-pub mod pattern;
+mod pattern;
+#[cfg(test)]
+mod properties;
 pub mod records;
+// Google's algorithm ported line by line: the oracle the matcher is tested against, here and
+// in the other crates' tests and benchmarks. Not part of the API.
+#[doc(hidden)]
 pub mod reference;
 pub mod robots;
 mod rule_pattern;

@@ -24,12 +24,6 @@ pub struct Line<'a> {
 }
 
 /// Splits a body into [`Line`]s exactly as Google's parser does.
-///
-/// ```
-/// use robots_core::lines::lines;
-/// let numbers: Vec<u32> = lines(b"a\r\nb\rc\n").map(|l| l.number).collect();
-/// assert_eq!(numbers, [1, 2, 3, 4]); // whatever follows the last break is a line too
-/// ```
 pub fn lines(body: &[u8]) -> Lines<'_> {
     Lines {
         rest: strip_bom(body),
@@ -152,5 +146,11 @@ mod tests {
         assert_eq!(all[0].content, b"Disallow: /a");
         assert!(all[0].has_nul);
         assert_eq!(all[1].content, b"x");
+    }
+
+    #[test]
+    fn lines_are_numbered_by_any_break() {
+        let numbers: Vec<u32> = lines(b"a\r\nb\rc\n").map(|l| l.number).collect();
+        assert_eq!(numbers, [1, 2, 3, 4]); // whatever follows the last break is a line too
     }
 }

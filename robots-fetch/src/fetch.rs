@@ -14,7 +14,7 @@ use crate::client::{FetchClient, FollowedByClient};
 use crate::headers::{max_age, retry_after};
 use crate::origin::Origin;
 use crate::outcome::{
-    FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, Unreachable,
+    FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause,
 };
 use crate::redirect::HopRule;
 
@@ -67,7 +67,7 @@ pub async fn fetch<C: FetchClient>(
     let attempt = fetch_following_redirects(client, origin, config).instrument(span.clone());
     let outcome = match tokio::time::timeout(config.timeout, attempt).await {
         Ok(outcome) => outcome,
-        Err(_) => FetchOutcome::Unreachable(Unreachable::Network(NetworkError {
+        Err(_) => FetchOutcome::Unreachable(UnreachableCause::Network(NetworkError {
             kind: NetworkErrorKind::Timeout,
             message: format!("no complete answer within {:?}", config.timeout),
         })),
@@ -94,14 +94,14 @@ async fn fetch_following_redirects<C: FetchClient>(
     loop {
         let request = match request(&url, config) {
             Ok(request) => request,
-            Err(error) => return FetchOutcome::Unreachable(Unreachable::Network(error)),
+            Err(error) => return FetchOutcome::Unreachable(UnreachableCause::Network(error)),
         };
         let response = match client.send(request).await {
             Ok(response) => response,
             Err(error) => {
-                return FetchOutcome::Unreachable(Unreachable::Network(NetworkError::classify(
-                    &*error,
-                )));
+                return FetchOutcome::Unreachable(UnreachableCause::Network(
+                    NetworkError::classify(&*error),
+                ));
             }
         };
         if let Some(FollowedByClient(landed)) = response.extensions().get().cloned() {
@@ -144,7 +144,7 @@ async fn fetch_following_redirects<C: FetchClient>(
             let headers = response.headers().clone();
             let coding = match Coding::of(&headers) {
                 Ok(coding) => coding,
-                Err(error) => return FetchOutcome::Unreachable(Unreachable::Network(error)),
+                Err(error) => return FetchOutcome::Unreachable(UnreachableCause::Network(error)),
             };
             return match read_capped(response.into_body(), coding, config.max_body_bytes).await {
                 Ok(body) => FetchOutcome::Parsed {
@@ -153,7 +153,7 @@ async fn fetch_following_redirects<C: FetchClient>(
                     max_age: max_age(&headers),
                     redirected_to: (visited.len() > 1).then(|| url.clone()),
                 },
-                Err(error) => FetchOutcome::Unreachable(Unreachable::Network(error)),
+                Err(error) => FetchOutcome::Unreachable(UnreachableCause::Network(error)),
             };
         }
         if status.is_client_error() && code != 429 {
@@ -163,7 +163,7 @@ async fn fetch_following_redirects<C: FetchClient>(
             };
         }
         // 429, 5xx, and anything else that is neither success nor a client error.
-        return FetchOutcome::Unreachable(Unreachable::Status {
+        return FetchOutcome::Unreachable(UnreachableCause::Status {
             status: code,
             retry_after: retry_after(response.headers()),
         });
@@ -173,7 +173,7 @@ async fn fetch_following_redirects<C: FetchClient>(
 /// A robots.txt redirect the rule refuses: the crawler's own choice not to go there, so the
 /// rules stay unknown and nothing is allowed (not "no robots.txt", which would allow everything).
 fn redirect_refused(from: &Url, to: &Url, how: &str, config: &FetchConfig) -> FetchOutcome {
-    FetchOutcome::Unreachable(Unreachable::Network(NetworkError {
+    FetchOutcome::Unreachable(UnreachableCause::Network(NetworkError {
         kind: NetworkErrorKind::RedirectRefused,
         message: format!(
             "robots.txt redirect from {from} to {to}{how} refused: {}",

@@ -62,7 +62,9 @@ pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
 pub use headers::{max_age, retry_after};
 pub use human::{HumanDuration, Relative};
 pub use origin::{Origin, OriginError};
-pub use outcome::{FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, Unreachable};
+pub use outcome::{
+    FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause,
+};
 pub use redirect::{HopRule, RedirectPolicy, RedirectRefusal};
 #[cfg(feature = "redis")]
 pub use redis_store::{FleetError, RedisFleet, RedisStore};

@@ -27,7 +27,7 @@ pub enum FetchOutcome {
         reason: UnavailableReason,
     },
     /// 429, 5xx or a network failure: disallow all, temporarily.
-    Unreachable(Unreachable),
+    Unreachable(UnreachableCause),
 }
 
 /// Why robots.txt counts as unavailable (allow all).
@@ -45,7 +45,7 @@ pub enum UnavailableReason {
 
 /// Why robots.txt could not be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unreachable {
+pub enum UnreachableCause {
     /// The server answered 429 or 5xx.
     Status {
         /// The status.
@@ -57,29 +57,29 @@ pub enum Unreachable {
     Network(NetworkError),
 }
 
-impl Unreachable {
+impl UnreachableCause {
     /// The HTTP status, when the server answered.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Unreachable::Status { status, .. } => Some(*status),
-            Unreachable::Network(_) => None,
+            UnreachableCause::Status { status, .. } => Some(*status),
+            UnreachableCause::Network(_) => None,
         }
     }
 
     /// The server's `Retry-After`, when it gave one.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
-            Unreachable::Status { retry_after, .. } => *retry_after,
-            Unreachable::Network(_) => None,
+            UnreachableCause::Status { retry_after, .. } => *retry_after,
+            UnreachableCause::Network(_) => None,
         }
     }
 }
 
-impl fmt::Display for Unreachable {
+impl fmt::Display for UnreachableCause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Unreachable::Status { status, .. } => write!(f, "the server answered {status}"),
-            Unreachable::Network(e) => e.fmt(f),
+            UnreachableCause::Status { status, .. } => write!(f, "the server answered {status}"),
+            UnreachableCause::Network(e) => e.fmt(f),
         }
     }
 }

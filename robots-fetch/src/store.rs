@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 
-use crate::outcome::{NetworkError, NetworkErrorKind, UnavailableReason, Unreachable};
+use crate::outcome::{NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause};
 
 /// A boxed future, as the store's methods return (the trait is used as `dyn RobotsStore`).
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -87,7 +87,7 @@ pub struct StoredOutage {
     /// Consecutive failed fetches.
     pub failures: u32,
     /// Why the last fetch failed.
-    pub cause: Unreachable,
+    pub cause: UnreachableCause,
 }
 
 /// Wall-clock Unix milliseconds now.
@@ -178,8 +178,10 @@ impl StoredRobots {
             field("retry", outage.next_retry_ms.to_string());
             field("failures", outage.failures.to_string());
             match &outage.cause {
-                Unreachable::Status { status, .. } => field("cause", format!("status:{status}")),
-                Unreachable::Network(e) => {
+                UnreachableCause::Status { status, .. } => {
+                    field("cause", format!("status:{status}"))
+                }
+                UnreachableCause::Network(e) => {
                     field("cause", format!("{}:{}", kind_name(e.kind), e.message))
                 }
             }
@@ -212,11 +214,11 @@ impl StoredRobots {
             (Some(since_ms), Some(next_retry_ms), Some(failures)) => {
                 let (cause_kind, message) = get.get("cause")?.split_once(':')?;
                 let cause = match cause_kind {
-                    "status" => Unreachable::Status {
+                    "status" => UnreachableCause::Status {
                         status: message.parse().ok()?,
                         retry_after: None,
                     },
-                    kind => Unreachable::Network(NetworkError {
+                    kind => UnreachableCause::Network(NetworkError {
                         kind: kind_of(kind)?,
                         message: message.to_string(),
                     }),
@@ -243,7 +245,7 @@ impl StoredRobots {
     /// Heap bytes held (what [`InProcessStore`] weighs it by).
     pub fn heap_bytes(&self) -> usize {
         let cause = match self.outage.as_ref().map(|o| &o.cause) {
-            Some(Unreachable::Network(e)) => e.message.len(),
+            Some(UnreachableCause::Network(e)) => e.message.len(),
             _ => 0,
         };
         std::mem::size_of::<Self>() + self.body.as_ref().map_or(0, |b| b.len()) + cause
@@ -424,7 +426,7 @@ mod tests {
                     since_ms: 5,
                     next_retry_ms: 6,
                     failures: 7,
-                    cause: Unreachable::Network(NetworkError {
+                    cause: UnreachableCause::Network(NetworkError {
                         kind: NetworkErrorKind::Timeout,
                         message: "no answer: within\n10 s".into(),
                     }),
@@ -440,7 +442,7 @@ mod tests {
                     since_ms: 10,
                     next_retry_ms: 11,
                     failures: 1,
-                    cause: Unreachable::Status {
+                    cause: UnreachableCause::Status {
                         status: 503,
                         retry_after: None,
                     },
@@ -451,7 +453,7 @@ mod tests {
             let decoded = StoredRobots::decode(&record.encode()).unwrap();
             let mut expected = record.clone();
             if let Some(StoredOutage {
-                cause: Unreachable::Network(e),
+                cause: UnreachableCause::Network(e),
                 ..
             }) = &mut expected.outage
             {

@@ -106,7 +106,7 @@ pub fn polite_client_with(
             "spider's own robots.txt check is on: it fetches robots.txt again with its own parser; turn it off with with_respect_robots_txt(false), the middleware enforces robots.txt"
         );
     }
-    let middleware = robots.robots_client(client.clone()).build_middleware()?;
+    let middleware = robots.robots_client(client.clone()).build()?;
     Ok(reqwest_middleware::ClientBuilder::new(client)
         .with(middleware)
         .build())

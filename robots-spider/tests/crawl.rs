@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use robots_spider::polite_client;
-use robots_tower::{NotReady, Refusals, RobotsMiddleware};
+use robots_tower::{Refusals, RobotsMiddleware, WhenNotReady};
 use spider::configuration::RedirectPolicy;
 use spider::website::Website;
 
@@ -126,7 +126,7 @@ async fn in_schedule_mode_spider_is_told_not_now_instead_of_waiting() {
     let site = site(slow_site).await;
     let mut website = website(&site);
     let robots = RobotsMiddleware::builder(UA)
-        .when_not_ready(NotReady::Fail)
+        .when_not_ready(WhenNotReady::Fail)
         .refusals(Refusals::Responses);
     website.set_http_client(polite_client(&website, robots).unwrap());
     let started = Instant::now();

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use robots_fetch::{CacheConfig, RobotsCache, RobotsCacheBuilder};
 
-use crate::gate::{Gate, IdentityHeaders, NotReady};
+use crate::gate::{Gate, IdentityHeaders, WhenNotReady};
 use crate::pacing::Pacing;
 use crate::politeness::{Politeness, PolitenessConfig, Spacing};
 
@@ -48,7 +48,7 @@ pub struct RobotsConfig<Target = ForLayer> {
     pub(crate) politeness: PolitenessConfig,
     pub(crate) redirects: robots_fetch::RedirectPolicy,
     identity: IdentityHeaders,
-    not_ready: NotReady,
+    not_ready: WhenNotReady,
     mirror_info: bool,
     #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
     pub(crate) refusals: crate::Refusals,
@@ -100,7 +100,7 @@ impl<Target> RobotsConfig<Target> {
             politeness: PolitenessConfig::default(),
             redirects: robots_fetch::RedirectPolicy::default(),
             identity: IdentityHeaders::IfMissing,
-            not_ready: NotReady::Wait,
+            not_ready: WhenNotReady::Wait,
             mirror_info: false,
             refusals: crate::Refusals::Errors,
             #[cfg(feature = "reqwest")]
@@ -191,18 +191,18 @@ impl<Target> RobotsConfig<Target> {
         self
     }
 
-    /// What a request does when its origin cannot take it now ([`NotReady::Wait`]: waits in
-    /// its future). With [`NotReady::Fail`] (schedule, don't wait) it fails at once with
+    /// What a request does when its origin cannot take it now ([`WhenNotReady::Wait`]: waits in
+    /// its future). With [`WhenNotReady::Fail`] (schedule, don't wait) it fails at once with
     /// [`crate::RobotsError::NotReady`], saying when the origin will be ready and why, so a
     /// framework requeues it instead of holding a concurrency permit.
     ///
     /// ```
-    /// use robots_tower::{NotReady, RobotsMiddleware};
-    /// let client = RobotsMiddleware::builder("FooBot/1.0").when_not_ready(NotReady::Fail).build_client()?;
+    /// use robots_tower::{WhenNotReady, RobotsMiddleware};
+    /// let client = RobotsMiddleware::builder("FooBot/1.0").when_not_ready(WhenNotReady::Fail).build_client()?;
     /// # let _ = client;
     /// # Ok::<(), reqwest::Error>(())
     /// ```
-    pub fn when_not_ready(mut self, not_ready: NotReady) -> Self {
+    pub fn when_not_ready(mut self, not_ready: WhenNotReady) -> Self {
         self.not_ready = not_ready;
         self
     }
@@ -262,12 +262,6 @@ impl<Target> RobotsConfig<Target> {
         self
     }
 
-    /// All politeness numbers at once.
-    pub fn politeness(mut self, politeness: PolitenessConfig) -> Self {
-        self.politeness = politeness;
-        self
-    }
-
     /// Total time a robots.txt fetch may take (10 s).
     pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
         self.cache_builder = self.cache_builder.timeout(timeout);
@@ -295,37 +289,9 @@ impl<Target> RobotsConfig<Target> {
         self
     }
 
-    /// The middleware follows up to this many redirects itself, checking robots.txt at every
-    /// hop (10; `None` returns redirects to the caller). Use it with a client whose own redirect
-    /// following is off. The hop rule of [`RobotsConfig::redirect_policy`] still applies.
-    pub fn follow_redirects(mut self, max: Option<usize>) -> Self {
-        let rule = self.redirects.rule().clone();
-        self.redirects = robots_fetch::RedirectPolicy::limited(max.unwrap_or(0)).with_rule(rule);
-        self
-    }
-
-    /// How the middleware follows redirects: a hop limit and a rule every hop must pass
-    /// (default: 10 hops, none from a public host into a loopback, private or link-local
-    /// address). A refused hop is [`crate::RobotsError::RedirectRefused`]; it is never
-    /// requested. This replaces the client's own redirect policy, so give it at least the
-    /// client's restrictions (`HopRule::same_origin()`, your own `HopRule::from_fn`…).
-    ///
-    /// ```
-    /// use robots_tower::{HopRule, RedirectPolicy, RobotsMiddleware};
-    /// let client = RobotsMiddleware::builder("FooBot/1.0")
-    ///     .redirect_policy(RedirectPolicy::limited(5).with_rule(HopRule::same_origin().and(HopRule::default())))
-    ///     .build_client()?;
-    /// # let _ = client;
-    /// # Ok::<(), reqwest::Error>(())
-    /// ```
-    pub fn redirect_policy(mut self, policy: robots_fetch::RedirectPolicy) -> Self {
-        self.redirects = policy;
-        self
-    }
-
     /// The rule robots.txt redirects must pass (default: none from a public host into an
     /// internal address). A refused hop leaves robots.txt unreachable, so the origin is refused.
-    /// Separate from [`RobotsConfig::redirect_policy`]: robots.txt often moves to another host
+    /// Separate from the middleware's `redirect_policy`: robots.txt often moves to another host
     /// or scheme, and a same-origin rule there would refuse the whole site.
     pub fn robots_redirect_rule(mut self, rule: robots_fetch::HopRule) -> Self {
         self.cache_builder = self.cache_builder.redirect_rule(rule);

@@ -56,7 +56,7 @@ pub enum RobotsError {
         "robots.txt of {origin} is unreachable ({cause}); nothing may be fetched there until it is known (retry in {})",
         robots_fetch::HumanDuration(*retry_after)
     )]
-    Unreachable {
+    RobotsUnreachable {
         /// The origin.
         origin: Origin,
         /// When the cache will try robots.txt again.
@@ -95,7 +95,7 @@ pub enum RobotsError {
         /// Its scheme.
         scheme: String,
     },
-    /// Schedule mode ([`crate::NotReady::Fail`]): the origin cannot take a request now, so the
+    /// Schedule mode ([`crate::WhenNotReady::Fail`]): the origin cannot take a request now, so the
     /// request fails at once instead of waiting (and holding a framework's permit). Requeue it
     /// for `ready_in` from now; `None` means when a request in flight (or the robots.txt fetch)
     /// ends, so retry soon.
@@ -157,7 +157,7 @@ impl RobotsError {
     /// let client = RobotsMiddleware::builder("FooBot/1.0").build_client()?;
     /// if let Err(error) = client.get(format!("{}/private", site.uri())).send().await {
     ///     match RobotsError::from_middleware_error(&error) {
-    ///         Some(RobotsError::Unreachable { retry_after, .. }) => println!("retry in {retry_after:?}"),
+    ///         Some(RobotsError::RobotsUnreachable { retry_after, .. }) => println!("retry in {retry_after:?}"),
     ///         Some(refused) => println!("not fetched: {refused}"),
     ///         None => println!("network error: {error}"),
     ///     }

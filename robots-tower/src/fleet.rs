@@ -25,7 +25,7 @@ use tracing::{debug, warn};
 
 use crate::error::NotReadyReason;
 use crate::error::RobotsError;
-use crate::politeness::{LocalPermit, NotYet, Politeness, PolitenessConfig};
+use crate::politeness::{LocalPermit, Politeness, PolitenessConfig, ReadyLater};
 
 /// What pacing does while the fleet's Redis is unreachable. Robots rules never fail open either
 /// way: they come from the local copy or a local fetch.
@@ -278,7 +278,7 @@ impl FleetPacing {
         &self,
         origin: &str,
         interval: Duration,
-    ) -> Result<Result<FleetPermit, NotYet>, RobotsError> {
+    ) -> Result<Result<FleetPermit, ReadyLater>, RobotsError> {
         let place = match self.local.try_place(origin) {
             Ok(place) => place,
             Err(not_yet) => return Ok(Err(not_yet)),
@@ -298,8 +298,8 @@ impl FleetPacing {
                     }
                 }
             }
-            Ok(Answer::NotYet(not_yet)) => Ok(Err(not_yet)),
-            Ok(Answer::Wait(_)) => Ok(Err(NotYet {
+            Ok(Answer::ReadyLater(not_yet)) => Ok(Err(not_yet)),
+            Ok(Answer::Wait(_)) => Ok(Err(ReadyLater {
                 ready_in: None,
                 reason: NotReadyReason::InFlight,
             })),
@@ -328,7 +328,7 @@ impl FleetPacing {
             return Ok(None);
         };
         match self.ask(origin, interval, Mode::Peek).await {
-            Ok(Answer::NotYet(not_yet)) => Ok(not_yet.ready_in.map(|r| r.max(local))),
+            Ok(Answer::ReadyLater(not_yet)) => Ok(not_yet.ready_in.map(|r| r.max(local))),
             Ok(Answer::Wait(_)) => Ok(None),
             Ok(Answer::Granted(_)) => Ok(Some(local)),
             Err(message) => match self.fallback {
@@ -350,7 +350,7 @@ impl FleetPacing {
                     (Some(Lease::holding(release)), wait_ms)
                 }
                 Answer::Wait(wait_ms) => (None, wait_ms),
-                Answer::NotYet(_) => (None, 1),
+                Answer::ReadyLater(_) => (None, 1),
             };
             // (A zero sleep would still wait for the timer's next tick, about 1 ms.)
             if wait_ms > 0 {
@@ -404,7 +404,7 @@ impl FleetPacing {
                 idle_ttl,
                 wait_ms,
             }),
-            2 => Answer::NotYet(NotYet {
+            2 => Answer::ReadyLater(ReadyLater {
                 ready_in: Some(Duration::from_millis(wait_ms)),
                 reason: if paused == 1 {
                     NotReadyReason::Paused
@@ -445,5 +445,5 @@ enum Answer {
     /// Every place is taken: ask again after this many milliseconds.
     Wait(u64),
     /// (Try and peek) not now.
-    NotYet(NotYet),
+    ReadyLater(ReadyLater),
 }

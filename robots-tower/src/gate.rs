@@ -22,7 +22,7 @@ use crate::info::{RobotsInfo, page_tags};
 use crate::overrides::Overrides;
 use crate::pacing::{Pacing, Permit};
 use crate::packed::PackedUsage;
-use crate::politeness::NotYet;
+use crate::politeness::ReadyLater;
 
 /// A request let through: its place in the origin's queue, and what to attach to the response.
 pub(crate) struct Admission {
@@ -72,7 +72,7 @@ pub enum IdentityHeaders {
 /// 429/503 pause, the concurrency limit, robots.txt being fetched).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub enum NotReady {
+pub enum WhenNotReady {
     /// Wait for the origin's turn inside the request's future (a timer, never a thread). The
     /// default: right for a client that sends requests one by one.
     #[default]
@@ -85,7 +85,7 @@ pub enum NotReady {
 
 pub(crate) struct Gate {
     pub(crate) cache: RobotsCache,
-    pub(crate) not_ready: NotReady,
+    pub(crate) not_ready: WhenNotReady,
     /// Write [`RobotsInfo`] into response headers too.
     pub(crate) mirror_info: bool,
     pub(crate) politeness: Pacing,
@@ -111,7 +111,7 @@ impl Gate {
     }
 
     /// Decides a request for `path` at `origin`, fetching robots.txt with `client` when needed, then waits for
-    /// the origin's politeness slot (or, with [`NotReady::Fail`], takes it only if free now).
+    /// the origin's politeness slot (or, with [`WhenNotReady::Fail`], takes it only if free now).
     pub(crate) async fn admit<C: FetchClient>(
         &self,
         client: &C,
@@ -151,7 +151,7 @@ impl Gate {
         };
         let (interval, clamped_from) = self.interval_for(&allowed.entry);
         let turn = local.try_acquire(allowed.entry.origin().as_str(), interval, now);
-        if turn.is_err() && self.not_ready == NotReady::Wait {
+        if turn.is_err() && self.not_ready == WhenNotReady::Wait {
             // `pace` waits for it (and says so if the interval was clamped).
             return Ok(Admit::Wait(allowed));
         }
@@ -223,7 +223,7 @@ impl Gate {
     }
 
     /// Schedule mode's refusal of an origin that is not ready.
-    fn not_ready_error(&self, entry: &CachedRobots, not_yet: NotYet) -> RobotsError {
+    fn not_ready_error(&self, entry: &CachedRobots, not_yet: ReadyLater) -> RobotsError {
         debug!(origin = %entry.origin(), reason = not_yet.reason.as_str(), ready_in = ?not_yet.ready_in, "origin not ready: request refused (schedule mode)");
         crate::telemetry::not_ready(not_yet.reason);
         RobotsError::NotReady {
@@ -255,8 +255,8 @@ impl Gate {
         warn_if_clamped(&entry, interval, clamped_from);
         let origin = entry.origin().as_str();
         let (permit, waited) = match self.not_ready {
-            NotReady::Wait => self.politeness.acquire(origin, interval).await?,
-            NotReady::Fail => match self.politeness.try_acquire(origin, interval).await? {
+            WhenNotReady::Wait => self.politeness.acquire(origin, interval).await?,
+            WhenNotReady::Fail => match self.politeness.try_acquire(origin, interval).await? {
                 Ok(permit) => (permit, Duration::ZERO),
                 Err(not_yet) => return Err(self.not_ready_error(&entry, not_yet)),
             },
@@ -293,9 +293,9 @@ impl Gate {
         origin: &Origin,
     ) -> Result<Arc<CachedRobots>, RobotsError> {
         match self.not_ready {
-            NotReady::Wait => Ok(self.cache.fetch(client, origin).await),
+            WhenNotReady::Wait => Ok(self.cache.fetch(client, origin).await),
             // A fetch under way for another request is not waited for.
-            NotReady::Fail if self.cache.is_fetching(origin) => {
+            WhenNotReady::Fail if self.cache.is_fetching(origin) => {
                 crate::telemetry::not_ready(crate::NotReadyReason::RobotsPending);
                 Err(RobotsError::NotReady {
                     origin: origin.clone(),
@@ -303,7 +303,7 @@ impl Gate {
                     reason: crate::NotReadyReason::RobotsPending,
                 })
             }
-            NotReady::Fail => Ok(self.cache.fetch(client, origin).await),
+            WhenNotReady::Fail => Ok(self.cache.fetch(client, origin).await),
         }
     }
 
@@ -347,7 +347,7 @@ impl Gate {
             let retry_after = entry.refresh_at().saturating_duration_since(now);
             info!(origin = %entry.origin(), %cause, ?retry_after, "robots.txt unreachable: request refused");
             crate::telemetry::decided("unreachable");
-            return Err(RobotsError::Unreachable {
+            return Err(RobotsError::RobotsUnreachable {
                 origin: entry.origin().clone(),
                 retry_after,
                 cause,
@@ -496,7 +496,7 @@ mod tests {
     use robots_fetch::{Origin, ServiceClient};
     use tokio::time::Instant;
 
-    use super::{Admit, Gate, NotReady};
+    use super::{Admit, Gate, WhenNotReady};
     use crate::config::{ForLayer, RobotsConfig};
     use crate::error::{NotReadyReason, RobotsError};
     use crate::overrides::{AlsoCheckAs, Overrides, SkipRobotsCheck};
@@ -593,7 +593,7 @@ mod tests {
             &Overrides::default(),
             Instant::now(),
         ) {
-            Err(RobotsError::Unreachable {
+            Err(RobotsError::RobotsUnreachable {
                 origin: refused,
                 retry_after,
                 ..
@@ -632,7 +632,7 @@ mod tests {
         ));
         drop(first);
         // In schedule mode the same request is refused with when to come back.
-        let gate = self::gate(|c| c.when_not_ready(NotReady::Fail));
+        let gate = self::gate(|c| c.when_not_ready(WhenNotReady::Fail));
         let _first = gate.admit_now(&origin(), "/a", &url_of("/a"), &none);
         match gate.admit_now(&origin(), "/b", &url_of("/b"), &none) {
             Err(RobotsError::NotReady {

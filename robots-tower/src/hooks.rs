@@ -25,7 +25,7 @@ pub struct ForHooks;
 ///
 /// A request goes: [`RobotsHooks::admit`] (verdict, then the origin's turn) → send it with
 /// [`RobotsHooks::identify`]'d headers → [`Ticket::finish`] with the response's status and
-/// headers (a 429/503 pauses the origin). In schedule mode ([`crate::NotReady::Fail`]) `admit`
+/// headers (a 429/503 pauses the origin). In schedule mode ([`crate::WhenNotReady::Fail`]) `admit`
 /// never waits: it answers [`RobotsError::NotReady`] with when to come back.
 ///
 /// ```
@@ -35,8 +35,8 @@ pub struct ForHooks;
 /// # wiremock::Mock::given(wiremock::matchers::path("/robots.txt"))
 /// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /private\nCrawl-delay: 5\n"))
 /// #     .mount(&site).await;
-/// use robots_tower::{NotReady, RobotsError, RobotsHooks};
-/// let hooks = RobotsHooks::builder("FooBot/1.0").when_not_ready(NotReady::Fail).build()?;
+/// use robots_tower::{WhenNotReady, RobotsError, RobotsHooks};
+/// let hooks = RobotsHooks::builder("FooBot/1.0").when_not_ready(WhenNotReady::Fail).build()?;
 /// let http = reqwest::Client::new();
 ///
 /// let url: url::Url = format!("{}/page", site.uri()).parse()?;
@@ -131,7 +131,7 @@ impl<Target> RobotsConfig<Target> {
 
 #[cfg(feature = "reqwest")]
 impl RobotsConfig<ForHooks> {
-    /// The hooks, fetching robots.txt with the client given to [`RobotsConfig::hooks_client`]
+    /// The hooks, fetching robots.txt with the client given to `robots_client`
     /// or else one of their own (no redirect following, the configured timeouts).
     pub fn build(self) -> Result<RobotsHooks<reqwest::Client>, reqwest::Error> {
         let gate = self.gate();
@@ -142,9 +142,9 @@ impl RobotsConfig<ForHooks> {
         Ok(RobotsHooks { gate, client })
     }
 
-    /// Fetch robots.txt with this client (the framework's own, redirects off), as
-    /// `RobotsConfig::robots_client` does for the middleware.
-    pub fn hooks_client(mut self, client: reqwest::Client) -> Self {
+    /// Fetch robots.txt with this client (the framework's own, redirects off), as the
+    /// middleware's builder does.
+    pub fn robots_client(mut self, client: reqwest::Client) -> Self {
         self.robots_client = Some(client);
         self
     }
@@ -202,7 +202,7 @@ impl<C> RobotsHooks<C> {
 
 impl<C: FetchClient> RobotsHooks<C> {
     /// The robots.txt verdict for a URL, fetching robots.txt when needed: the deciding rule
-    /// when allowed, else why not ([`RobotsError::Disallowed`], `Unreachable`…). Takes no
+    /// when allowed, else why not ([`RobotsError::Disallowed`], `RobotsUnreachable`…). Takes no
     /// turn at the origin.
     pub async fn check(&self, url: &Url) -> Result<Option<DecidingRule>, RobotsError> {
         let origin = Origin::from_url(url)?;

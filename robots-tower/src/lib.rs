@@ -8,7 +8,7 @@
 //!   the path as given, and every path a server may resolve it to (dot segments, `%2e` forms,
 //!   merged slashes), so `/public/../private/x` is refused by `Disallow: /private`;
 //! - refuses non-HTTP URLs (a redirect to `file:`) with [`RobotsError::UnsupportedScheme`];
-//! - refuses with [`RobotsError::Unreachable`] while robots.txt cannot be had and no good copy
+//! - refuses with [`RobotsError::RobotsUnreachable`] while robots.txt cannot be had and no good copy
 //!   is known, so a crawler can reschedule;
 //! - otherwise waits for the origin's politeness slot (one request in flight, 1 s from the
 //!   previous request's start and from its response, raised by Crawl-delay up to 30 s, paused by
@@ -77,13 +77,13 @@ pub use config::{ForLayer, ForMiddleware, RobotsConfig};
 pub use error::{DecidingRule, NotReadyReason, RobotsError};
 #[cfg(feature = "redis")]
 pub use fleet::FleetFallback;
-pub use gate::{IdentityHeaders, NotReady};
+pub use gate::{IdentityHeaders, WhenNotReady};
 pub use hooks::{ForHooks, RobotsHooks, Ticket};
 pub use info::RobotsInfo;
 #[cfg(feature = "reqwest")]
 pub use middleware::RobotsMiddleware;
 pub use overrides::{AlsoCheckAs, SkipRobotsCheck};
-pub use politeness::{PolitenessConfig, Spacing};
+pub use politeness::Spacing;
 #[cfg(feature = "redis")]
 pub use robots_fetch::{FleetError, RedisFleet};
 pub use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};

@@ -100,6 +100,26 @@ impl RobotsConfig<ForMiddleware> {
         self
     }
 
+    /// How the middleware follows redirects, checking robots.txt and pacing at every hop: a
+    /// hop limit and a rule every hop must pass (default: 10 hops, none from a public host into
+    /// a loopback, private or link-local address; `RedirectPolicy::none()` returns redirects to
+    /// the caller). A refused hop is [`crate::RobotsError::RedirectRefused`]; it is never
+    /// requested. This replaces the client's own redirect policy, so give it at least the
+    /// client's restrictions (`HopRule::same_origin()`, your own `HopRule::from_fn`…).
+    ///
+    /// ```
+    /// use robots_tower::{HopRule, RedirectPolicy, RobotsMiddleware};
+    /// let client = RobotsMiddleware::builder("FooBot/1.0")
+    ///     .redirect_policy(RedirectPolicy::limited(5).with_rule(HopRule::same_origin().and(HopRule::default())))
+    ///     .build_client()?;
+    /// # let _ = client;
+    /// # Ok::<(), reqwest::Error>(())
+    /// ```
+    pub fn redirect_policy(mut self, policy: robots_fetch::RedirectPolicy) -> Self {
+        self.redirects = policy;
+        self
+    }
+
     /// How refusals come back ([`crate::Refusals::Errors`]). With
     /// [`crate::Refusals::Responses`], for frameworks that keep only a status: a disallowed
     /// URL is a 403, robots.txt unreachable a 503 with `Retry-After`, and "not now" (schedule
@@ -115,11 +135,6 @@ impl RobotsConfig<ForMiddleware> {
     /// the configured timeouts). Add it to a client whose redirect following is off, or use
     /// [`RobotsConfig::build_client`].
     pub fn build(self) -> Result<RobotsMiddleware, reqwest::Error> {
-        self.build_middleware()
-    }
-
-    /// The same as [`RobotsConfig::build`].
-    pub fn build_middleware(self) -> Result<RobotsMiddleware, reqwest::Error> {
         let gate = self.gate();
         let client = match self.robots_client {
             Some(client) => client,
@@ -149,7 +164,7 @@ impl RobotsConfig<ForMiddleware> {
     /// # Ok(()) }
     /// ```
     pub fn build_client(self) -> Result<reqwest_middleware::ClientWithMiddleware, reqwest::Error> {
-        let middleware = self.build_middleware()?;
+        let middleware = self.build()?;
         let inner = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(middleware.gate.user_agent.clone())

@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 #[cfg(feature = "redis")]
 use crate::fleet::{FleetPacing, FleetPermit, Lease};
-use crate::politeness::{LocalPermit, NotYet, Politeness, PolitenessConfig};
+use crate::politeness::{LocalPermit, Politeness, PolitenessConfig, ReadyLater};
 
 /// A place in an origin's queue: holding it counts as a request in flight. Dropping it ends the
 /// request (for a fleet lease, releases it with the response's status).
@@ -77,7 +77,7 @@ impl Pacing {
         &self,
         origin: &str,
         interval: Duration,
-    ) -> Result<Result<Permit, NotYet>, crate::RobotsError> {
+    ) -> Result<Result<Permit, ReadyLater>, crate::RobotsError> {
         match self {
             Pacing::Local(p) => Ok(p
                 .try_acquire(origin, interval, Instant::now())

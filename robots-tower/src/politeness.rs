@@ -47,7 +47,7 @@ pub enum Spacing {
 
 /// The politeness numbers. Defaults are polite: 1 request at a time, 1 s apart, at most 30 s.
 #[derive(Debug, Clone)]
-pub struct PolitenessConfig {
+pub(crate) struct PolitenessConfig {
     /// Minimum interval between request starts to one origin (1 s).
     pub min_delay: Duration,
     /// Crawl-delay and Request-rate raise the interval up to this (30 s); more is clamped.
@@ -162,7 +162,7 @@ struct Slot {
 
 /// Why a request cannot start now, and when it could (`None`: when a request in flight ends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct NotYet {
+pub(crate) struct ReadyLater {
     pub(crate) ready_in: Option<Duration>,
     pub(crate) reason: NotReadyReason,
 }
@@ -326,14 +326,14 @@ impl Politeness {
     }
 
     /// A free place at the origin now, or why not (every place in use).
-    pub(crate) fn try_place(&self, origin: &str) -> Result<Place, NotYet> {
+    pub(crate) fn try_place(&self, origin: &str) -> Result<Place, ReadyLater> {
         let slot = self.slot(origin);
         let taken = slot.in_flight.try_acquire().map(|permit| permit.forget());
         match taken {
             Ok(()) => Ok(Place {
                 in_flight: InFlight(slot),
             }),
-            Err(_) => Err(NotYet {
+            Err(_) => Err(ReadyLater {
                 ready_in: None,
                 reason: NotReadyReason::InFlight,
             }),
@@ -347,7 +347,7 @@ impl Politeness {
         interval: Duration,
         place: Place,
         now: Instant,
-    ) -> Result<LocalPermit, NotYet> {
+    ) -> Result<LocalPermit, ReadyLater> {
         match place
             .in_flight
             .0
@@ -357,7 +357,7 @@ impl Politeness {
                 in_flight: place.in_flight,
                 ended: false,
             }),
-            Some((at, reason)) => Err(NotYet {
+            Some((at, reason)) => Err(ReadyLater {
                 ready_in: Some(at.saturating_duration_since(now)),
                 reason,
             }),
@@ -371,7 +371,7 @@ impl Politeness {
         origin: &str,
         interval: Duration,
         now: Instant,
-    ) -> Result<LocalPermit, NotYet> {
+    ) -> Result<LocalPermit, ReadyLater> {
         let place = self.try_place(origin)?;
         self.try_space(interval, place, now)
     }

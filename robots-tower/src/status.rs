@@ -53,7 +53,7 @@ pub enum Refusals {
     /// | refusal | status | headers |
     /// |---|---|---|
     /// | `Disallowed`, `DisallowedFor`, `RedirectRefused`, `UnsupportedScheme` | 403 | `x-robots-refusal`, `x-robots-rule` |
-    /// | `Unreachable` | 503 | `Retry-After`, `x-robots-refusal: unreachable` |
+    /// | `RobotsUnreachable` | 503 | `Retry-After`, `x-robots-refusal: unreachable` |
     /// | `NotReady` | 429 | `Retry-After` (when known), `x-robots-refusal: not-ready; reason=…` |
     /// | `FleetUnavailable` | 503 | `x-robots-refusal: fleet-unavailable` |
     ///
@@ -89,7 +89,7 @@ pub fn refusal_response(error: &RobotsError) -> Option<http::Response<Bytes>> {
         RobotsError::InvalidOrigin { .. } => {
             (StatusCode::FORBIDDEN, "invalid-origin".into(), None, None)
         }
-        RobotsError::Unreachable { retry_after, .. } => (
+        RobotsError::RobotsUnreachable { retry_after, .. } => (
             StatusCode::SERVICE_UNAVAILABLE,
             "unreachable".into(),
             None,
@@ -327,7 +327,7 @@ mod tests {
         assert!(disallowed.extensions().get::<RobotsError>().is_some());
 
         let origin = robots_fetch::Origin::parse("https://example.com").unwrap();
-        let unreachable = refusal_response(&RobotsError::Unreachable {
+        let unreachable = refusal_response(&RobotsError::RobotsUnreachable {
             origin: origin.clone(),
             retry_after: Duration::from_millis(59_100),
             cause: "HTTP 503".into(),

@@ -3,7 +3,7 @@
 //! | name | kind | labels | what |
 //! |---|---|---|---|
 //! | `robots_decisions_total` | counter | `outcome`: `allowed`, `disallowed`, `unreachable`, `skipped` | robots.txt verdicts, one per request decided (`skipped`: `SkipRobotsCheck`) |
-//! | `robots_not_ready_total` | counter | `reason`: `spacing`, `paused`, `in_flight`, `robots_pending` | requests refused in schedule mode (`NotReady::Fail`) because their origin was not ready; one allowed by robots.txt was counted `allowed` too |
+//! | `robots_not_ready_total` | counter | `reason`: `spacing`, `paused`, `in_flight`, `robots_pending` | requests refused in schedule mode (`WhenNotReady::Fail`) because their origin was not ready; one allowed by robots.txt was counted `allowed` too |
 //! | `robots_politeness_wait_seconds` | histogram | | time a request waited for its origin's turn |
 //! | `robots_pauses_total` | counter | `status`: `429`, `503` | origins paused by a 429/503 |
 //!

@@ -1,8 +1,7 @@
-//! robots-core's integration tests, in one binary (one link instead of four).
+//! robots-core's integration tests, in one binary (one link instead of three).
 
 mod corpus;
 #[path = "../../../tests/support/corpus.rs"]
 mod corpus_support;
-mod properties;
 mod spec;
 mod usage;

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use url::Url;
 
 use crate::origin::Origin;
-use crate::outcome::{UnavailableReason, Unreachable};
+use crate::outcome::{UnavailableReason, UnreachableCause};
 
 /// What the cache keeps of a parsed robots.txt: the view compiled for the cache's crawler, the
 /// sitemaps and the records that concern it. Not the file itself: that would double what every
@@ -157,7 +157,7 @@ pub enum Source {
         /// When it will be fetched again.
         expires_at: Instant,
     },
-    /// Given by [`RobotsCache::insert`].
+    /// Given by [`crate::RobotsCache::insert`].
     Inserted {
         /// When.
         at: Instant,
@@ -184,7 +184,7 @@ pub enum Source {
         /// When the good copy was fetched.
         fetched_at: Instant,
         /// Why the last fetch failed.
-        cause: Unreachable,
+        cause: UnreachableCause,
         /// When the outage began.
         unreachable_since: Instant,
         /// When the next fetch will be tried.
@@ -193,7 +193,7 @@ pub enum Source {
     /// Unreachable with no good copy: disallow all until `give_up_after`, then allow all.
     Unreachable {
         /// Why.
-        cause: Unreachable,
+        cause: UnreachableCause,
         /// When the outage began.
         since: Instant,
         /// When the next fetch will be tried.
@@ -326,8 +326,8 @@ impl CachedRobots {
     ) -> CachedRobots {
         let cause_bytes = match &source {
             Source::Stale { cause, .. } | Source::Unreachable { cause, .. } => match cause {
-                Unreachable::Network(e) => e.message.len(),
-                Unreachable::Status { .. } => 0,
+                UnreachableCause::Network(e) => e.message.len(),
+                UnreachableCause::Status { .. } => 0,
             },
             _ => 0,
         };
@@ -436,7 +436,7 @@ impl CachedRobots {
     }
 
     /// The verdict at `now` for `path` as a configured policy token would get it; `None` when
-    /// the token was not configured ([`RobotsCacheBuilder::policy_tokens`]). Without a parsed
+    /// the token was not configured ([`crate::RobotsCacheBuilder::policy_tokens`]). Without a parsed
     /// file, the same as the crawler's own (allow all, or disallow all).
     pub fn verdict_as(&self, token: &str, path: &[u8], now: Instant) -> Option<Verdict<'_>> {
         match self.rules_at(now) {

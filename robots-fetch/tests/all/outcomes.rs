@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use robots_fetch::{
     FetchOutcome, NetworkErrorKind, Origin, RobotsCache, Rules, Source, UnavailableReason,
-    Unreachable,
+    UnreachableCause,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::matchers::{header, method, path};
@@ -112,7 +112,7 @@ async fn too_many_requests_and_server_errors_are_unreachable() {
         let outcome = outcome_of(&server.uri()).await;
         assert_eq!(
             outcome,
-            FetchOutcome::Unreachable(Unreachable::Status {
+            FetchOutcome::Unreachable(UnreachableCause::Status {
                 status,
                 retry_after: Some(Duration::from_secs(120))
             }),
@@ -264,7 +264,7 @@ async fn a_robots_redirect_from_a_public_host_into_loopback_is_refused() {
     let origin = Origin::parse(&format!("http://public.example:{port}")).unwrap();
     let outcome = robots_fetch::fetch(&client, &origin, cache.fetch_config()).await;
     match &outcome {
-        FetchOutcome::Unreachable(Unreachable::Network(e)) => {
+        FetchOutcome::Unreachable(UnreachableCause::Network(e)) => {
             assert_eq!(e.kind, NetworkErrorKind::RedirectRefused);
             assert!(e.message.contains("127.0.0.1"), "{}", e.message);
         }
@@ -338,7 +338,7 @@ async fn a_client_that_follows_redirects_itself_is_judged_where_it_landed() {
     let public = Origin::parse(&format!("http://public.example:{port}")).unwrap();
     let outcome = robots_fetch::fetch(&following, &public, cache.fetch_config()).await;
     assert!(
-        matches!(&outcome, FetchOutcome::Unreachable(Unreachable::Network(e)) if e.kind == NetworkErrorKind::RedirectRefused && e.message.contains("followed by the client")),
+        matches!(&outcome, FetchOutcome::Unreachable(UnreachableCause::Network(e)) if e.kind == NetworkErrorKind::RedirectRefused && e.message.contains("followed by the client")),
         "{outcome:?}"
     );
 }
@@ -429,7 +429,7 @@ async fn gzip_bodies_are_decoded_and_capped_after_decoding() {
         .mount(&broken)
         .await;
     assert!(
-        matches!(outcome_of(&broken.uri()).await, FetchOutcome::Unreachable(Unreachable::Network(e)) if e.kind == NetworkErrorKind::Decode)
+        matches!(outcome_of(&broken.uri()).await, FetchOutcome::Unreachable(UnreachableCause::Network(e)) if e.kind == NetworkErrorKind::Decode)
     );
 }
 
@@ -481,7 +481,7 @@ async fn a_server_that_never_answers_times_out() {
         "bounded by the timeout"
     );
     assert!(
-        matches!(outcome, FetchOutcome::Unreachable(Unreachable::Network(e)) if e.kind == NetworkErrorKind::Timeout)
+        matches!(outcome, FetchOutcome::Unreachable(UnreachableCause::Network(e)) if e.kind == NetworkErrorKind::Timeout)
     );
     server.abort();
 }
@@ -501,7 +501,7 @@ async fn a_connection_reset_mid_body_is_unreachable() {
     });
     let outcome = outcome_of(&format!("http://{addr}")).await;
     assert!(
-        matches!(&outcome, FetchOutcome::Unreachable(Unreachable::Network(e)) if matches!(e.kind, NetworkErrorKind::Body | NetworkErrorKind::Reset)),
+        matches!(&outcome, FetchOutcome::Unreachable(UnreachableCause::Network(e)) if matches!(e.kind, NetworkErrorKind::Body | NetworkErrorKind::Reset)),
         "{outcome:?}"
     );
     server.abort();
@@ -514,7 +514,7 @@ async fn connection_refused_and_dns_failures_are_unreachable() {
     drop(listener);
     let outcome = outcome_of(&format!("http://{addr}")).await;
     assert!(
-        matches!(&outcome, FetchOutcome::Unreachable(Unreachable::Network(e)) if e.kind == NetworkErrorKind::Connect),
+        matches!(&outcome, FetchOutcome::Unreachable(UnreachableCause::Network(e)) if e.kind == NetworkErrorKind::Connect),
         "{outcome:?}"
     );
     // A DNS failure without touching any resolver: reqwest with a resolver that knows no name.
@@ -537,7 +537,7 @@ async fn connection_refused_and_dns_failures_are_unreachable() {
     let origin = Origin::parse("http://robots-fetch-test.invalid").unwrap();
     let outcome = robots_fetch::fetch(&client, &origin, cache.fetch_config()).await;
     assert!(
-        matches!(&outcome, FetchOutcome::Unreachable(Unreachable::Network(e)) if e.kind == NetworkErrorKind::Dns),
+        matches!(&outcome, FetchOutcome::Unreachable(UnreachableCause::Network(e)) if e.kind == NetworkErrorKind::Dns),
         "{outcome:?}"
     );
     let url = "http://robots-fetch-test.invalid/page".parse().unwrap();

@@ -310,7 +310,7 @@ async fn schedule_mode_tells_every_member_when_the_fleet_is_ready() {
     };
     let (server, site) = Site::start().await;
     let schedule = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
-        c.when_not_ready(robots_tower::NotReady::Fail)
+        c.when_not_ready(robots_tower::WhenNotReady::Fail)
     };
     let a = member(&redis.url(), Duration::from_secs(2), schedule);
     let b = member(&redis.url(), Duration::from_secs(2), schedule);

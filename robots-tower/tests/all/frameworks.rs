@@ -206,7 +206,7 @@ async fn status_only_frameworks_get_refusals_as_responses_and_info_as_headers() 
     .await;
     let client = RobotsMiddleware::builder(UA)
         .refusals(robots_tower::Refusals::Responses)
-        .when_not_ready(robots_tower::NotReady::Fail)
+        .when_not_ready(robots_tower::WhenNotReady::Fail)
         .mirror_info_headers(true)
         .build_client()
         .unwrap();

@@ -175,7 +175,7 @@ async fn every_request_says_who_sends_it() {
             .from(FROM)
             .identity_headers(policy)
             .min_delay(Duration::ZERO)
-            .build_middleware()
+            .build()
             .unwrap();
         let inner = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -217,7 +217,7 @@ async fn a_client_that_follows_redirects_itself_is_caught() {
     // Misuse: reqwest's default policy follows redirects inside the client.
     let middleware = RobotsMiddleware::builder(UA)
         .min_delay(Duration::ZERO)
-        .build_middleware()
+        .build()
         .unwrap();
     let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
         .with(middleware)

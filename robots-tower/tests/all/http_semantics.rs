@@ -131,7 +131,7 @@ async fn the_middleware_behaves_like_the_layer() {
     let client = reqwest_client(
         RobotsMiddleware::builder("FooBot/1.0")
             .min_delay(Duration::ZERO)
-            .build_middleware()
+            .build()
             .unwrap(),
     );
     let error = client
@@ -184,7 +184,7 @@ async fn the_middleware_paces_requests_and_reports_unreachable_robots() {
     let client = reqwest_client(
         RobotsMiddleware::builder("FooBot")
             .min_delay(Duration::from_millis(100))
-            .build_middleware()
+            .build()
             .unwrap(),
     );
     let started = Instant::now();
@@ -217,7 +217,10 @@ async fn the_middleware_paces_requests_and_reports_unreachable_robots() {
         .await
         .unwrap_err();
     assert!(
-        matches!(robots_error(&error), Some(RobotsError::Unreachable { .. })),
+        matches!(
+            robots_error(&error),
+            Some(RobotsError::RobotsUnreachable { .. })
+        ),
         "{error}"
     );
     down.verify().await;

@@ -618,7 +618,7 @@ async fn relative_uris_and_unreachable_robots_txt_have_their_own_errors() {
         .await
         .unwrap_err();
     match error.downcast_ref::<RobotsError>() {
-        Some(RobotsError::Unreachable {
+        Some(RobotsError::RobotsUnreachable {
             origin,
             retry_after,
             cause,

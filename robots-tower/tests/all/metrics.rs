@@ -84,7 +84,7 @@ fn a_request_refused_as_not_ready_is_counted_once_as_such() {
     use bytes::Bytes;
     use http_body_util::Full;
     use robots_fetch::BoxError;
-    use robots_tower::{NotReady, RobotsError, RobotsLayer};
+    use robots_tower::{RobotsError, RobotsLayer, WhenNotReady};
     use support::walk::get;
     use tower::{Layer, ServiceExt};
 
@@ -94,7 +94,7 @@ fn a_request_refused_as_not_ready_is_counted_once_as_such() {
         });
         let service = RobotsLayer::builder("FooBot")
             .min_delay(Duration::from_secs(1))
-            .when_not_ready(NotReady::Fail)
+            .when_not_ready(WhenNotReady::Fail)
             .build()
             .layer(site);
         // robots.txt is fetched for the first; the second comes within the interval.

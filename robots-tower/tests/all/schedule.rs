@@ -1,4 +1,4 @@
-//! Schedule, don't wait (`NotReady::Fail`) and the HTTP-free hooks, on tokio's paused clock
+//! Schedule, don't wait (`WhenNotReady::Fail`) and the HTTP-free hooks, on tokio's paused clock
 //! against an in-memory site that records every request it receives.
 
 use std::sync::{Arc, Mutex};
@@ -7,7 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::Full;
 use robots_fetch::{BoxError, Origin, ServiceClient};
-use robots_tower::{NotReady, NotReadyReason, RobotsError, RobotsHooks, RobotsLayer};
+use robots_tower::{NotReadyReason, RobotsError, RobotsHooks, RobotsLayer, WhenNotReady};
 use tokio::time::Instant;
 use tower::{Layer, Service, ServiceExt};
 
@@ -93,7 +93,7 @@ fn not_ready(result: Result<Response, BoxError>) -> (Option<Duration>, NotReadyR
 async fn a_request_that_would_wait_fails_at_once_with_when_to_retry() {
     let site = Site::default();
     let layer = RobotsLayer::builder("FooBot")
-        .when_not_ready(NotReady::Fail)
+        .when_not_ready(WhenNotReady::Fail)
         .build();
     let service = layer.layer(site.service());
     let started = Instant::now();
@@ -144,7 +144,7 @@ async fn requests_in_flight_and_robots_txt_being_fetched_are_reported_not_awaite
         ..Default::default()
     };
     let layer = RobotsLayer::builder("FooBot")
-        .when_not_ready(NotReady::Fail)
+        .when_not_ready(WhenNotReady::Fail)
         .build();
     let service = layer.layer(site.service());
 
@@ -232,7 +232,7 @@ async fn hooks_decide_pace_and_learn_without_http_plumbing() {
 
     // Stand-alone hooks, schedule mode.
     let hooks = RobotsHooks::builder("FooBot")
-        .when_not_ready(NotReady::Fail)
+        .when_not_ready(WhenNotReady::Fail)
         .build_hooks_with(ServiceClient::new(site.service()));
     let _turn = hooks.admit(&url("http://c.example/1")).await.unwrap();
     assert!(matches!(

@@ -13,7 +13,7 @@ use robots::core::{
     MAX_BODY_BYTES, MatchedRule, Preference, RobotsTxt, RuleKind, Stated, UsagePreferences,
     Verdict, path_of,
 };
-use robots_fetch::{CachedRobots, Origin, OriginError, RobotsCache, Source, Unreachable};
+use robots_fetch::{CachedRobots, Origin, OriginError, RobotsCache, Source, UnreachableCause};
 use serde::Serialize;
 use url::Url;
 
@@ -178,10 +178,12 @@ impl RobotsJson {
         let (reason, message, retry_after) = match source {
             Source::Unavailable { reason, .. } => (Some(reason.as_str()), None, None),
             Source::Unreachable { cause, .. } | Source::Stale { cause, .. } => match cause {
-                Unreachable::Status { retry_after, .. } => {
+                UnreachableCause::Status { retry_after, .. } => {
                     (Some("status"), None, retry_after.map(|r| r.as_secs()))
                 }
-                Unreachable::Network(e) => (Some(e.kind.as_str()), Some(e.message.clone()), None),
+                UnreachableCause::Network(e) => {
+                    (Some(e.kind.as_str()), Some(e.message.clone()), None)
+                }
             },
             _ => (None, None, None),
         };

@@ -209,7 +209,7 @@ fn client(args: &CrawlArgs) -> Result<reqwest_middleware::ClientWithMiddleware, 
             .fleet_lease(seconds(args.timeout) + Duration::from_secs(2));
     }
     let middleware = config
-        .build_middleware()
+        .build()
         .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;
     let inner = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -288,9 +288,9 @@ async fn fetch(
                 Some(
                     RobotsError::Disallowed { rule, .. } | RobotsError::DisallowedFor { rule, .. },
                 ) => outcome("disallowed", None, rule.as_ref(), Duration::ZERO, None),
-                Some(RobotsError::Unreachable { .. } | RobotsError::FleetUnavailable { .. }) => {
-                    outcome("unreachable", None, None, Duration::ZERO, message)
-                }
+                Some(
+                    RobotsError::RobotsUnreachable { .. } | RobotsError::FleetUnavailable { .. },
+                ) => outcome("unreachable", None, None, Duration::ZERO, message),
                 _ => outcome("error", None, None, Duration::ZERO, message),
             };
             Done {

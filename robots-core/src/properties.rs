@@ -1,10 +1,10 @@
 //! Property tests: the compiled matcher against the direct port of Google's algorithm on
 //! generated files, and parser invariants and robustness on arbitrary bytes.
 
+use crate::pattern::{Pattern, reference_matches};
+use crate::reference::{google_path_params_query, google_verdict};
+use crate::{Matcher, RobotsTxt, lint, path_of};
 use proptest::prelude::*;
-use robots_core::pattern::{Pattern, reference_matches};
-use robots_core::reference::{google_path_params_query, google_verdict};
-use robots_core::{Matcher, RobotsTxt, lint, path_of};
 
 /// Lines a robots.txt is made of, weighted towards what matters for matching.
 fn line() -> impl Strategy<Value = String> {
@@ -144,9 +144,9 @@ proptest! {
     /// unchanged by escaping, and one they say has no `*` has none.
     #[test]
     fn line_hints_are_safe(line in prop::collection::vec(prop_oneof![Just(b'%'), Just(b'*'), Just(b':'), Just(b'#'), Just(b' '), Just(0xC3u8), Just(b'a'), Just(b'f')], 0..24)) {
-        if let robots_core::directive::LineContent::Directive(d) = robots_core::directive::parse_line(&line) {
+        if let crate::directive::LineContent::Directive(d) = crate::directive::parse_line(&line) {
             if !d.hints.may_need_escaping() {
-                prop_assert_eq!(&*robots_core::directive::escape_pattern(d.value), d.value);
+                prop_assert_eq!(&*crate::directive::escape_pattern(d.value), d.value);
             }
             if !d.hints.may_have_star() {
                 prop_assert!(!d.value.contains(&b'*'));
@@ -261,7 +261,7 @@ proptest! {
         let usage = view.usage("https://e.com/a");
         prop_assert!(usage.verdict.allowed);
         let _ = (usage.preferences.may_train_ai(), usage.preferences.may_search());
-        prop_assert_eq!(robots_core::AiPreferences::parse_lenient(&value), robots_core::AiPreferences::parse(&value).unwrap_or_default());
+        prop_assert_eq!(crate::AiPreferences::parse_lenient(&value), crate::AiPreferences::parse(&value).unwrap_or_default());
     }
 }
 
