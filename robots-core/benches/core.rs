@@ -10,6 +10,10 @@
 //! `FooBot`), and the same URLs: we get the full URL (path extraction timed), robotxt gets the
 //! path (extraction not timed for it), texting_robots the full URL.
 //!
+//! The crawler workload (`parse_corpus_named`, `check_corpus_wild`) is closer to what a crawler
+//! sees: each file parsed for the crawlers it names itself, and URLs with percent-escapes and
+//! query strings of tracking parameters.
+//!
 //! The whole set runs `BENCH_ROUNDS` times (default 3), interleaved, so that load on a shared
 //! machine hits every implementation alike. At the end the run prints the table that
 //! BENCHMARKS.md quotes: per round the ratio of medians, then min/median/max over the rounds.
@@ -33,18 +37,83 @@ struct File {
     text: String,
     urls: Vec<String>,
     paths: Vec<String>,
+    /// The crawler workload: the crawlers the file itself names (up to [`NAMED_MAX`]).
+    named: Vec<String>,
+    /// The crawler workload: URLs as crawlers find them in pages, with percent-escapes and
+    /// query strings, and their paths (for robotxt).
+    wild_urls: Vec<String>,
+    wild_paths: Vec<String>,
 }
+
+/// At most this many of a file's own crawler names are parsed for (some files name hundreds).
+const NAMED_MAX: usize = 8;
 
 impl File {
     fn new(bytes: Vec<u8>) -> File {
-        let urls = urls_for(&RobotsTxt::parse(&bytes));
+        let robots = RobotsTxt::parse(&bytes);
+        let urls = urls_for(&robots);
+        let wild_urls = wild_urls_for(&urls);
         File {
             text: String::from_utf8_lossy(&bytes).into_owned(),
             paths: urls.iter().map(|u| path_of(u).into_owned()).collect(),
+            wild_paths: wild_urls.iter().map(|u| path_of(u).into_owned()).collect(),
+            named: named_crawlers(&robots),
             bytes,
             urls,
+            wild_urls,
         }
     }
+}
+
+/// The product tokens a file's groups name (not `*`), each once, in file order.
+fn named_crawlers(robots: &RobotsTxt) -> Vec<String> {
+    let mut named: Vec<String> = Vec::new();
+    for agent in robots.groups().flat_map(|g| g.agents().collect::<Vec<_>>()) {
+        let token = String::from_utf8_lossy(agent.token()).into_owned();
+        if agent.is_global
+            || token.is_empty()
+            || named.iter().any(|n| n.eq_ignore_ascii_case(&token))
+        {
+            continue;
+        }
+        named.push(token);
+        if named.len() == NAMED_MAX {
+            break;
+        }
+    }
+    named
+}
+
+/// The derived URLs as a crawler meets them: every other one with a percent-escaped segment
+/// (UTF-8 and reserved bytes, upper and lower case hex), and every one with a query string of
+/// tracking parameters, some escaped.
+fn wild_urls_for(urls: &[String]) -> Vec<String> {
+    const ESCAPED: [&str; 4] = ["caf%C3%A9", "a%20b", "%7Euser", "x%2fy"];
+    const QUERIES: [&str; 3] = [
+        "utm_source=feed&utm_medium=rss&id=42",
+        "q=robots%20txt&page=2&sort=desc",
+        "ref=%2Fhome%3Fa%3D1&session=9f86d081884c7d65",
+    ];
+    urls.iter()
+        .enumerate()
+        .map(|(i, url)| {
+            let (base, query) = url.split_once('?').unwrap_or((url, ""));
+            let mut wild = base.to_string();
+            if i % 2 == 0 {
+                if !wild.ends_with('/') {
+                    wild.push('/');
+                }
+                wild.push_str(ESCAPED[i / 2 % ESCAPED.len()]);
+            }
+            wild.push('?');
+            if !query.is_empty() {
+                wild.push_str(query);
+                wild.push('&');
+            }
+            wild.push_str(QUERIES[i % QUERIES.len()]);
+            wild
+        })
+        .collect()
 }
 
 fn corpus() -> Option<Vec<File>> {
@@ -353,6 +422,130 @@ fn check(c: &mut Criterion, files: &[File], round: usize) {
     });
 }
 
+/// The crawler workload: each file parsed for the crawlers it names itself, and URLs with
+/// escapes and query strings checked by those views (files that name none are skipped).
+fn crawler_workload(c: &mut Criterion, files: &[File], round: usize) {
+    let named: Vec<&File> = files.iter().filter(|f| !f.named.is_empty()).collect();
+    let parses = named.iter().map(|f| f.named.len()).sum::<usize>();
+    timed(
+        c,
+        "parse_corpus_named",
+        "robots-core",
+        round,
+        parses,
+        || {
+            for f in &named {
+                for agent in &f.named {
+                    black_box(Matcher::from_body(black_box(&f.bytes), [agent.as_str()]));
+                }
+            }
+        },
+    );
+    timed(c, "parse_corpus_named", "robotxt", round, parses, || {
+        for f in &named {
+            for agent in &f.named {
+                let _ = black_box(robotxt::Robots::parse(black_box(&f.bytes), agent));
+            }
+        }
+    });
+    timed(
+        c,
+        "parse_corpus_named",
+        "texting_robots",
+        round,
+        parses,
+        || {
+            for f in &named {
+                for agent in &f.named {
+                    let _ = black_box(texting_robots::Robot::new(agent, black_box(&f.bytes)));
+                }
+            }
+        },
+    );
+
+    let ours: Vec<Vec<Matcher>> = named
+        .iter()
+        .map(|f| {
+            f.named
+                .iter()
+                .map(|a| Matcher::from_body(&f.bytes, [a.as_str()]))
+                .collect()
+        })
+        .collect();
+    let robotxt: Vec<Vec<_>> = named
+        .iter()
+        .map(|f| {
+            f.named
+                .iter()
+                .map(|a| robotxt::Robots::parse(&f.bytes, a))
+                .collect()
+        })
+        .collect();
+    let texting: Vec<Vec<_>> = named
+        .iter()
+        .map(|f| {
+            f.named
+                .iter()
+                .map(|a| texting_robots::Robot::new(a, &f.bytes).ok())
+                .collect()
+        })
+        .collect();
+    let checks = named
+        .iter()
+        .map(|f| f.wild_urls.len() * f.named.len())
+        .sum::<usize>();
+    timed(c, "check_corpus_wild", "robots-core", round, checks, || {
+        for (views, f) in ours.iter().zip(&named) {
+            for m in views {
+                for url in &f.wild_urls {
+                    black_box(m.check_url(black_box(url)).allowed);
+                }
+            }
+        }
+    });
+    timed(
+        c,
+        "check_corpus_wild",
+        "robots-core-path",
+        round,
+        checks,
+        || {
+            for (views, f) in ours.iter().zip(&named) {
+                for m in views {
+                    for path in &f.wild_paths {
+                        black_box(m.check_path(black_box(path.as_bytes())).allowed);
+                    }
+                }
+            }
+        },
+    );
+    timed(c, "check_corpus_wild", "robotxt", round, checks, || {
+        for (views, f) in robotxt.iter().zip(&named) {
+            for r in views {
+                for path in &f.wild_paths {
+                    black_box(r.is_allowed(black_box(path)));
+                }
+            }
+        }
+    });
+    timed(
+        c,
+        "check_corpus_wild",
+        "texting_robots",
+        round,
+        checks,
+        || {
+            for (views, f) in texting.iter().zip(&named) {
+                for r in views.iter().flatten() {
+                    for url in &f.wild_urls {
+                        black_box(r.allowed(black_box(url)));
+                    }
+                }
+            }
+        },
+    );
+}
+
 /// Views' memory: the median file, the largest file, and the largest file that has rules for us.
 fn report_memory(files: &[File]) {
     let mut by_size: Vec<&File> = files.iter().collect();
@@ -584,6 +777,16 @@ fn benches(c: &mut Criterion) {
             files.len(),
             CRAWLERS.len()
         );
+        let named: Vec<&File> = files.iter().filter(|f| !f.named.is_empty()).collect();
+        println!(
+            "crawler workload: {} files name crawlers, {} views (at most {NAMED_MAX} a file), {} checks of URLs with escapes and queries",
+            named.len(),
+            named.iter().map(|f| f.named.len()).sum::<usize>(),
+            named
+                .iter()
+                .map(|f| f.wild_urls.len() * f.named.len())
+                .sum::<usize>()
+        );
         report_memory(files);
     }
     let quirks = quirk_files();
@@ -605,6 +808,7 @@ fn benches(c: &mut Criterion) {
         if let Some(files) = &files {
             parse(c, "parse_corpus", files, round);
             check(c, files, round);
+            crawler_workload(c, files, round);
         }
         parse(c, "parse_quirks", &quirks, round);
         hostile(c, &hostile_files, round);
