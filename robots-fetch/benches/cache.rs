@@ -37,9 +37,11 @@ fn setup() -> (RobotsCache, Vec<String>) {
 /// One decision: one clock read, the origin's entry, the verdict.
 fn decide(cache: &RobotsCache, url: &Url) -> bool {
     let now = tokio::time::Instant::now();
-    Origin::from_url(url)
-        .ok()
-        .and_then(|origin| cache.cached_at(&origin, now))
+    let Ok(origin) = Origin::from_url(url) else {
+        return false;
+    };
+    cache
+        .cached_at(&origin, now)
         .is_some_and(|e| e.verdict_at(path_of_url(url).as_bytes(), now).allowed)
 }
 

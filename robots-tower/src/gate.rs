@@ -3,11 +3,6 @@
 //! for the origin's politeness slot, say who is asking, and learn from responses. Both front ends
 //! go through here, so they cannot disagree.
 
-// A refusal carries its `Origin` inline (no allocation on the request path), which makes
-// `RobotsError` large; it is the cold path, returned through the caller's slot, so only stack
-// is spent (the layer's benchmark measures the hot path).
-#![allow(clippy::result_large_err)]
-
 use std::sync::Arc;
 use std::time::Duration;
 

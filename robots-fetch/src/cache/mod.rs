@@ -144,7 +144,7 @@ impl RobotsCache {
         let found = self
             .inner
             .entries
-            .get(origin)
+            .get(origin.as_str())
             .filter(|e| now < e.refresh_at);
         let counter = if found.is_some() {
             &self.inner.counters.hits
@@ -218,7 +218,7 @@ impl RobotsCache {
         if let Some(entry) = self
             .inner
             .entries
-            .get(origin)
+            .get(origin.as_str())
             .filter(|e| Instant::now() < e.refresh_at)
         {
             return entry;
@@ -279,7 +279,7 @@ impl RobotsCache {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         inflight
-            .get(origin)
+            .get(origin.as_str())
             .is_some_and(|lock| lock.try_lock().is_err())
     }
 
@@ -314,7 +314,7 @@ impl RobotsCache {
     pub fn sitemaps(&self, origin: &Origin) -> Vec<String> {
         self.inner
             .entries
-            .get(origin)
+            .get(origin.as_str())
             .map(|entry| entry.sitemaps().map(String::from).collect())
             .unwrap_or_default()
     }
