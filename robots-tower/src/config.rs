@@ -44,6 +44,9 @@ pub struct RobotsConfig<Target = ForLayer> {
     user_agent: String,
     /// The cache to build when none is shared: identity and fetch settings live there.
     cache_builder: RobotsCacheBuilder,
+    /// The settings given for the cache built here, by name: a shared cache ignores them, and
+    /// says so.
+    cache_settings: Vec<&'static str>,
     cache: Option<RobotsCache>,
     pub(crate) politeness: PolitenessConfig,
     pub(crate) redirects: robots_fetch::RedirectPolicy,
@@ -96,6 +99,7 @@ impl<Target> RobotsConfig<Target> {
         RobotsConfig {
             user_agent: user_agent.to_string(),
             cache_builder: RobotsCache::builder(user_agent),
+            cache_settings: Vec::new(),
             cache: None,
             politeness: PolitenessConfig::default(),
             redirects: robots_fetch::RedirectPolicy::default(),
@@ -163,6 +167,7 @@ impl<Target> RobotsConfig<Target> {
         S: Into<String>,
     {
         self.cache_builder = self.cache_builder.tokens(tokens);
+        self.cache_settings.push("tokens");
         self
     }
 
@@ -174,6 +179,7 @@ impl<Target> RobotsConfig<Target> {
         S: Into<String>,
     {
         self.cache_builder = self.cache_builder.policy_tokens(tokens);
+        self.cache_settings.push("policy_tokens");
         self
     }
 
@@ -181,6 +187,7 @@ impl<Target> RobotsConfig<Target> {
     /// and on every request that goes through the layer or middleware.
     pub fn from(mut self, from: &str) -> Self {
         self.cache_builder = self.cache_builder.from(from);
+        self.cache_settings.push("from");
         self
     }
 
@@ -265,25 +272,31 @@ impl<Target> RobotsConfig<Target> {
     /// Total time a robots.txt fetch may take (10 s).
     pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
         self.cache_builder = self.cache_builder.timeout(timeout);
+        self.cache_settings.push("fetch_timeout");
         self
     }
 
     /// Connect timeout for the middleware's own robots.txt client (5 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.cache_builder = self.cache_builder.connect_timeout(timeout);
+        self.cache_settings.push("connect_timeout");
         self
     }
 
     /// Cache lifetimes and size, for a cache built here.
     pub fn cache_config(mut self, config: CacheConfig) -> Self {
         self.cache_builder = self.cache_builder.config(config);
+        self.cache_settings.push("cache_config");
         self
     }
 
     /// Use this cache (shared with other layers, middlewares or code) instead of a new one. Its
     /// own User-Agent, `From`, tokens and fetch settings then apply, to robots.txt requests and
-    /// page requests alike, so the identity that read the rules is the one that crawls (a
-    /// different User-Agent given to this builder is reported and not used).
+    /// page requests alike, so the identity that read the rules is the one that crawls. A
+    /// different User-Agent, and any of the cache settings of this builder (`tokens`,
+    /// `policy_tokens`, `from`, `fetch_timeout`, `connect_timeout`, `cache_config`,
+    /// `robots_redirect_rule`), are not used, and a warning names them when the front end is
+    /// built.
     pub fn cache(mut self, cache: RobotsCache) -> Self {
         self.cache = Some(cache);
         self
@@ -295,6 +308,7 @@ impl<Target> RobotsConfig<Target> {
     /// or scheme, and a same-origin rule there would refuse the whole site.
     pub fn robots_redirect_rule(mut self, rule: robots_fetch::HopRule) -> Self {
         self.cache_builder = self.cache_builder.redirect_rule(rule);
+        self.cache_settings.push("robots_redirect_rule");
         self
     }
 
@@ -307,6 +321,12 @@ impl<Target> RobotsConfig<Target> {
                         builder = %self.user_agent,
                         cache = %String::from_utf8_lossy(shared),
                         "a shared cache brings its own User-Agent; it is the one sent"
+                    );
+                }
+                if !self.cache_settings.is_empty() {
+                    tracing::warn!(
+                        ignored = %self.cache_settings.join(", "),
+                        "a shared cache (.cache()) brings its own settings, so these builder settings are not used: give them to RobotsCache::builder instead"
                     );
                 }
                 cache.clone()

@@ -73,3 +73,32 @@ async fn lossy_names_and_clamped_delays_are_reported() {
         assert!(log.contains(expected), "no `{expected}` in:\n{log}");
     }
 }
+
+/// A shared cache brings its own settings: cache settings given to the builder beside it are
+/// not used, and the warning names them, so the wrong way is loud.
+#[test]
+fn cache_settings_beside_a_shared_cache_are_reported() {
+    let shared = robots_fetch::RobotsCache::builder("FooBot/1.0").build();
+    let (captured, _logs) = captured::capture_logs(tracing::Level::WARN);
+    let _layer = robots_tower::RobotsLayer::builder("FooBot/1.0")
+        .fetch_timeout(std::time::Duration::from_secs(3))
+        .from("ops@foo.example")
+        .cache(shared.clone())
+        .build();
+    let logs = captured.text();
+    assert!(
+        logs.contains("a shared cache (.cache()) brings its own settings")
+            && logs.contains("fetch_timeout, from"),
+        "{logs}"
+    );
+    // Without builder cache settings, nothing to report.
+    let (captured, _logs) = captured::capture_logs(tracing::Level::WARN);
+    let _layer = robots_tower::RobotsLayer::builder("FooBot/1.0")
+        .cache(shared)
+        .build();
+    assert!(
+        !captured.text().contains("brings its own settings"),
+        "{}",
+        captured.text()
+    );
+}
