@@ -158,20 +158,8 @@ fn split_key(scheme: &str, authority: &str, buf: &mut [u8; KEY_MAX]) -> Option<u
     push(b"://")?;
     push(host)?;
     if let Some(port) = port {
-        let mut digits = [0u8; 6];
-        let mut n = port;
-        let mut at = digits.len();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        at -= 1;
-        digits[at] = b':';
-        push(&digits[at..])?;
+        push(b":")?;
+        push(super::itoa_u16(port, &mut [0; 5]).as_bytes())?;
     }
     Some(len)
 }
