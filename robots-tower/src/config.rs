@@ -161,34 +161,28 @@ impl<Target> RobotsConfig<Target> {
 
     /// Product tokens rules are selected by, most specific first (default: the User-Agent's own
     /// token, `FooBot/1.0 (…)` → `FooBot`).
-    pub fn tokens<I, S>(mut self, tokens: I) -> Self
+    pub fn tokens<I, S>(self, tokens: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.cache_builder = self.cache_builder.tokens(tokens);
-        self.cache_settings.push("tokens");
-        self
+        self.cache_setting("tokens", |b| b.tokens(tokens))
     }
 
     /// Policy tokens (`Google-Extended`, `Applebot-Extended`…) requests may also be checked as,
     /// per request, with [`crate::AlsoCheckAs`]: each gets its own view of every fetched file.
-    pub fn policy_tokens<I, S>(mut self, tokens: I) -> Self
+    pub fn policy_tokens<I, S>(self, tokens: I) -> Self
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.cache_builder = self.cache_builder.policy_tokens(tokens);
-        self.cache_settings.push("policy_tokens");
-        self
+        self.cache_setting("policy_tokens", |b| b.policy_tokens(tokens))
     }
 
     /// `From` header (an address to reach the crawler's operator), sent on robots.txt requests
     /// and on every request that goes through the layer or middleware.
-    pub fn from(mut self, from: &str) -> Self {
-        self.cache_builder = self.cache_builder.from(from);
-        self.cache_settings.push("from");
-        self
+    pub fn from(self, from: &str) -> Self {
+        self.cache_setting("from", |b| b.from(from))
     }
 
     /// Whether the crawler's `User-Agent` (and `From`) replace a request's own
@@ -270,24 +264,18 @@ impl<Target> RobotsConfig<Target> {
     }
 
     /// Total time a robots.txt fetch may take (10 s).
-    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
-        self.cache_builder = self.cache_builder.timeout(timeout);
-        self.cache_settings.push("fetch_timeout");
-        self
+    pub fn fetch_timeout(self, timeout: Duration) -> Self {
+        self.cache_setting("fetch_timeout", |b| b.timeout(timeout))
     }
 
     /// Connect timeout for the middleware's own robots.txt client (5 s).
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.cache_builder = self.cache_builder.connect_timeout(timeout);
-        self.cache_settings.push("connect_timeout");
-        self
+    pub fn connect_timeout(self, timeout: Duration) -> Self {
+        self.cache_setting("connect_timeout", |b| b.connect_timeout(timeout))
     }
 
     /// Cache lifetimes and size, for a cache built here.
-    pub fn cache_config(mut self, config: CacheConfig) -> Self {
-        self.cache_builder = self.cache_builder.config(config);
-        self.cache_settings.push("cache_config");
-        self
+    pub fn cache_config(self, config: CacheConfig) -> Self {
+        self.cache_setting("cache_config", |b| b.config(config))
     }
 
     /// Use this cache (shared with other layers, middlewares or code) instead of a new one. Its
@@ -306,9 +294,21 @@ impl<Target> RobotsConfig<Target> {
     /// internal address). A refused hop leaves robots.txt unreachable, so the origin is refused.
     /// Separate from the middleware's `redirect_policy`: robots.txt often moves to another host
     /// or scheme, and a same-origin rule there would refuse the whole site.
-    pub fn robots_redirect_rule(mut self, rule: robots_fetch::HopRule) -> Self {
-        self.cache_builder = self.cache_builder.redirect_rule(rule);
-        self.cache_settings.push("robots_redirect_rule");
+    pub fn robots_redirect_rule(self, rule: robots_fetch::HopRule) -> Self {
+        self.cache_setting("robots_redirect_rule", |b| b.redirect_rule(rule))
+    }
+
+    /// Applies a setting to the cache built here, and records its name once: a shared cache
+    /// ([`RobotsConfig::cache`]) ignores it, and says so.
+    fn cache_setting(
+        mut self,
+        name: &'static str,
+        set: impl FnOnce(RobotsCacheBuilder) -> RobotsCacheBuilder,
+    ) -> Self {
+        self.cache_builder = set(self.cache_builder);
+        if !self.cache_settings.contains(&name) {
+            self.cache_settings.push(name);
+        }
         self
     }
 

@@ -287,19 +287,16 @@ impl Gate {
         client: &C,
         origin: &Origin,
     ) -> Result<Arc<CachedRobots>, RobotsError> {
-        match self.not_ready {
-            WhenNotReady::Wait => Ok(self.cache.fetch(client, origin).await),
-            // A fetch under way for another request is not waited for.
-            WhenNotReady::Fail if self.cache.is_fetching(origin) => {
-                crate::telemetry::not_ready(crate::NotReadyReason::RobotsPending);
-                Err(RobotsError::NotReady {
-                    origin: origin.clone(),
-                    ready_in: None,
-                    reason: crate::NotReadyReason::RobotsPending,
-                })
-            }
-            WhenNotReady::Fail => Ok(self.cache.fetch(client, origin).await),
+        // In schedule mode, a fetch under way for another request is not waited for.
+        if self.not_ready == WhenNotReady::Fail && self.cache.is_fetching(origin) {
+            crate::telemetry::not_ready(crate::NotReadyReason::RobotsPending);
+            return Err(RobotsError::NotReady {
+                origin: origin.clone(),
+                ready_in: None,
+                reason: crate::NotReadyReason::RobotsPending,
+            });
         }
+        Ok(self.cache.fetch(client, origin).await)
     }
 
     /// The robots.txt verdict alone (no politeness): the rules (fetched when needed), refused

@@ -270,9 +270,8 @@ impl RobotsMiddleware {
             let Some(target) = target else {
                 return Ok(response);
             };
-            if let Err(error) = Origin::from_url(&target) {
-                return Err(Error::middleware(RobotsError::from(error)));
-            }
+            let target_origin =
+                Origin::from_url(&target).map_err(|e| Error::middleware(RobotsError::from(e)))?;
             if let Err(reason) = self.redirects.check(hops, &url, &target) {
                 tracing::info!(from = %url, to = %target, %reason, "redirect not followed");
                 return Err(Error::middleware(RobotsError::RedirectRefused {
@@ -281,7 +280,7 @@ impl RobotsMiddleware {
                     reason,
                 }));
             }
-            match redirect(replay, status, target) {
+            match redirect(replay, status, target, origin == target_origin) {
                 Some(next_request) => request = next_request,
                 None => return Ok(response),
             }
@@ -345,9 +344,9 @@ fn redirect(
     previous: Option<reqwest::Request>,
     status: StatusCode,
     target: url::Url,
+    same_origin: bool,
 ) -> Option<reqwest::Request> {
     let previous = previous?;
-    let same_origin = Origin::from_url(previous.url()).ok() == Origin::from_url(&target).ok();
     let mut next = match status {
         StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT => {
             let mut replay = previous;
