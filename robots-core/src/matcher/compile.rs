@@ -10,7 +10,10 @@ use crate::pattern::{Glob, split_anchor};
 use crate::records::{RequestRate, parse_crawl_delay};
 use crate::usage::{UsageTable, usage_kind};
 
-use super::*;
+use super::index::{KEYED_MIN_RULES, RuleIndex};
+use super::select::CompileScratch;
+use super::{CrawlDelay, Extras, Inner, Matcher};
+use crate::verdict::{RuleKind, Selection};
 
 /// A rule ready to match, 16 bytes: views of big files hold tens of thousands of these, and a
 /// cached view must cost little more than the file itself. Its bytes live in `Inner::arena`;

@@ -14,12 +14,9 @@ mod index;
 mod search;
 mod select;
 
-use compile::{
-    CompiledRule, FLAG_ALLOW, FLAG_ANCHORED, FLAG_GLOB, FLAG_WRITTEN_ELSEWHERE, META_SHIFT,
-};
-use index::{KEYED_MIN_RULES, Lists, RuleIndex, first_hit, key_candidates};
+use compile::CompiledRule;
+use index::RuleIndex;
 use search::with_leading_slash;
-use select::CompileScratch;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -198,6 +195,7 @@ impl Matcher {
 
 #[cfg(test)]
 mod tests {
+    use super::index::{KEYED_MIN_RULES, key_candidates};
     use super::select::{KeptRule, SCRATCH, Scratch, emptied};
     use super::*;
     use crate::robots::RobotsTxt;

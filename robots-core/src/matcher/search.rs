@@ -5,7 +5,12 @@ use crate::mask::BLOCK;
 use crate::pattern::{Subject, glob_matches, is_prefix};
 use crate::url_path::path_of;
 
-use super::*;
+use super::compile::{
+    CompiledRule, FLAG_ALLOW, FLAG_ANCHORED, FLAG_GLOB, FLAG_WRITTEN_ELSEWHERE, META_SHIFT,
+};
+use super::index::{KEYED_MIN_RULES, Lists, first_hit, key_candidates};
+use super::{Inner, Matcher};
+use crate::verdict::{MatchedRule, Verdict};
 
 /// Runs `f` on `path` with a `/` put in front (a path must start with one; allocates, which
 /// only a URL with a query but no path needs).

@@ -9,7 +9,9 @@ use crate::events::{Event, events};
 use crate::robots::{Group, RobotsTxt};
 use crate::usage::{UsageKind, usage_kind};
 
-use super::*;
+use super::Matcher;
+use super::compile::CompiledRule;
+use crate::verdict::{RuleKind, Selection};
 
 /// A rule of a group that may apply, kept by `Matcher::from_body` until the end of the file
 /// says which groups do: its value as a span of the body (no borrow, so the list outlives the
