@@ -1,5 +1,5 @@
-//! The response headers that steer fetching and politeness: `Retry-After` and
-//! `Cache-Control: max-age`.
+//! The response headers that steer fetching and politeness: `Retry-After`,
+//! `Cache-Control: max-age`, and the rate-limit fields (`RateLimit`, `X-RateLimit-*`).
 
 use std::time::{Duration, SystemTime};
 
@@ -59,6 +59,115 @@ pub fn max_age(headers: &HeaderMap) -> Option<Duration> {
         }
     }
     found
+}
+
+/// How long a response's rate-limit headers ask the client to stop: `Some` only when they say
+/// nothing is left, for the time until the reset they give.
+///
+/// Read, most restrictive first:
+/// - the IETF `RateLimit` field, a list of policies (`"burst";r=0;t=30`): remaining `r`, seconds
+///   to reset `t`; a policy without `t` takes the window `w` of the same policy in
+///   `RateLimit-Policy`. Of several exhausted policies the longest reset wins;
+/// - the older draft's `RateLimit-Remaining`/`RateLimit-Reset`;
+/// - the common `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` in seconds, or as a Unix time
+///   when above 10^9 (compared with `now`).
+///
+/// A field that cannot be read is ignored; callers cap the result.
+///
+/// ```
+/// use std::time::{Duration, SystemTime};
+/// let mut headers = http::HeaderMap::new();
+/// headers.insert("ratelimit", r#""burst";r=0;t=2, "day";r=900;t=3600"#.parse().unwrap());
+/// assert_eq!(robots_fetch::rate_limit_pause(&headers, SystemTime::now()), Some(Duration::from_secs(2)));
+/// ```
+pub fn rate_limit_pause(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let ietf = headers
+        .get(&RATELIMIT)
+        .and_then(|value| ietf_pause(value.as_bytes(), headers));
+    let draft = remaining_and_reset(headers, &RATELIMIT_REMAINING, &RATELIMIT_RESET, now);
+    let common = remaining_and_reset(headers, &X_RATELIMIT_REMAINING, &X_RATELIMIT_RESET, now);
+    [ietf, draft, common].into_iter().flatten().max()
+}
+
+static RATELIMIT: http::HeaderName = http::HeaderName::from_static("ratelimit");
+static RATELIMIT_POLICY: http::HeaderName = http::HeaderName::from_static("ratelimit-policy");
+static RATELIMIT_REMAINING: http::HeaderName = http::HeaderName::from_static("ratelimit-remaining");
+static RATELIMIT_RESET: http::HeaderName = http::HeaderName::from_static("ratelimit-reset");
+static X_RATELIMIT_REMAINING: http::HeaderName =
+    http::HeaderName::from_static("x-ratelimit-remaining");
+static X_RATELIMIT_RESET: http::HeaderName = http::HeaderName::from_static("x-ratelimit-reset");
+
+/// The IETF `RateLimit` list: the longest reset among policies with nothing remaining.
+fn ietf_pause(value: &[u8], headers: &HeaderMap) -> Option<Duration> {
+    let policies: sfv::List = sfv::Parser::new(value).parse().ok()?;
+    let mut pause = None;
+    for entry in &policies {
+        let sfv::ListEntry::Item(item) = entry else {
+            continue;
+        };
+        let (mut remaining, mut reset) = (None, None);
+        for (key, value) in &item.params {
+            match key.as_str() {
+                "r" => remaining = value.as_integer().map(i64::from),
+                "t" => reset = value.as_integer().map(i64::from),
+                _ => {}
+            }
+        }
+        if remaining != Some(0) {
+            continue;
+        }
+        let reset = match reset {
+            Some(seconds) => seconds,
+            None => policy_window(headers, &item.bare_item)?,
+        };
+        let wait = Duration::from_secs(u64::try_from(reset).unwrap_or(0));
+        pause = pause.max(Some(wait));
+    }
+    pause
+}
+
+/// The window `w` of the named policy in `RateLimit-Policy`.
+fn policy_window(headers: &HeaderMap, name: &sfv::BareItem) -> Option<i64> {
+    for value in headers.get_all(&RATELIMIT_POLICY) {
+        let Ok(policies) = sfv::Parser::new(value.as_bytes()).parse::<sfv::List>() else {
+            continue;
+        };
+        for entry in &policies {
+            if let sfv::ListEntry::Item(item) = entry
+                && &item.bare_item == name
+                && let Some(window) = item.params.iter().find(|(k, _)| k.as_str() == "w")
+            {
+                return window.1.as_integer().map(i64::from);
+            }
+        }
+    }
+    None
+}
+
+/// A `…-Remaining: 0` with its `…-Reset`: seconds, or a Unix time when above 10^9.
+fn remaining_and_reset(
+    headers: &HeaderMap,
+    remaining: &http::HeaderName,
+    reset: &http::HeaderName,
+    now: SystemTime,
+) -> Option<Duration> {
+    let number = |name| -> Option<u64> {
+        let text = headers.get(name)?.to_str().ok()?.trim();
+        // Some servers send a decimal: the whole seconds, rounded up.
+        let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+        let whole = saturating_seconds(whole)?.as_secs();
+        let up = fraction.bytes().any(|b| b != b'0');
+        Some(whole.saturating_add(u64::from(up)))
+    };
+    if number(remaining)? != 0 {
+        return None;
+    }
+    let reset = number(reset)?;
+    if reset > 1_000_000_000 {
+        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(reset);
+        return Some(at.duration_since(now).unwrap_or(Duration::ZERO));
+    }
+    Some(Duration::from_secs(reset))
 }
 
 /// A non-empty run of ASCII digits as seconds; too many for a `u64` saturate to `Duration::MAX`.
@@ -128,5 +237,73 @@ mod tests {
         assert_eq!(cc("private"), None);
         assert_eq!(cc("max-age=abc"), None);
         assert_eq!(cc("max-age=99999999999999999999999"), Some(Duration::MAX));
+    }
+
+    #[test]
+    fn rate_limit_headers_pause_only_when_nothing_is_left() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let pause = |pairs: &[(&'static str, &str)]| {
+            let mut h = HeaderMap::new();
+            for (name, value) in pairs {
+                h.append(*name, value.parse().unwrap());
+            }
+            rate_limit_pause(&h, now)
+        };
+        let secs = |s| Some(Duration::from_secs(s));
+        // IETF: the most restrictive of the exhausted policies.
+        assert_eq!(pause(&[("ratelimit", r#""burst";r=0;t=2"#)]), secs(2));
+        assert_eq!(
+            pause(&[("ratelimit", r#""a";r=0;t=2, "b";r=0;t=30, "c";r=5;t=90"#)]),
+            secs(30)
+        );
+        assert_eq!(pause(&[("ratelimit", r#""burst";r=3;t=2"#)]), None);
+        // Without `t`, the policy's window.
+        assert_eq!(
+            pause(&[
+                ("ratelimit", r#""day";r=0"#),
+                (
+                    "ratelimit-policy",
+                    r#""hour";q=10;w=3600, "day";q=100;w=86400"#
+                )
+            ]),
+            secs(86400)
+        );
+        // Unreadable fields say nothing.
+        assert_eq!(pause(&[("ratelimit", "r=0;;t=")]), None);
+        assert_eq!(pause(&[("ratelimit", r#""x";r=0;t=-5"#)]), secs(0));
+        // The older draft's fields and the common ones.
+        assert_eq!(
+            pause(&[("ratelimit-remaining", "0"), ("ratelimit-reset", "7")]),
+            secs(7)
+        );
+        assert_eq!(
+            pause(&[("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "2")]),
+            secs(2)
+        );
+        assert_eq!(
+            pause(&[("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1.2")]),
+            secs(2)
+        );
+        assert_eq!(
+            pause(&[("x-ratelimit-remaining", "1"), ("x-ratelimit-reset", "2")]),
+            None
+        );
+        // A Unix time.
+        assert_eq!(
+            pause(&[
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset", "1700000045")
+            ]),
+            secs(45)
+        );
+        assert_eq!(
+            pause(&[
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset", "1600000000")
+            ]),
+            secs(0)
+        );
+        assert_eq!(pause(&[("x-ratelimit-remaining", "0")]), None);
+        assert_eq!(pause(&[]), None);
     }
 }

@@ -49,6 +49,7 @@ mod outcome;
 pub mod redirect;
 #[cfg(feature = "redis")]
 mod redis_store;
+mod resolve;
 mod store;
 pub mod telemetry;
 mod time;
@@ -59,7 +60,7 @@ pub use cache::{
 };
 pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClient};
 pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
-pub use headers::{max_age, retry_after};
+pub use headers::{max_age, rate_limit_pause, retry_after};
 pub use human::{HumanDuration, Relative};
 pub use origin::{Origin, OriginError};
 pub use outcome::{
@@ -68,6 +69,7 @@ pub use outcome::{
 pub use redirect::{HopRule, RedirectPolicy, RedirectRefusal};
 #[cfg(feature = "redis")]
 pub use redis_store::{FleetError, RedisFleet, RedisStore};
+pub use resolve::{ResolveOverrideError, Resolver};
 pub use store::{
     InProcessStore, RobotsStore, StoreError, StoreFuture, StoredKind, StoredOutage, StoredRobots,
 };

@@ -35,7 +35,9 @@ fn service(
     Future = impl Send + use<>,
 > + Clone
 + use<> {
-    let mut config = RobotsLayer::builder("FooBot").min_delay(Duration::ZERO);
+    let mut config = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .delay_factor(0.0);
     if let Some(url) = redis {
         let fleet = RedisFleet::new(url).expect("redis url").prefix(prefix);
         config = config.fleet(&fleet);

@@ -7,8 +7,10 @@ use std::time::Duration;
 use robots_fetch::{CacheConfig, RobotsCache, RobotsCacheBuilder};
 
 use crate::gate::{Gate, IdentityHeaders, WhenNotReady};
+use crate::group::{PolitenessKey, PublicSuffixList};
 use crate::pacing::Pacing;
-use crate::politeness::{Politeness, PolitenessConfig, Spacing};
+use crate::politeness::{OverlongCrawlDelay, Politeness, PolitenessConfig, Spacing};
+use robots_fetch::Resolver;
 
 /// Configuration of the robots layer ([`crate::RobotsLayer::builder`], which builds a [`crate::RobotsLayer`])
 /// or the reqwest middleware (`RobotsMiddleware::builder`, which builds a `RobotsMiddleware` or a
@@ -49,6 +51,10 @@ pub struct RobotsConfig<Target = ForLayer> {
     cache_settings: Vec<&'static str>,
     cache: Option<RobotsCache>,
     pub(crate) politeness: PolitenessConfig,
+    /// The list `PolitenessKey::Domain` groups by.
+    suffixes: PublicSuffixList,
+    /// The resolver for `PolitenessKey::Ip`, the redirect guard and the built client.
+    pub(crate) resolver: Resolver,
     pub(crate) redirects: robots_fetch::RedirectPolicy,
     identity: IdentityHeaders,
     not_ready: WhenNotReady,
@@ -102,6 +108,8 @@ impl<Target> RobotsConfig<Target> {
             cache_settings: Vec::new(),
             cache: None,
             politeness: PolitenessConfig::default(),
+            suffixes: PublicSuffixList::default(),
+            resolver: Resolver::default(),
             redirects: robots_fetch::RedirectPolicy::default(),
             identity: IdentityHeaders::IfMissing,
             not_ready: WhenNotReady::Wait,
@@ -217,15 +225,77 @@ impl<Target> RobotsConfig<Target> {
         self
     }
 
-    /// Minimum interval between request starts to one origin (1 s).
+    /// What requests share one politeness budget ([`PolitenessKey::Host`]: every origin of one
+    /// host). Spacing, concurrency, pauses and back-off count per group; each origin keeps its
+    /// own robots.txt and Crawl-delay.
+    pub fn politeness_key(mut self, key: PolitenessKey) -> Self {
+        self.politeness.key = key;
+        self
+    }
+
+    /// The Public Suffix List [`PolitenessKey::Domain`] groups by (default: the compiled-in
+    /// copy).
+    pub fn public_suffix_list(mut self, list: PublicSuffixList) -> Self {
+        self.suffixes = list;
+        self
+    }
+
+    /// The resolver [`PolitenessKey::Ip`] and the redirect guard take addresses from (default:
+    /// the system's, cached for a minute). Give the HTTP client the same one, so that a request
+    /// is paced and judged by the address it connects to: the middleware's `build_client` does;
+    /// for your own reqwest client, `ClientBuilder::dns_resolver(Arc::new(resolver))`.
+    pub fn resolver(mut self, resolver: Resolver) -> Self {
+        self.resolver = resolver;
+        self
+    }
+
+    /// Minimum interval between request starts to one group (1 s).
     pub fn min_delay(mut self, delay: Duration) -> Self {
         self.politeness.min_delay = delay;
         self
     }
 
-    /// Crawl-delay and Request-rate raise the interval up to this (30 s).
+    /// Crawl-delay and Request-rate raise the interval up to this (30 s); a site asking for
+    /// more is handled by [`RobotsConfig::overlong_crawl_delay`]. Also caps the adaptive delay.
     pub fn max_delay(mut self, delay: Duration) -> Self {
         self.politeness.max_delay = delay;
+        self
+    }
+
+    /// What to do with a Crawl-delay above the maximum ([`OverlongCrawlDelay::Refuse`]: the
+    /// origin's requests fail with [`crate::RobotsError::CrawlDelayTooLong`]).
+    pub fn overlong_crawl_delay(mut self, policy: OverlongCrawlDelay) -> Self {
+        self.politeness.overlong = policy;
+        self
+    }
+
+    /// With one request in flight per group, the interval after a response is at least
+    /// `factor` × the time the server took to answer it, up to the maximum delay (1: a server
+    /// is never busy with this crawler more than half the time). 0 turns it off; a negative
+    /// or non-finite factor counts as 0.
+    pub fn delay_factor(mut self, factor: f64) -> Self {
+        self.politeness.delay_factor = if factor.is_finite() && factor > 0.0 {
+            factor
+        } else {
+            0.0
+        };
+        self
+    }
+
+    /// The response statuses that pause a group (429, 500, 502, 503, 504): for `Retry-After`
+    /// when given, else the back-off ([`RobotsConfig::backoff`]).
+    pub fn backoff_statuses(mut self, statuses: impl IntoIterator<Item = u16>) -> Self {
+        let mut statuses: Vec<u16> = statuses.into_iter().collect();
+        statuses.sort_unstable();
+        statuses.dedup();
+        self.politeness.backoff_statuses = statuses;
+        self
+    }
+
+    /// Whether connect errors, resets and timeouts of page requests pause a group like a
+    /// distress status (true).
+    pub fn backoff_on_network_errors(mut self, back_off: bool) -> Self {
+        self.politeness.backoff_on_network_errors = back_off;
         self
     }
 
@@ -243,20 +313,20 @@ impl<Target> RobotsConfig<Target> {
         self
     }
 
-    /// Requests in flight per origin (1).
+    /// Requests in flight per group (1).
     pub fn concurrency(mut self, requests: usize) -> Self {
         self.politeness.concurrency = requests.max(1);
         self
     }
 
-    /// Longest pause a 429/503 `Retry-After` may impose (10 min).
+    /// Longest pause a `Retry-After` or a rate-limit reset may impose (10 min).
     pub fn max_retry_after(mut self, cap: Duration) -> Self {
         self.politeness.max_retry_after = cap;
         self
     }
 
-    /// Pause after a 429/503 without `Retry-After`: `base`, doubled per repeat, up to `max`
-    /// (5 s … 5 min).
+    /// Pause after a distress response without `Retry-After`: `base`, doubled per consecutive
+    /// one, up to `max` (5 s … 5 min), each varied by -10%…+10% at random.
     pub fn backoff(mut self, base: Duration, max: Duration) -> Self {
         self.politeness.backoff_base = base;
         self.politeness.backoff_max = max;
@@ -343,6 +413,12 @@ impl<Target> RobotsConfig<Target> {
             mirror_info: self.mirror_info,
             agent,
             politeness: self.pacing(),
+            groups: crate::group::Groups {
+                key: self.politeness.key,
+                suffixes: self.suffixes.clone(),
+                resolver: self.resolver.clone(),
+            },
+            clamp_warned: Default::default(),
             cache,
         })
     }

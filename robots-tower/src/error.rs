@@ -108,6 +108,23 @@ pub enum RobotsError {
         /// Why it cannot now.
         reason: NotReadyReason,
     },
+    /// The origin's robots.txt asks for a Crawl-delay (or Request-rate) above the maximum delay,
+    /// and [`crate::OverlongCrawlDelay::Refuse`] (the default) refuses to crawl it faster than
+    /// it asked. Drop the origin's URLs, or choose `Honour` (wait the whole delay) or `Clamp`
+    /// (crawl faster than asked) by name.
+    #[error(
+        "{origin} asks for a Crawl-delay of {}, above the maximum of {}: its pages are not fetched (honour or clamp it by name to crawl it)",
+        robots_fetch::HumanDuration(*asked),
+        robots_fetch::HumanDuration(*max)
+    )]
+    CrawlDelayTooLong {
+        /// The origin.
+        origin: Origin,
+        /// The delay its robots.txt asks for.
+        asked: Duration,
+        /// The configured maximum delay.
+        max: Duration,
+    },
     /// A redirect the middleware was following was refused by its redirect policy
     /// ([`crate::RobotsConfig::redirect_policy`]): too many hops, or a hop the rule forbids (by
     /// default, from a public host into a loopback, private or link-local address). The target

@@ -1,31 +1,37 @@
-//! Politeness for a fleet (spec section 11, feature `redis`): every process paces each origin
-//! through one Redis, so the fleet behaves toward a site as one polite crawler.
+//! Politeness for a fleet (spec section 11, feature `redis`): every process paces each group
+//! through one Redis, so the fleet behaves toward a server as one polite crawler.
 //!
 //! Each decision is one server-side script, atomic and timed by the server's clock (clock skew
 //! between machines does not matter):
 //!
-//! - **acquire** drops expired leases; when the origin's concurrency is used up it says when to
+//! - **acquire** drops expired leases; when the group's concurrency is used up it says when to
 //!   ask again; otherwise it reserves the next start — GCRA reserve-and-wait: the later of now,
 //!   the theoretical arrival time, the end of any pause, and (with one request in flight) the
-//!   previous end plus the interval — takes a lease that expires if the process dies, and tells
-//!   the caller how long to wait. Callers are never refused, only told to wait.
-//! - **release** drops the lease, records the end, and applies the response: 429/503 pause the
-//!   origin for every process (`Retry-After` or the back-off), a success ends the pause.
+//!   previous end plus the larger of the interval and the adaptive delay — takes a lease that
+//!   expires if the process dies, and tells the caller how long to wait. Callers are never
+//!   refused, only told to wait.
+//! - **release** drops the lease, records the end and the adaptive delay the process measured,
+//!   and applies the response: distress pauses the group for every process (`Retry-After`, or
+//!   the back-off with the jitter the process drew), any other response ends the streak, and an
+//!   exhausted rate limit pauses it until its reset.
 //!
-//! Keys are `<prefix>:{<origin>}:pace` (a hash) and `…:leases` (a sorted set), one cluster slot
-//! per origin, and expire once the origin is idle. While Redis fails, [`FleetFallback`] decides:
+//! Keys are `<prefix>:{<group>}:pace` (a hash) and `…:leases` (a sorted set), one cluster slot
+//! per group, and expire once the group is idle. While Redis fails, [`FleetFallback`] decides:
 //! local pacing with the interval multiplied by the fleet size, or refusal.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use robots_fetch::RedisFleet;
+use robots_fetch::{RedisFleet, later};
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
 use crate::error::NotReadyReason;
 use crate::error::RobotsError;
-use crate::politeness::{LocalPermit, Politeness, PolitenessConfig, ReadyLater};
+use crate::politeness::{
+    GroupPause, LocalPermit, Observed, Outcome, PauseReason, Politeness, PolitenessConfig,
+    ReadyLater, jittered,
+};
 
 /// What pacing does while the fleet's Redis is unreachable. Robots rules never fail open either
 /// way: they come from the local copy or a local fetch.
@@ -53,11 +59,13 @@ if redis.call('ZCARD', KEYS[2]) >= concurrency then
   local retry = tonumber(first[2]) - now
   return {0, math.max(1, math.min(retry, 50)), 0}
 end
-local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end')
+local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive')
 local pause = tonumber(state[2]) or 0
 local start = math.max(now, tonumber(state[1]) or 0, pause)
-if ARGV[5] == '1' and state[3] then
-  start = math.max(start, tonumber(state[3]) + interval)
+if ARGV[5] ~= '0' and state[3] then
+  local after_end = tonumber(state[4]) or 0
+  if ARGV[5] == '2' then after_end = math.max(after_end, interval) end
+  start = math.max(start, tonumber(state[3]) + after_end)
 end
 if mode ~= 'wait' and start > now then
   local paused = 0
@@ -79,27 +87,42 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[1], 'end', now)
-local status = tonumber(ARGV[2])
-local pause_ms = 0
-if status == 429 or status == 503 then
-  local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
-  local retry = tonumber(ARGV[3])
+local max_retry = tonumber(ARGV[7])
+local pause_ms, reason, failures = 0, 0, 0
+local function pause_until(ms)
+  local old = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
+  if now + ms > old then redis.call('HSET', KEYS[1], 'pause', now + ms) end
+end
+if ARGV[2] == '1' then
+  failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+  local retry = tonumber(ARGV[4])
   if retry >= 0 then
-    pause_ms = math.min(retry, tonumber(ARGV[6]))
+    pause_ms = math.min(retry, max_retry)
+    reason = 1
   else
-    pause_ms = math.min(tonumber(ARGV[4]) * math.pow(2, math.min(failures - 1, 40)), tonumber(ARGV[5]))
+    local backoff = math.min(tonumber(ARGV[5]) * math.pow(2, math.min(failures - 1, 40)), tonumber(ARGV[6]))
+    pause_ms = backoff * tonumber(ARGV[9])
+    reason = 2
   end
   pause_ms = math.floor(pause_ms)
-  local old = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
-  if now + pause_ms > old then
-    redis.call('HSET', KEYS[1], 'pause', now + pause_ms)
-  end
-elseif status >= 200 and status < 400 then
+  pause_until(pause_ms)
+elseif ARGV[3] == '1' then
   redis.call('HDEL', KEYS[1], 'failures', 'pause')
 end
+local limited = tonumber(ARGV[10])
+if limited >= 0 then
+  limited = math.floor(math.min(limited, max_retry))
+  pause_until(limited)
+  if limited > pause_ms or reason == 0 then
+    pause_ms = limited
+    reason = 3
+  end
+end
+local adaptive = tonumber(ARGV[11])
+if adaptive >= 0 then redis.call('HSET', KEYS[1], 'adaptive', adaptive) end
 local pause = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
-redis.call('PEXPIRE', KEYS[1], math.max(pause - now, 0) + tonumber(ARGV[7]))
-return pause_ms
+redis.call('PEXPIRE', KEYS[1], math.max(pause - now, 0) + tonumber(ARGV[8]))
+return {pause_ms, reason, failures}
 ";
 
 fn scripts() -> &'static (redis::Script, redis::Script) {
@@ -118,6 +141,8 @@ pub(crate) struct FleetPacing {
     fallback: FleetFallback,
     fleet_size: u32,
     lease_ttl: Duration,
+    /// Shared with every lease (released with it).
+    config: Arc<PolitenessConfig>,
     /// Used while Redis fails (LocalFallback).
     local: Politeness,
 }
@@ -145,42 +170,82 @@ struct Release {
     fleet: RedisFleet,
     keys: (String, String),
     id: String,
-    config: PolitenessConfig,
+    config: Arc<PolitenessConfig>,
     idle_ttl: Duration,
     /// How long after the reservation the start is.
     wait_ms: u64,
+    /// When the request may start (the adaptive delay measures from here).
+    starts_at: Instant,
+}
+
+/// Milliseconds as a script argument, -1 for none.
+fn millis_or_none(duration: Option<Duration>) -> i64 {
+    duration.map_or(-1, |d| i64::try_from(millis(d)).unwrap_or(i64::MAX))
 }
 
 impl Release {
-    async fn run(self, status: u16, retry_after: Option<Duration>) {
+    /// Releases the lease with what the request taught; the pause the fleet set, if any.
+    async fn run(self, observed: Observed) -> Option<GroupPause> {
         let Ok(mut connection) = self.fleet.connection() else {
-            return;
+            return None;
         };
-        let config = &self.config;
+        let config = &*self.config;
+        let distress = config.is_distress(observed.outcome);
+        let retry_after = observed.retry_after.filter(|_| distress);
         if let Some(asked) = retry_after.filter(|a| *a > config.max_retry_after) {
             warn!(?asked, applied = ?config.max_retry_after, "Retry-After above the maximum: clamped");
         }
+        let ends_streak = !distress && matches!(observed.outcome, Outcome::Status(_));
+        let adaptive = match observed.outcome {
+            Outcome::Status(_) if config.delay_factor > 0.0 && config.concurrency <= 1 => {
+                Some(config.adaptive(self.starts_at.elapsed()))
+            }
+            _ => None,
+        };
+        // The jitter is drawn here: the script has no randomness of its own.
+        let jitter = jittered(Duration::from_secs(1_000_000)).as_secs_f64() / 1_000_000.0;
         let mut invocation = scripts().1.key(&self.keys.0);
         invocation
             .key(&self.keys.1)
             .arg(&self.id)
-            .arg(status)
-            .arg(retry_after.map_or(-1i64, |r| i64::try_from(millis(r)).unwrap_or(i64::MAX)))
+            .arg(if distress { "1" } else { "0" })
+            .arg(if ends_streak { "1" } else { "0" })
+            .arg(millis_or_none(retry_after))
             .arg(millis(config.backoff_base))
             .arg(millis(config.backoff_max))
             .arg(millis(config.max_retry_after))
-            .arg(millis(self.idle_ttl));
+            .arg(millis(self.idle_ttl))
+            .arg(jitter)
+            .arg(millis_or_none(observed.rate_limited))
+            .arg(millis_or_none(adaptive));
         match self
             .fleet
-            .run(invocation.invoke_async::<u64>(&mut connection))
+            .run(invocation.invoke_async::<(u64, u8, u32)>(&mut connection))
             .await
         {
-            Ok(pause_ms) if pause_ms > 0 => {
-                warn!(key = %self.keys.0, status, pause_ms, "backing off (the whole fleet)");
-                crate::telemetry::paused(status);
+            Ok((pause_ms, reason, failures)) if pause_ms > 0 || reason != 0 => {
+                let reason = match reason {
+                    1 => PauseReason::RetryAfter,
+                    2 => PauseReason::Backoff { failures },
+                    _ => PauseReason::RateLimit,
+                };
+                warn!(key = %self.keys.0, outcome = ?observed.outcome, pause_ms, reason = reason.as_str(), "pausing the group (the whole fleet)");
+                if reason != PauseReason::RateLimit {
+                    crate::telemetry::paused(match observed.outcome {
+                        Outcome::Status(status) => status,
+                        _ => 0,
+                    });
+                }
+                Some(GroupPause {
+                    duration: Duration::from_millis(pause_ms),
+                    reason,
+                })
             }
-            Ok(_) => {}
-            Err(error) => debug!(%error, "lease not released; it expires on its own"),
+            Ok(_) => None,
+            Err(error) => {
+                debug!(%error, "lease not released; it expires on its own");
+                None
+            }
         }
     }
 }
@@ -194,11 +259,18 @@ impl Lease {
         }
     }
 
-    /// Releases the place with the response's status: 429/503 pause the origin for the fleet.
-    pub(crate) async fn release(mut self, status: u16, retry_after: Option<Duration>) {
-        if let Some(release) = self.release.take() {
-            release.run(status, retry_after).await;
+    /// Releases the place with what the request taught: distress and exhausted rate limits
+    /// pause the group for the fleet (and in this process, which remembers it should Redis
+    /// lose its state).
+    pub(crate) async fn release(
+        mut self,
+        observed: Observed,
+        local: &Politeness,
+    ) -> Option<GroupPause> {
+        if let Some(permit) = self._local.take() {
+            local.finish(permit, observed);
         }
+        self.release.take()?.run(observed).await
     }
 }
 
@@ -209,7 +281,7 @@ impl Drop for Lease {
         };
         // Without a runtime the lease simply expires.
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(release.run(0, None));
+            runtime.spawn(release.run(Observed::failure(Outcome::Cancelled)));
         }
     }
 }
@@ -227,12 +299,13 @@ impl FleetPacing {
             fallback,
             fleet_size: fleet_size.max(1),
             lease_ttl,
+            config: Arc::new(config.clone()),
             local: Politeness::new(config),
         }
     }
 
     pub(crate) fn config(&self) -> &PolitenessConfig {
-        &self.local.config
+        &self.config
     }
 
     pub(crate) fn local(&self) -> &Politeness {
@@ -293,7 +366,7 @@ impl FleetPacing {
                     // Redis lost its state but this process remembers: the local wait stands (the
                     // lease is given back).
                     Err(not_yet) => {
-                        release.run(0, None).await;
+                        release.run(Observed::failure(Outcome::Cancelled)).await;
                         Ok(Err(not_yet))
                     }
                 }
@@ -378,7 +451,13 @@ impl FleetPacing {
             std::process::id(),
             LEASES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         );
-        let from_end = config.spacing == crate::Spacing::FromEnd && config.concurrency <= 1;
+        // 2: one at a time, spaced from the end too; 1: one at a time (the adaptive delay runs
+        // from the end); 0: several at a time.
+        let spacing = match (config.concurrency <= 1, config.spacing) {
+            (false, _) => "0",
+            (true, crate::Spacing::FromEnd) => "2",
+            (true, _) => "1",
+        };
         let idle_ttl = config.backoff_max.max(interval);
         let mut invocation = scripts().0.key(&keys.0);
         invocation
@@ -387,7 +466,7 @@ impl FleetPacing {
             .arg(config.concurrency.max(1))
             .arg(millis(self.lease_ttl).max(1))
             .arg(&id)
-            .arg(if from_end { "1" } else { "0" })
+            .arg(spacing)
             .arg(millis(idle_ttl).max(1))
             .arg(mode.as_str());
         let (granted, wait_ms, paused): (u8, u64, u8) = self
@@ -400,9 +479,10 @@ impl FleetPacing {
                 fleet: self.fleet.clone(),
                 keys,
                 id,
-                config: config.clone(),
+                config: self.config.clone(),
                 idle_ttl,
                 wait_ms,
+                starts_at: later(Instant::now(), Duration::from_millis(wait_ms)),
             }),
             2 => Answer::ReadyLater(ReadyLater {
                 ready_in: Some(Duration::from_millis(wait_ms)),

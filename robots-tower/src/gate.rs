@@ -13,11 +13,12 @@ use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use crate::error::{DecidingRule, RobotsError};
+use crate::group::Groups;
 use crate::info::{RobotsInfo, page_tags};
 use crate::overrides::Overrides;
 use crate::pacing::{Pacing, Permit};
 use crate::packed::PackedUsage;
-use crate::politeness::ReadyLater;
+use crate::politeness::{Interval, Observed, Outcome, ReadyLater};
 
 /// A request let through: its place in the origin's queue, and what to attach to the response.
 pub(crate) struct Admission {
@@ -84,6 +85,10 @@ pub(crate) struct Gate {
     /// Write [`RobotsInfo`] into response headers too.
     pub(crate) mirror_info: bool,
     pub(crate) politeness: Pacing,
+    /// How an origin's politeness group is named.
+    pub(crate) groups: Groups,
+    /// Origins whose overlong Crawl-delay was clamped and said so (once per origin; bounded).
+    pub(crate) clamp_warned: std::sync::Mutex<std::collections::HashSet<Origin>>,
     /// The token page directives (`X-Robots-Tag: foobot: noindex`) are scoped by.
     pub(crate) agent: String,
     pub(crate) user_agent: http::HeaderValue,
@@ -144,13 +149,17 @@ impl Gate {
             // A fleet's turn is asked of Redis.
             return Ok(Admit::Wait(allowed));
         };
-        let (interval, clamped_from) = self.interval_for(&allowed.entry);
-        let turn = local.try_acquire(allowed.entry.origin().as_str(), interval, now);
+        let (interval, clamped_from) = self.interval_for(&allowed.entry)?;
+        let Some(group) = self.groups.key_now(allowed.entry.origin()) else {
+            // The address is not known yet: `pace` resolves it.
+            return Ok(Admit::Wait(allowed));
+        };
+        let turn = local.try_acquire(group.as_str(), interval, now);
         if turn.is_err() && self.not_ready == WhenNotReady::Wait {
             // `pace` waits for it (and says so if the interval was clamped).
             return Ok(Admit::Wait(allowed));
         }
-        warn_if_clamped(&allowed.entry, interval, clamped_from);
+        self.warn_if_clamped(&allowed.entry, interval, clamped_from);
         match turn {
             Ok(permit) => {
                 crate::telemetry::waited(Duration::ZERO);
@@ -228,8 +237,12 @@ impl Gate {
         }
     }
 
-    /// The interval robots.txt asks for the origin, as applied (and the asked one when clamped).
-    pub(crate) fn interval_for(&self, entry: &CachedRobots) -> (Duration, Option<Duration>) {
+    /// The interval robots.txt asks for the origin, as applied (and the asked one when
+    /// clamped); refused when it asks for more than the maximum and that is refused.
+    pub(crate) fn interval_for(
+        &self,
+        entry: &CachedRobots,
+    ) -> Result<(Duration, Option<Duration>), RobotsError> {
         let asked = [
             entry.crawl_delay().map(|c| c.delay),
             entry.request_rate().map(|r| r.interval()),
@@ -237,7 +250,35 @@ impl Gate {
         .into_iter()
         .flatten()
         .max();
-        self.politeness.config().interval(asked)
+        let config = self.politeness.config();
+        match config.interval(asked) {
+            Interval::Applied(interval, clamped_from) => Ok((interval, clamped_from)),
+            Interval::TooLong(asked) => {
+                info!(origin = %entry.origin(), ?asked, max = ?config.max_delay, "Crawl-delay above the maximum: the origin is refused");
+                crate::telemetry::decided("crawl_delay_too_long");
+                Err(RobotsError::CrawlDelayTooLong {
+                    origin: entry.origin().clone(),
+                    asked,
+                    max: config.max_delay,
+                })
+            }
+        }
+    }
+
+    /// Says, once per origin, that robots.txt asked for more than the maximum interval and the
+    /// interval was clamped (as the caller chose).
+    fn warn_if_clamped(&self, entry: &CachedRobots, applied: Duration, asked: Option<Duration>) {
+        let Some(asked) = asked else { return };
+        let mut warned = self.clamp_warned.lock().unwrap_or_else(|e| e.into_inner());
+        if warned.contains(entry.origin()) {
+            return;
+        }
+        // Bounded: a crawl of very many overlong origins warns again after a while.
+        if warned.len() >= 4096 {
+            warned.clear();
+        }
+        warned.insert(entry.origin().clone());
+        warn!(origin = %entry.origin(), ?asked, ?applied, "Crawl-delay above the maximum: clamped, so this origin is crawled faster than it asked");
     }
 
     /// Waits for (or, in schedule mode, tries) the origin's turn.
@@ -246,12 +287,13 @@ impl Gate {
         entry: Arc<CachedRobots>,
         rule: Option<DecidingRule>,
     ) -> Result<Admission, RobotsError> {
-        let (interval, clamped_from) = self.interval_for(&entry);
-        warn_if_clamped(&entry, interval, clamped_from);
-        let origin = entry.origin().as_str();
+        let (interval, clamped_from) = self.interval_for(&entry)?;
+        self.warn_if_clamped(&entry, interval, clamped_from);
+        let group = self.groups.key(entry.origin()).await;
+        let group = group.as_str();
         let (permit, waited) = match self.not_ready {
-            WhenNotReady::Wait => self.politeness.acquire(origin, interval).await?,
-            WhenNotReady::Fail => match self.politeness.try_acquire(origin, interval).await? {
+            WhenNotReady::Wait => self.politeness.acquire(group, interval).await?,
+            WhenNotReady::Fail => match self.politeness.try_acquire(group, interval).await? {
                 Ok(permit) => (permit, Duration::ZERO),
                 Err(not_yet) => return Err(self.not_ready_error(&entry, not_yet)),
             },
@@ -406,24 +448,43 @@ impl Gate {
         }
     }
 
-    /// Learns from a response (429/503 pause the origin), ends the request's place, and builds
-    /// the info for its extensions.
+    /// Learns from a response (distress and exhausted rate limits pause the group), ends the
+    /// request's place, and builds the info for its extensions.
     pub(crate) async fn observe(
         &self,
         admission: Admission,
         status: u16,
         headers: &http::HeaderMap,
     ) -> RobotsInfo {
-        let (permit, info) = self.observed(admission, headers);
-        self.politeness
-            .finish(
-                permit,
-                info.origin().as_str(),
-                status,
-                robots_fetch::retry_after(headers),
-            )
+        let (permit, mut info, clamped_from) = self.observed(admission, headers);
+        let pause = self
+            .politeness
+            .finish(permit, Observed::response(status, headers))
             .await;
+        info.set_rare(clamped_from, pause);
         info
+    }
+
+    /// Ends the place of a request that failed before its response head: a connect error, reset
+    /// or timeout pauses the group (when configured); any other failure teaches nothing.
+    pub(crate) fn observe_failure(
+        &self,
+        admission: Admission,
+        error: &ErrorRef,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        // Judged before the future: the error (often not `Sync`) is not held across a wait.
+        let observed = failure(&admission, error);
+        self.finish_failed(admission, observed)
+    }
+
+    async fn finish_failed(&self, admission: Admission, observed: Observed) {
+        self.politeness.finish(admission.permit, observed).await;
+    }
+
+    /// [`Gate::observe_failure`] without waiting (a fleet lease is given back unreleased).
+    pub(crate) fn observe_failure_now(&self, admission: Admission, error: &ErrorRef) {
+        let observed = failure(&admission, error);
+        drop(self.politeness.finish_now(admission.permit, observed));
     }
 
     /// [`Gate::observe`] without waiting, for a request admitted by [`Gate::admit_now`] (whose
@@ -436,18 +497,22 @@ impl Gate {
         status: u16,
         headers: &http::HeaderMap,
     ) -> RobotsInfo {
-        let (permit, info) = self.observed(admission, headers);
-        let retry_after = robots_fetch::retry_after(headers);
-        drop(
-            self.politeness
-                .finish_now(permit, info.origin().as_str(), status, retry_after),
-        );
+        let (permit, mut info, clamped_from) = self.observed(admission, headers);
+        let (pause, lease) = self
+            .politeness
+            .finish_now(permit, Observed::response(status, headers));
+        info.set_rare(clamped_from, pause);
+        drop(lease);
         info
     }
 
     /// The request's place, and the info for its response's extensions.
     #[inline(always)]
-    fn observed(&self, admission: Admission, headers: &http::HeaderMap) -> (Permit, RobotsInfo) {
+    fn observed(
+        &self,
+        admission: Admission,
+        headers: &http::HeaderMap,
+    ) -> (Permit, RobotsInfo, Option<Duration>) {
         let tags = page_tags(headers, &self.agent);
         let content_usage = AiPreferences::from_header_lines(
             headers.get_all(&CONTENT_USAGE).iter().map(|v| v.as_bytes()),
@@ -457,20 +522,25 @@ impl Gate {
             rule: admission.rule,
             waited: admission.waited,
             interval: admission.interval,
-            interval_clamped_from: admission.clamped_from,
             usage: admission.usage,
             content_usage,
             tags,
+            rare: None,
         };
-        (admission.permit, info)
+        (admission.permit, info, admission.clamped_from)
     }
 }
 
-/// Says when robots.txt asked for more than the maximum interval (it is clamped).
-fn warn_if_clamped(entry: &CachedRobots, applied: Duration, asked: Option<Duration>) {
-    if let Some(asked) = asked {
-        warn!(origin = %entry.origin(), ?asked, ?applied, "Crawl-delay above the maximum: clamped");
+/// An error a request failed with.
+pub(crate) type ErrorRef = dyn std::error::Error + 'static;
+
+/// What a request's failure teaches pacing.
+fn failure(admission: &Admission, error: &ErrorRef) -> Observed {
+    let outcome = crate::distress::failure_outcome(error);
+    if outcome == Outcome::NetworkError {
+        debug!(origin = %admission.entry.origin(), %error, "the request failed with a network error");
     }
+    Observed::failure(outcome)
 }
 
 /// A response header read on every response (its name built once, not parsed per lookup).
@@ -653,9 +723,17 @@ mod tests {
         let info = gate.observe(admission, 429, &headers).await;
         assert_eq!(info.origin(), &origin());
         assert!(info.directives().noindex);
+        assert_eq!(
+            info.pause(),
+            Some(crate::GroupPause {
+                duration: Duration::from_secs(30),
+                reason: crate::PauseReason::RetryAfter
+            })
+        );
+        // The group is the host (the default key).
         let paused = gate
             .politeness
-            .paused_until(origin().as_str())
+            .paused_until(origin().host())
             .expect("paused");
         let left = paused.saturating_duration_since(Instant::now());
         assert!(
@@ -673,7 +751,8 @@ mod tests {
             _ => panic!("admitted after the pause"),
         };
         // A success ends the pause.
-        gate.observe(admission, 200, &http::HeaderMap::new()).await;
-        assert_eq!(gate.politeness.paused_until(origin().as_str()), None);
+        let info = gate.observe(admission, 200, &http::HeaderMap::new()).await;
+        assert_eq!(info.pause(), None);
+        assert_eq!(gate.politeness.paused_until(origin().host()), None);
     }
 }

@@ -194,9 +194,14 @@ impl<C> RobotsHooks<C> {
     /// origin in this process, a success ends the pause. (A [`Ticket::finish`] does this too,
     /// and in fleet mode pauses the whole fleet.)
     pub fn observe(&self, origin: &Origin, status: u16, headers: &http::HeaderMap) {
-        self.gate
-            .politeness
-            .observe(origin.as_str(), status, robots_fetch::retry_after(headers));
+        let Some(group) = self.gate.groups.key_now(origin) else {
+            // (The address key, with the host never resolved here: nothing was sent to it.)
+            return;
+        };
+        self.gate.politeness.observe(
+            group.as_str(),
+            crate::politeness::Observed::response(status, headers),
+        );
     }
 }
 
@@ -262,12 +267,13 @@ impl<C: FetchClient> RobotsHooks<C> {
     /// from the cached robots.txt (the minimum delay when none is cached).
     pub async fn next_ready(&self, origin: &Origin) -> Result<Option<Duration>, RobotsError> {
         let interval = match self.gate.cache.cached(origin) {
-            Some(entry) => self.gate.interval_for(&entry).0,
-            None => self.gate.politeness.config().interval(None).0,
+            Some(entry) => self.gate.interval_for(&entry)?.0,
+            None => self.gate.politeness.config().min_delay,
         };
+        let group = self.gate.groups.key(origin).await;
         self.gate
             .politeness
-            .next_ready(origin.as_str(), interval)
+            .next_ready(group.as_str(), interval)
             .await
     }
 

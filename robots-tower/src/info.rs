@@ -10,6 +10,7 @@ use robots_fetch::{CachedRobots, Origin, Source};
 
 use crate::error::DecidingRule;
 use crate::packed::PackedUsage;
+use crate::politeness::GroupPause;
 
 /// What the layer knew when it let a request through, attached to the response's extensions.
 /// Its `Debug` shows times relative to now (`fetched 3 s ago`), not raw instants.
@@ -23,11 +24,33 @@ pub struct RobotsInfo {
     pub(crate) rule: Option<DecidingRule>,
     pub(crate) waited: Duration,
     pub(crate) interval: Duration,
-    pub(crate) interval_clamped_from: Option<Duration>,
     pub(crate) usage: PackedUsage,
     pub(crate) content_usage: Option<AiPreferences>,
     /// `None` when the response has no `X-Robots-Tag` (most responses): nothing built.
     pub(crate) tags: Option<Box<PageTags>>,
+    /// What only some responses have (boxed: the info stays small).
+    pub(crate) rare: Option<Box<Rare>>,
+}
+
+/// The parts of a [`RobotsInfo`] that few responses have.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rare {
+    /// The Crawl-delay asked, when it was clamped to the maximum (by choice).
+    pub(crate) interval_clamped_from: Option<Duration>,
+    /// The pause this response put its group under.
+    pub(crate) pause: Option<GroupPause>,
+}
+
+impl RobotsInfo {
+    /// Sets the rare parts, boxing them only when there is something to hold.
+    pub(crate) fn set_rare(&mut self, clamped_from: Option<Duration>, pause: Option<GroupPause>) {
+        if clamped_from.is_some() || pause.is_some() {
+            self.rare = Some(Box::new(Rare {
+                interval_clamped_from: clamped_from,
+                pause,
+            }));
+        }
+    }
 }
 
 /// A response's `X-Robots-Tag` headers, parsed, and the directives for this crawler.
@@ -57,6 +80,13 @@ impl RobotsInfo {
         self.robots.source()
     }
 
+    /// The pause this response put its politeness group under, and why: a distress status
+    /// (`Retry-After` or the back-off) or rate-limit headers that said nothing is left. Every
+    /// request to the group waits for it (in a fleet, every process's).
+    pub fn pause(&self) -> Option<GroupPause> {
+        self.rare.as_ref().and_then(|rare| rare.pause)
+    }
+
     /// Time spent waiting for the origin's politeness slot.
     pub fn waited(&self) -> Duration {
         self.waited
@@ -70,7 +100,9 @@ impl RobotsInfo {
     /// The interval robots.txt asked for (Crawl-delay, Request-rate) when it was more than the
     /// configured maximum and so clamped.
     pub fn interval_clamped_from(&self) -> Option<Duration> {
-        self.interval_clamped_from
+        self.rare
+            .as_ref()
+            .and_then(|rare| rare.interval_clamped_from)
     }
 
     /// `X-Robots-Tag` headers of the response, parsed (empty without the header).
@@ -156,12 +188,13 @@ impl std::fmt::Debug for RobotsInfo {
             )
             .field(
                 "interval_clamped_from",
-                &self.interval_clamped_from.map(HumanDuration),
+                &self.interval_clamped_from().map(HumanDuration),
             )
             .field("page", self.page())
             .field("directives", self.directives())
             .field("usage", &self.usage())
             .field("content_usage", &self.content_usage)
+            .field("pause", &self.pause())
             .finish()
     }
 }

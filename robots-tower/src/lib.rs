@@ -57,10 +57,12 @@
 #![warn(missing_docs)]
 
 mod config;
+mod distress;
 mod error;
 #[cfg(feature = "redis")]
 mod fleet;
 mod gate;
+mod group;
 mod hooks;
 mod info;
 #[cfg(feature = "reqwest")]
@@ -78,14 +80,16 @@ pub use error::{DecidingRule, NotReadyReason, RobotsError};
 #[cfg(feature = "redis")]
 pub use fleet::FleetFallback;
 pub use gate::{IdentityHeaders, WhenNotReady};
+pub use group::{PolitenessKey, PublicSuffixList, PublicSuffixListError};
 pub use hooks::{ForHooks, RobotsHooks, Ticket};
 pub use info::RobotsInfo;
 #[cfg(feature = "reqwest")]
 pub use middleware::RobotsMiddleware;
 pub use overrides::{AlsoCheckAs, SkipRobotsCheck};
-pub use politeness::Spacing;
+pub use politeness::{GroupPause, OverlongCrawlDelay, PauseReason, Spacing};
 #[cfg(feature = "redis")]
 pub use robots_fetch::{FleetError, RedisFleet};
 pub use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};
+pub use robots_fetch::{ResolveOverrideError, Resolver};
 pub use service::{ResponseFuture, RobotsLayer, RobotsService};
 pub use status::{Refusals, RefusalsAsResponses, RefusalsAsResponsesLayer};

@@ -247,7 +247,17 @@ impl RobotsMiddleware {
                 .map_err(Error::middleware)?;
             self.gate.identify(request.headers_mut());
             let replay = request.try_clone();
-            let mut response = next.clone().run(request, extensions).await?;
+            let mut response = match next.clone().run(request, extensions).await {
+                Ok(response) => response,
+                Err(error) => {
+                    let cause: &(dyn std::error::Error + 'static) = match &error {
+                        Error::Reqwest(error) => error,
+                        Error::Middleware(error) => error.as_ref(),
+                    };
+                    self.gate.observe_failure(admission, cause).await;
+                    return Err(error);
+                }
+            };
             let status = response.status();
             let info = self
                 .gate

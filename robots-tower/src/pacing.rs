@@ -8,9 +8,11 @@ use tokio::time::Instant;
 
 #[cfg(feature = "redis")]
 use crate::fleet::{FleetPacing, FleetPermit, Lease};
-use crate::politeness::{LocalPermit, Politeness, PolitenessConfig, ReadyLater};
+use crate::politeness::{
+    GroupPause, LocalPermit, Observed, Politeness, PolitenessConfig, ReadyLater,
+};
 
-/// A place in an origin's queue: holding it counts as a request in flight. Dropping it ends the
+/// A place in a group's queue: holding it counts as a request in flight. Dropping it ends the
 /// request (for a fleet lease, releases it with the response's status).
 pub(crate) enum Permit {
     Local(LocalPermit),
@@ -53,78 +55,75 @@ impl Pacing {
         }
     }
 
-    /// Waits for the origin's turn; refused only by a fleet set to fail closed.
+    /// Waits for the group's turn; refused only by a fleet set to fail closed.
     pub(crate) async fn acquire(
         &self,
-        origin: &str,
+        group: &str,
         interval: Duration,
     ) -> Result<(Permit, Duration), crate::RobotsError> {
         match self {
             Pacing::Local(p) => {
-                let (permit, waited) = p.acquire(origin, interval).await;
+                let (permit, waited) = p.acquire(group, interval).await;
                 Ok((Permit::Local(permit), waited))
             }
             #[cfg(feature = "redis")]
             // Boxed: a fleet's future (Redis round trips) would enlarge every request's.
-            Pacing::Fleet(f) => Box::pin(f.acquire(origin, interval))
+            Pacing::Fleet(f) => Box::pin(f.acquire(group, interval))
                 .await
                 .map(|(permit, waited)| (permit.into(), waited)),
         }
     }
 
-    /// The origin's turn now, or when it will come (schedule, don't wait).
+    /// The group's turn now, or when it will come (schedule, don't wait).
     pub(crate) async fn try_acquire(
         &self,
-        origin: &str,
+        group: &str,
         interval: Duration,
     ) -> Result<Result<Permit, ReadyLater>, crate::RobotsError> {
         match self {
             Pacing::Local(p) => Ok(p
-                .try_acquire(origin, interval, Instant::now())
+                .try_acquire(group, interval, Instant::now())
                 .map(Permit::Local)),
             #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => Box::pin(f.try_acquire(origin, interval))
+            Pacing::Fleet(f) => Box::pin(f.try_acquire(group, interval))
                 .await
                 .map(|turn| turn.map(Permit::from)),
         }
     }
 
-    /// How long until a request to the origin could start (see [`Politeness::next_ready`]).
+    /// How long until a request to the group could start (see [`Politeness::next_ready`]).
     pub(crate) async fn next_ready(
         &self,
-        origin: &str,
+        group: &str,
         interval: Duration,
     ) -> Result<Option<Duration>, crate::RobotsError> {
         match self {
-            Pacing::Local(p) => Ok(p.next_ready(origin, interval)),
+            Pacing::Local(p) => Ok(p.next_ready(group, interval)),
             #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => f.next_ready(origin, interval).await,
+            Pacing::Fleet(f) => f.next_ready(group, interval).await,
         }
     }
 
-    /// Learns from a response without a request's place (a hook that saw a response).
-    pub(crate) fn observe(&self, origin: &str, status: u16, retry_after: Option<Duration>) {
+    /// Learns from a response without a request's place (a hook that saw a response), in this
+    /// process.
+    pub(crate) fn observe(&self, group: &str, observed: Observed) -> Option<GroupPause> {
         match self {
-            Pacing::Local(p) => p.observe(origin, status, retry_after),
+            Pacing::Local(p) => p.observe(group, observed),
             #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => f.local().observe(origin, status, retry_after),
+            Pacing::Fleet(f) => f.local().observe(group, observed),
         }
     }
 
-    /// Ends a request with its response: 429/503 pause the origin (for a fleet, through the
-    /// lease, before this returns), and the place is freed.
-    pub(crate) async fn finish(
-        &self,
-        permit: Permit,
-        origin: &str,
-        status: u16,
-        retry_after: Option<Duration>,
-    ) {
-        let _lease = self.finish_now(permit, origin, status, retry_after);
+    /// Ends a request with what it taught: distress and exhausted rate limits pause its group
+    /// (for a fleet, through the lease, before this returns), and the place is freed. The pause
+    /// set, if any.
+    pub(crate) async fn finish(&self, permit: Permit, observed: Observed) -> Option<GroupPause> {
+        let (pause, _lease) = self.finish_now(permit, observed);
         #[cfg(feature = "redis")]
-        if let Some(Permit::Fleet(lease)) = _lease {
-            Box::pin(lease.release(status, retry_after)).await
+        if let (Some(Permit::Fleet(lease)), Pacing::Fleet(f)) = (_lease, self) {
+            return Box::pin(lease.release(observed, f.local())).await;
         }
+        pause
     }
 
     /// [`Pacing::finish`] without waiting: everything but a fleet lease's release through
@@ -132,35 +131,29 @@ impl Pacing {
     pub(crate) fn finish_now(
         &self,
         permit: Permit,
-        origin: &str,
-        status: u16,
-        retry_after: Option<Duration>,
-    ) -> Option<Permit> {
+        observed: Observed,
+    ) -> (Option<GroupPause>, Option<Permit>) {
         match (self, permit) {
-            (Pacing::Local(p), Permit::Local(local)) => {
-                p.finish(local, origin, status, retry_after)
-            }
+            (Pacing::Local(p), Permit::Local(local)) => (p.finish(local, observed), None),
             #[cfg(feature = "redis")]
-            (Pacing::Fleet(f), Permit::Local(local)) => {
-                f.local().finish(local, origin, status, retry_after)
-            }
+            (Pacing::Fleet(f), Permit::Local(local)) => (f.local().finish(local, observed), None),
             #[cfg(feature = "redis")]
-            (Pacing::Fleet(_), lease @ Permit::Fleet(_)) => return Some(lease),
+            (Pacing::Fleet(_), lease @ Permit::Fleet(_)) => (None, Some(lease)),
+            // A fleet's lease under in-process pacing cannot be made; it is simply given back.
             #[cfg(feature = "redis")]
-            (Pacing::Local(p), other) => {
-                p.observe(origin, status, retry_after);
+            (Pacing::Local(_), other) => {
                 drop(other);
+                (None, None)
             }
         }
-        None
     }
 
-    /// The pause in force for an origin in this process, if any.
-    pub(crate) fn paused_until(&self, origin: &str) -> Option<Instant> {
+    /// The pause in force for a group in this process, if any.
+    pub(crate) fn paused_until(&self, group: &str) -> Option<Instant> {
         match self {
-            Pacing::Local(p) => p.paused_until(origin),
+            Pacing::Local(p) => p.paused_until(group),
             #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => f.local().paused_until(origin),
+            Pacing::Fleet(f) => f.local().paused_until(group),
         }
     }
 }

@@ -1,17 +1,21 @@
-//! Per-origin politeness (spec section 8): one request in flight by default, a minimum interval
-//! between request starts (raised by Crawl-delay/Request-rate up to a cap), and a pause after
-//! 429/503 for `Retry-After` or an exponential back-off, ended by the next success. With one
+//! Politeness per group of origins (spec section 8; the group is named by [`crate::group`]): one
+//! request in flight by default, a minimum interval between request starts (raised by
+//! Crawl-delay/Request-rate, never lowered below what a site asked unless told to clamp), and
+//! slower when the server struggles: a pause after a distress response (429, 5xx, a network
+//! error) for `Retry-After` or a jittered exponential back-off, ended by the next other response;
+//! a pause until the reset when rate-limit headers say nothing is left; and, with one request in
+//! flight, an interval of at least `delay_factor` × the server's last response time. With one
 //! request in flight, the interval also runs from the end of the previous request (its response
 //! head), so a slow server gets its pause too ([`Spacing::FromEnd`], the default).
 //!
-//! Spacing is a `governor` rate limiter per origin (one request per interval, no burst) on
+//! Spacing is a `governor` rate limiter per group (one request per interval, no burst) on
 //! tokio's clock, so waits are timers in the request's future and tests run on paused time.
-//! Concurrency is a semaphore per origin; a request holds its place until its response head
+//! Concurrency is a semaphore per group; a request holds its place until its response head
 //! arrives (not until the body is read, which could deadlock a caller holding a response).
-//! State of idle origins is swept out, so memory stays bounded however many origins are
-//! crawled; an origin is idle only when forgetting it changes nothing (no request in flight or
-//! waiting, interval elapsed since its last start and end) or nothing that still matters: an
-//! origin that answered 429/503 is forgotten once its pause has been over for `backoff_max`
+//! State of idle groups is swept out, so memory stays bounded however many groups are
+//! crawled; a group is idle only when forgetting it changes nothing (no request in flight or
+//! waiting, interval elapsed since its last start and end) or nothing that still matters: a
+//! group that was paused is forgotten once its pause has been over for `backoff_max`
 //! (the longest back-off) with no request, so its back-off starts afresh.
 
 use std::collections::HashMap;
@@ -30,6 +34,7 @@ use tokio::time::Instant;
 use tracing::{debug, warn};
 
 use crate::error::NotReadyReason;
+use crate::group::PolitenessKey;
 
 /// Where the interval between two requests to one origin is measured from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,65 +50,255 @@ pub enum Spacing {
     StartToStart,
 }
 
+/// What to do with a `Crawl-delay` or `Request-rate` above the maximum delay
+/// ([`crate::RobotsConfig::max_delay`]): nothing crawls faster than a site asked unless the
+/// caller chose so by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum OverlongCrawlDelay {
+    /// Refuse the origin's requests with [`crate::RobotsError::CrawlDelayTooLong`] (as Nutch and
+    /// StormCrawler skip such hosts). The default.
+    #[default]
+    Refuse,
+    /// Wait the whole delay the site asked (in schedule mode, the refusal says when).
+    Honour,
+    /// Crawl at the maximum delay, faster than the site asked (logged once per origin).
+    Clamp,
+}
+
+impl OverlongCrawlDelay {
+    /// The name used on the command line: `refuse`, `honor`, `clamp`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OverlongCrawlDelay::Refuse => "refuse",
+            OverlongCrawlDelay::Honour => "honor",
+            OverlongCrawlDelay::Clamp => "clamp",
+        }
+    }
+}
+
+impl std::str::FromStr for OverlongCrawlDelay {
+    type Err = String;
+
+    /// `refuse`, `honor` (or `honour`), `clamp`.
+    fn from_str(text: &str) -> Result<OverlongCrawlDelay, String> {
+        match text {
+            "refuse" => Ok(OverlongCrawlDelay::Refuse),
+            "honor" | "honour" => Ok(OverlongCrawlDelay::Honour),
+            "clamp" => Ok(OverlongCrawlDelay::Clamp),
+            other => Err(format!(
+                "unknown overlong Crawl-delay policy `{other}` (expected refuse, honor or clamp)"
+            )),
+        }
+    }
+}
+
 /// The politeness numbers. Defaults are polite: 1 request at a time, 1 s apart, at most 30 s.
 #[derive(Debug, Clone)]
 pub(crate) struct PolitenessConfig {
-    /// Minimum interval between request starts to one origin (1 s).
+    /// What requests share a budget ([`PolitenessKey::Host`]).
+    pub key: PolitenessKey,
+    /// Minimum interval between request starts to one group (1 s).
     pub min_delay: Duration,
-    /// Crawl-delay and Request-rate raise the interval up to this (30 s); more is clamped.
+    /// Crawl-delay and Request-rate raise the interval up to this (30 s); more is handled by
+    /// `overlong`.
     pub max_delay: Duration,
+    /// A Crawl-delay above `max_delay` ([`OverlongCrawlDelay::Refuse`]).
+    pub overlong: OverlongCrawlDelay,
     /// Honour Crawl-delay and Request-rate (true).
     pub obey_crawl_delay: bool,
-    /// Requests in flight per origin (1).
+    /// Requests in flight per group (1).
     pub concurrency: usize,
-    /// A 429/503 `Retry-After` pauses the origin at most this long (10 min).
+    /// A `Retry-After`, or a rate-limit reset, pauses the group at most this long (10 min).
     pub max_retry_after: Duration,
-    /// Without `Retry-After`, the first pause (5 s), doubled per consecutive 429/503…
+    /// Without `Retry-After`, the first pause (5 s), doubled per consecutive distress…
     pub backoff_base: Duration,
     /// …up to this (5 min).
     pub backoff_max: Duration,
+    /// The statuses that pause the group (429, 500, 502, 503, 504), sorted.
+    pub backoff_statuses: Vec<u16>,
+    /// Whether connect errors, resets and timeouts pause the group (true).
+    pub backoff_on_network_errors: bool,
+    /// With one request in flight, the interval after a response is at least this × the time
+    /// the server took to answer, up to `max_delay` (1; 0 turns it off).
+    pub delay_factor: f64,
     /// Where the interval is measured from ([`Spacing::FromEnd`]).
     pub spacing: Spacing,
 }
 
+/// The statuses that pause a group by default: "slow down" and the server errors of an
+/// overloaded server.
+pub(crate) const DEFAULT_BACKOFF_STATUSES: [u16; 5] = [429, 500, 502, 503, 504];
+
 impl Default for PolitenessConfig {
     fn default() -> PolitenessConfig {
         PolitenessConfig {
+            key: PolitenessKey::Host,
             min_delay: Duration::from_secs(1),
             max_delay: Duration::from_secs(30),
+            overlong: OverlongCrawlDelay::Refuse,
             obey_crawl_delay: true,
             concurrency: 1,
             max_retry_after: Duration::from_secs(600),
             backoff_base: Duration::from_secs(5),
             backoff_max: Duration::from_secs(300),
+            backoff_statuses: DEFAULT_BACKOFF_STATUSES.to_vec(),
+            backoff_on_network_errors: true,
+            delay_factor: 1.0,
             spacing: Spacing::FromEnd,
         }
     }
 }
 
+/// The interval an origin's requests are spaced by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Interval {
+    /// This interval; with the delay asked when it was clamped to `max_delay`.
+    Applied(Duration, Option<Duration>),
+    /// The site asked for more than `max_delay`, and that is refused: the delay asked.
+    TooLong(Duration),
+}
+
 impl PolitenessConfig {
-    /// The interval for an origin given what its robots.txt asks, and the asked interval when it
-    /// was clamped to `max_delay`.
-    pub fn interval(&self, asked: Option<Duration>) -> (Duration, Option<Duration>) {
+    /// The interval for an origin given what its robots.txt asks.
+    pub fn interval(&self, asked: Option<Duration>) -> Interval {
         let asked = asked.filter(|_| self.obey_crawl_delay);
         let wanted = asked.map_or(self.min_delay, |a| a.max(self.min_delay));
-        if wanted > self.max_delay {
-            (self.max_delay, asked)
-        } else {
-            (wanted, None)
+        match asked {
+            Some(asked) if wanted > self.max_delay && asked > self.max_delay => match self.overlong
+            {
+                OverlongCrawlDelay::Refuse => Interval::TooLong(asked),
+                OverlongCrawlDelay::Honour => Interval::Applied(wanted, None),
+                OverlongCrawlDelay::Clamp => Interval::Applied(self.max_delay, Some(asked)),
+            },
+            _ => Interval::Applied(wanted, None),
         }
+    }
+
+    /// Whether one request at a time goes to a group (the adaptive delay and spacing from the
+    /// end apply then).
+    fn one_at_a_time(&self) -> bool {
+        self.concurrency <= 1
     }
 
     /// Whether the interval also runs from the end of the previous request.
     fn spaces_from_end(&self) -> bool {
-        self.spacing == Spacing::FromEnd && self.concurrency <= 1
+        self.spacing == Spacing::FromEnd && self.one_at_a_time()
     }
 
+    /// Whether the end of a request is read at all (spacing from it, or the adaptive delay).
+    fn tracks_end(&self) -> bool {
+        self.one_at_a_time() && (self.spacing == Spacing::FromEnd || self.delay_factor > 0.0)
+    }
+
+    /// The back-off after `failures` consecutive distress responses, before jitter.
     fn backoff(&self, failures: u32) -> Duration {
         let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(31));
         self.backoff_base
             .saturating_mul(factor)
             .min(self.backoff_max)
+    }
+
+    /// Whether a response (or a request's failure) is distress.
+    pub(crate) fn is_distress(&self, outcome: Outcome) -> bool {
+        match outcome {
+            Outcome::Status(status) => self.backoff_statuses.binary_search(&status).is_ok(),
+            Outcome::NetworkError => self.backoff_on_network_errors,
+            Outcome::Cancelled => false,
+        }
+    }
+
+    /// The adaptive interval after a request that took `took` (zero when off).
+    pub(crate) fn adaptive(&self, took: Duration) -> Duration {
+        if self.delay_factor > 0.0 && self.delay_factor.is_finite() {
+            Duration::try_from_secs_f64(took.as_secs_f64() * self.delay_factor)
+                .unwrap_or(self.max_delay)
+                .min(self.max_delay)
+        } else {
+            Duration::ZERO
+        }
+    }
+}
+
+/// A back-off varied by -10%…+10% at random, so groups paused together do not return together.
+pub(crate) fn jittered(pause: Duration) -> Duration {
+    pause.mul_f64(0.9 + 0.2 * fastrand::f64())
+}
+
+/// How a request ended, as pacing sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A response head with this status.
+    Status(u16),
+    /// A connect error, reset or timeout.
+    NetworkError,
+    /// Dropped without an answer (cancelled, or failed otherwise): nothing learnt.
+    Cancelled,
+}
+
+/// What a request's end teaches: how it ended, and what its headers asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Observed {
+    pub(crate) outcome: Outcome,
+    /// `Retry-After`.
+    pub(crate) retry_after: Option<Duration>,
+    /// The rate-limit headers' reset, when they said nothing is left.
+    pub(crate) rate_limited: Option<Duration>,
+}
+
+impl Observed {
+    /// A response's status and headers.
+    pub(crate) fn response(status: u16, headers: &http::HeaderMap) -> Observed {
+        Observed {
+            outcome: Outcome::Status(status),
+            retry_after: robots_fetch::retry_after(headers),
+            rate_limited: robots_fetch::rate_limit_pause(headers, std::time::SystemTime::now()),
+        }
+    }
+
+    /// A request that failed before its response head.
+    pub(crate) fn failure(outcome: Outcome) -> Observed {
+        Observed {
+            outcome,
+            retry_after: None,
+            rate_limited: None,
+        }
+    }
+}
+
+/// A pause of a group, and why: what [`crate::RobotsInfo::pause`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupPause {
+    /// How long the group is paused from the response on.
+    pub duration: Duration,
+    /// Why.
+    pub reason: PauseReason,
+}
+
+/// Why a group was paused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PauseReason {
+    /// A distress response with `Retry-After` (capped at the maximum).
+    RetryAfter,
+    /// A distress response (or network error) without `Retry-After`: the exponential back-off,
+    /// after this many in a row.
+    Backoff {
+        /// Consecutive distress responses so far.
+        failures: u32,
+    },
+    /// Rate-limit headers said nothing is left: until their reset (capped at the maximum).
+    RateLimit,
+}
+
+impl PauseReason {
+    /// `retry-after`, `backoff`, `rate-limit`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PauseReason::RetryAfter => "retry-after",
+            PauseReason::Backoff { .. } => "backoff",
+            PauseReason::RateLimit => "rate-limit",
+        }
     }
 }
 
@@ -151,9 +346,14 @@ struct SlotState {
     last_end: Option<Instant>,
     paused_until: Option<Instant>,
     failures: u32,
+    /// `delay_factor` × the last response time (one request at a time): the least interval
+    /// from the last end.
+    adaptive: Duration,
 }
 
 struct Slot {
+    /// The group's key, for logs.
+    key: Arc<str>,
     /// Free places. A place taken is `forget`-ed and given back by [`InFlight`]'s drop: no
     /// `Arc` of the semaphore per request.
     in_flight: Semaphore,
@@ -185,6 +385,8 @@ impl Drop for InFlight {
 /// sees it.
 pub(crate) struct LocalPermit {
     in_flight: InFlight,
+    /// When the request started (the adaptive delay measures from here).
+    started: Instant,
     /// Set by `Politeness::finish`, which recorded the end already.
     ended: bool,
 }
@@ -204,10 +406,10 @@ impl Drop for LocalPermit {
     }
 }
 
-/// The origins with state, and the calls since they were last swept.
+/// The groups with state, and the calls since they were last swept.
 #[derive(Default)]
 struct Origins {
-    /// Keyed with foldhash: every request looks its origin up here.
+    /// Keyed with foldhash: every request looks its group up here.
     slots: HashMap<Arc<str>, Arc<Slot>, foldhash::fast::RandomState>,
     since_sweep: usize,
 }
@@ -247,7 +449,9 @@ impl Politeness {
         if let Some(slot) = origins.slots.get(origin) {
             return slot.clone();
         }
+        let key: Arc<str> = origin.into();
         let slot = Arc::new(Slot {
+            key: key.clone(),
             in_flight: Semaphore::new(self.config.concurrency.max(1)),
             state: Mutex::new(SlotState {
                 limiter: None,
@@ -255,9 +459,10 @@ impl Politeness {
                 last_end: None,
                 paused_until: None,
                 failures: 0,
+                adaptive: Duration::ZERO,
             }),
         });
-        origins.slots.insert(origin.into(), slot.clone());
+        origins.slots.insert(key, slot.clone());
         slot
     }
 
@@ -307,21 +512,22 @@ impl Politeness {
         place: Place,
     ) -> LocalPermit {
         let started = Instant::now();
-        let from_end = self.config.spaces_from_end();
-        while let Some((at, _)) = place
-            .in_flight
-            .0
-            .next_start(interval, from_end, Instant::now())
-        {
-            tokio::time::sleep_until(at).await;
-        }
-        let waited = started.elapsed();
-        if !waited.is_zero() {
-            debug!(origin, ?waited, ?interval, "politeness wait");
-        }
-        LocalPermit {
-            in_flight: place.in_flight,
-            ended: false,
+        loop {
+            let now = Instant::now();
+            match place.in_flight.0.next_start(interval, &self.config, now) {
+                Some((at, _)) => tokio::time::sleep_until(at).await,
+                None => {
+                    let waited = now.saturating_duration_since(started);
+                    if !waited.is_zero() {
+                        debug!(group = origin, ?waited, ?interval, "politeness wait");
+                    }
+                    return LocalPermit {
+                        in_flight: place.in_flight,
+                        started: now,
+                        ended: false,
+                    };
+                }
+            }
         }
     }
 
@@ -348,13 +554,10 @@ impl Politeness {
         place: Place,
         now: Instant,
     ) -> Result<LocalPermit, ReadyLater> {
-        match place
-            .in_flight
-            .0
-            .next_start(interval, self.config.spaces_from_end(), now)
-        {
+        match place.in_flight.0.next_start(interval, &self.config, now) {
             None => Ok(LocalPermit {
                 in_flight: place.in_flight,
+                started: now,
                 ended: false,
             }),
             Some((at, reason)) => Err(ReadyLater {
@@ -393,78 +596,101 @@ impl Politeness {
             return None;
         }
         Some(
-            slot.peek(interval, self.config.spaces_from_end())
+            slot.peek(interval, &self.config)
                 .map_or(Duration::ZERO, |at| {
                     at.saturating_duration_since(Instant::now())
                 }),
         )
     }
 
-    /// Learns from a response: 429/503 pause the origin, a success ends the pause.
-    pub(crate) fn observe(&self, origin: &str, status: u16, retry_after: Option<Duration>) {
-        let slot = self.slot(origin);
+    /// Learns from a response seen without a request's place (a hook after the fact): distress
+    /// pauses the group, any other response ends the streak, rate-limit headers pause it.
+    pub(crate) fn observe(&self, group: &str, observed: Observed) -> Option<GroupPause> {
+        let slot = self.slot(group);
         let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
-        self.apply(origin, &mut state, status, retry_after);
+        self.apply(&slot.key, &mut state, observed, None)
     }
 
-    /// Ends a request through its own place: the response's status and the request's end in
-    /// one lock of the origin's state (no second lookup of the origin on the request path).
-    pub(crate) fn finish(
-        &self,
-        mut permit: LocalPermit,
-        origin: &str,
-        status: u16,
-        retry_after: Option<Duration>,
-    ) {
-        let mut state = permit
-            .in_flight
-            .0
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        self.apply(origin, &mut state, status, retry_after);
-        // Only spacing from the end reads it (a clock read saved per request otherwise).
-        if self.config.spaces_from_end() {
-            state.last_end = Some(Instant::now());
+    /// Ends a request through its own place: what it taught and its end, in one lock of the
+    /// group's state (no second lookup of the group on the request path).
+    pub(crate) fn finish(&self, mut permit: LocalPermit, observed: Observed) -> Option<GroupPause> {
+        let slot = &permit.in_flight.0;
+        let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        // Only spacing from the end and the adaptive delay read it (a clock read saved per
+        // request otherwise).
+        let now = self.config.tracks_end().then(Instant::now);
+        let took = now.map(|now| now.saturating_duration_since(permit.started));
+        let pause = self.apply(&slot.key, &mut state, observed, took);
+        if now.is_some() {
+            state.last_end = now;
         }
         drop(state);
         permit.ended = true;
+        pause
     }
 
+    /// What a request's end teaches the group's state; the pause it set, if any.
     fn apply(
         &self,
-        origin: &str,
+        group: &str,
         state: &mut SlotState,
-        status: u16,
-        retry_after: Option<Duration>,
-    ) {
-        if status == 429 || status == 503 {
+        observed: Observed,
+        took: Option<Duration>,
+    ) -> Option<GroupPause> {
+        let config = &self.config;
+        let mut pause = None;
+        if config.is_distress(observed.outcome) {
             state.failures = state.failures.saturating_add(1);
-            let pause = match retry_after {
-                Some(asked) if asked > self.config.max_retry_after => {
-                    warn!(origin, ?asked, applied = ?self.config.max_retry_after, "Retry-After above the maximum: clamped");
-                    self.config.max_retry_after
+            let (duration, reason) = match observed.retry_after {
+                Some(asked) if asked > config.max_retry_after => {
+                    warn!(group, ?asked, applied = ?config.max_retry_after, "Retry-After above the maximum: clamped");
+                    (config.max_retry_after, PauseReason::RetryAfter)
                 }
-                Some(asked) => asked,
-                None => self.config.backoff(state.failures),
+                Some(asked) => (asked, PauseReason::RetryAfter),
+                None => (
+                    jittered(config.backoff(state.failures)),
+                    PauseReason::Backoff {
+                        failures: state.failures,
+                    },
+                ),
             };
-            let until = later(Instant::now(), pause);
-            state.paused_until = Some(state.paused_until.map_or(until, |p| p.max(until)));
+            state.pause_for(duration);
             warn!(
-                origin,
-                status,
-                ?pause,
+                group,
+                outcome = ?observed.outcome,
+                ?duration,
                 failures = state.failures,
                 "backing off"
             );
-            crate::telemetry::paused(status);
-        } else if (200..400).contains(&status)
+            crate::telemetry::paused(observed.outcome.status());
+            pause = Some(GroupPause { duration, reason });
+        } else if matches!(observed.outcome, Outcome::Status(_))
             && (state.failures > 0 || state.paused_until.is_some())
         {
+            // Any other response ends the streak.
             state.failures = 0;
             state.paused_until = None;
-            debug!(origin, status, "back-off ended");
+            debug!(group, outcome = ?observed.outcome, "back-off ended");
         }
+        if let Some(reset) = observed.rate_limited {
+            let duration = reset.min(config.max_retry_after);
+            state.pause_for(duration);
+            debug!(
+                group,
+                ?duration,
+                "rate limit exhausted: paused until its reset"
+            );
+            if pause.is_none_or(|p: GroupPause| p.duration < duration) {
+                pause = Some(GroupPause {
+                    duration,
+                    reason: PauseReason::RateLimit,
+                });
+            }
+        }
+        if let (Some(took), Outcome::Status(_)) = (took, observed.outcome) {
+            state.adaptive = config.adaptive(took);
+        }
+        pause
     }
 
     /// The pause in force for an origin, if any.
@@ -486,13 +712,46 @@ impl Politeness {
     }
 }
 
+impl SlotState {
+    /// Pauses the group for `duration` from now (a longer pause in force stays).
+    fn pause_for(&mut self, duration: Duration) {
+        let until = later(Instant::now(), duration);
+        self.paused_until = Some(self.paused_until.map_or(until, |p| p.max(until)));
+    }
+
+    /// The least quiet after the last request's end: the interval (spacing from the end) and
+    /// the adaptive delay, with one request at a time.
+    fn after_end(&self, interval: Duration, config: &PolitenessConfig) -> Duration {
+        if !config.one_at_a_time() {
+            return Duration::ZERO;
+        }
+        let spaced = if config.spaces_from_end() {
+            interval
+        } else {
+            Duration::ZERO
+        };
+        spaced.max(self.adaptive)
+    }
+}
+
+impl Outcome {
+    /// The status for metrics (0 for a network error).
+    fn status(self) -> u16 {
+        match self {
+            Outcome::Status(status) => status,
+            Outcome::NetworkError | Outcome::Cancelled => 0,
+        }
+    }
+}
+
 impl Slot {
     /// `None` when a request may start at `now` (and records the start), else when to look
-    /// again and why. With `from_end`, the interval also runs from the previous request's end.
+    /// again and why. With one request at a time, the interval (and the adaptive delay) also
+    /// run from the previous request's end.
     fn next_start(
         &self,
         interval: Duration,
-        from_end: bool,
+        config: &PolitenessConfig,
         now: Instant,
     ) -> Option<(Instant, NotReadyReason)> {
         let spacing = |at| Some((at, NotReadyReason::Spacing));
@@ -500,11 +759,12 @@ impl Slot {
         if let Some(until) = state.paused_until.filter(|p| *p > now) {
             return Some((until, NotReadyReason::Paused));
         }
-        if from_end
+        let after_end = state.after_end(interval, config);
+        if !after_end.is_zero()
             && let Some(end) = state.last_end
-            && now < later(end, interval)
+            && now < later(end, after_end)
         {
-            return spacing(later(end, interval));
+            return spacing(later(end, after_end));
         }
         if interval.is_zero() {
             state.last_start = Some(now);
@@ -537,15 +797,15 @@ impl Slot {
     }
 
     /// When a request could start, without taking the turn: `None` when now.
-    fn peek(&self, interval: Duration, from_end: bool) -> Option<Instant> {
+    fn peek(&self, interval: Duration, config: &PolitenessConfig) -> Option<Instant> {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         if let Some(until) = state.paused_until.filter(|p| *p > now) {
             return Some(until);
         }
-        let after = |at: Option<Instant>| at.map(|t| later(t, interval)).filter(|t| *t > now);
-        let from_start = after(state.last_start);
-        let from_end = after(state.last_end.filter(|_| from_end));
+        let after = |at: Option<Instant>, gap| at.map(|t| later(t, gap)).filter(|t| *t > now);
+        let from_start = after(state.last_start, interval);
+        let from_end = after(state.last_end, state.after_end(interval, config));
         from_start.max(from_end)
     }
 
@@ -563,13 +823,14 @@ impl Slot {
         }
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let interval = state.limiter.as_ref().map_or(Duration::ZERO, |(i, _)| *i);
+        let after_end = interval.max(state.adaptive);
         let elapsed =
             |at: Option<Instant>, after: Duration| at.is_none_or(|t| later(t, after) <= now);
         let pause_forgotten = match state.paused_until {
             Some(until) => later(until, forget_failures_after) <= now,
             None => state.failures == 0,
         };
-        pause_forgotten && elapsed(state.last_start, interval) && elapsed(state.last_end, interval)
+        pause_forgotten && elapsed(state.last_start, interval) && elapsed(state.last_end, after_end)
     }
 }
 
@@ -577,30 +838,180 @@ impl Slot {
 mod tests {
     use super::*;
 
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
     #[test]
-    fn interval_is_raised_by_crawl_delay_and_clamped() {
+    fn interval_is_raised_by_crawl_delay_and_never_lowered_unless_told() {
         let config = PolitenessConfig::default();
-        assert_eq!(config.interval(None), (Duration::from_secs(1), None));
+        assert_eq!(config.interval(None), Interval::Applied(secs(1), None));
         assert_eq!(
             config.interval(Some(Duration::from_millis(200))),
-            (Duration::from_secs(1), None)
+            Interval::Applied(secs(1), None)
         );
         assert_eq!(
-            config.interval(Some(Duration::from_secs(5))),
-            (Duration::from_secs(5), None)
+            config.interval(Some(secs(5))),
+            Interval::Applied(secs(5), None)
         );
         assert_eq!(
-            config.interval(Some(Duration::from_secs(90))),
-            (Duration::from_secs(30), Some(Duration::from_secs(90)))
+            config.interval(Some(secs(30))),
+            Interval::Applied(secs(30), None)
+        );
+        // Above the maximum: refused by default, honoured or clamped by name.
+        assert_eq!(config.interval(Some(secs(90))), Interval::TooLong(secs(90)));
+        let honour = PolitenessConfig {
+            overlong: OverlongCrawlDelay::Honour,
+            ..Default::default()
+        };
+        assert_eq!(
+            honour.interval(Some(secs(90))),
+            Interval::Applied(secs(90), None)
+        );
+        let clamp = PolitenessConfig {
+            overlong: OverlongCrawlDelay::Clamp,
+            ..Default::default()
+        };
+        assert_eq!(
+            clamp.interval(Some(secs(90))),
+            Interval::Applied(secs(30), Some(secs(90)))
         );
         let ignoring = PolitenessConfig {
             obey_crawl_delay: false,
             ..Default::default()
         };
         assert_eq!(
-            ignoring.interval(Some(Duration::from_secs(5))),
-            (Duration::from_secs(1), None)
+            ignoring.interval(Some(secs(90))),
+            Interval::Applied(secs(1), None)
         );
+        for name in ["refuse", "honor", "clamp"] {
+            assert_eq!(name.parse::<OverlongCrawlDelay>().unwrap().as_str(), name);
+        }
+        assert!("skip".parse::<OverlongCrawlDelay>().is_err());
+    }
+
+    /// The pause a group is under now, in milliseconds.
+    fn paused_ms(politeness: &Politeness, group: &str) -> u128 {
+        politeness.paused_until(group).map_or(0, |until| {
+            until.saturating_duration_since(Instant::now()).as_millis()
+        })
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn distress_backs_off_with_jitter_and_any_other_response_ends_it() {
+        let politeness = Politeness::new(PolitenessConfig {
+            min_delay: Duration::ZERO,
+            backoff_base: Duration::from_millis(400),
+            backoff_max: Duration::from_millis(1600),
+            ..Default::default()
+        });
+        let group = "example.com";
+        let politeness = &politeness;
+        let end = |outcome| async move {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let (permit, _) = politeness.acquire(group, Duration::ZERO).await;
+            politeness.finish(permit, Observed::failure(outcome))
+        };
+        let mut pauses = Vec::new();
+        for outcome in [
+            Outcome::Status(500),
+            Outcome::NetworkError,
+            Outcome::Status(502),
+            Outcome::Status(504),
+        ] {
+            let pause = end(outcome).await.expect("distress pauses");
+            pauses.push(pause);
+        }
+        for (pause, nominal) in pauses.iter().zip([400u64, 800, 1600, 1600]) {
+            let ms = pause.duration.as_millis() as u64;
+            assert!(
+                ms >= nominal * 9 / 10 && ms <= nominal * 11 / 10,
+                "{ms} ms for {nominal}"
+            );
+        }
+        assert_eq!(pauses[3].reason, PauseReason::Backoff { failures: 4 });
+        // The jitter varies pauses (two equal nominal ones are almost never equal).
+        let varied: std::collections::BTreeSet<_> = (0..8)
+            .map(|_| jittered(Duration::from_secs(100)).as_millis())
+            .collect();
+        assert!(varied.len() > 1);
+        // A 404 is "any other response": the streak ends, and so does the pause.
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert_eq!(end(Outcome::Status(404)).await, None);
+        let pause = end(Outcome::Status(500)).await.unwrap();
+        assert!(pause.duration <= Duration::from_millis(440), "{pause:?}");
+        // A status outside the set, or a cancelled request, changes nothing.
+        let quiet = Politeness::new(PolitenessConfig {
+            backoff_statuses: vec![429, 503],
+            backoff_on_network_errors: false,
+            ..Default::default()
+        });
+        let (permit, _) = quiet.acquire(group, Duration::ZERO).await;
+        assert_eq!(
+            quiet.finish(permit, Observed::failure(Outcome::Status(500))),
+            None
+        );
+        assert_eq!(
+            quiet.observe(group, Observed::failure(Outcome::NetworkError)),
+            None
+        );
+        assert_eq!(paused_ms(&quiet, group), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retry_after_and_rate_limits_pause_for_what_they_say() {
+        let politeness = Politeness::new(PolitenessConfig::default());
+        let group = "example.com";
+        let observed = |status, retry_after, rate_limited| Observed {
+            outcome: Outcome::Status(status),
+            retry_after,
+            rate_limited,
+        };
+        let pause = politeness.observe(group, observed(503, Some(secs(7)), None));
+        assert_eq!(
+            pause,
+            Some(GroupPause {
+                duration: secs(7),
+                reason: PauseReason::RetryAfter
+            })
+        );
+        // Capped at the maximum.
+        let pause = politeness.observe(group, observed(429, Some(secs(3600)), None));
+        assert_eq!(pause.map(|p| p.duration), Some(secs(600)));
+        // A success whose rate-limit headers say nothing is left: paused until the reset.
+        let pause = politeness.observe(group, observed(200, None, Some(secs(2))));
+        assert_eq!(
+            pause,
+            Some(GroupPause {
+                duration: secs(2),
+                reason: PauseReason::RateLimit
+            })
+        );
+        assert_eq!(paused_ms(&politeness, group), 2000);
+        let pause = politeness.observe(group, observed(200, None, Some(secs(86_400))));
+        assert_eq!(pause.map(|p| p.duration), Some(secs(600)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_interval_after_a_slow_answer_is_at_least_factor_times_its_time() {
+        for (factor, expected) in [(0.0, 700), (1.0, 1200), (2.0, 1800)] {
+            let politeness = Politeness::new(PolitenessConfig {
+                min_delay: Duration::from_millis(100),
+                delay_factor: factor,
+                ..Default::default()
+            });
+            let interval = Duration::from_millis(100);
+            let (permit, _) = politeness.acquire("slow.example", interval).await;
+            let first = Instant::now();
+            // The server takes 0.6 s to answer.
+            tokio::time::sleep(Duration::from_millis(600)).await;
+            politeness.finish(permit, Observed::failure(Outcome::Status(200)));
+            let _second = politeness.acquire("slow.example", interval).await;
+            assert_eq!(first.elapsed().as_millis(), expected, "factor {factor}");
+        }
+        // Never above the maximum delay.
+        let config = PolitenessConfig::default();
+        assert_eq!(config.adaptive(Duration::from_secs(3600)), secs(30));
     }
 
     #[test]
@@ -620,7 +1031,14 @@ mod tests {
             let origin = format!("https://paused{i}.example");
             let (permit, _) = politeness.acquire(&origin, Duration::from_millis(10)).await;
             drop(permit);
-            politeness.observe(&origin, 429, Some(Duration::from_secs(60)));
+            politeness.observe(
+                &origin,
+                Observed {
+                    outcome: Outcome::Status(429),
+                    retry_after: Some(Duration::from_secs(60)),
+                    rate_limited: None,
+                },
+            );
         }
         assert_eq!(politeness.tracked(), 3000);
         // While paused (and for a while after), they are kept: forgetting would lose the pause

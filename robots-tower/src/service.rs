@@ -62,9 +62,11 @@ impl RobotsLayer {
         crate::RobotsHooks::from_gate(self.gate.clone(), client)
     }
 
-    /// When an origin is paused by a 429/503, until when.
+    /// When the politeness group of an origin is paused (by a distress response or exhausted
+    /// rate-limit headers), until when.
     pub fn paused_until(&self, origin: &robots_fetch::Origin) -> Option<tokio::time::Instant> {
-        self.gate.politeness.paused_until(origin.as_str())
+        let group = self.gate.groups.key_now(origin)?;
+        self.gate.politeness.paused_until(group.as_str())
     }
 }
 
@@ -281,7 +283,16 @@ where
     F: Future<Output = Result<http::Response<ResB>, E>>,
     E: Into<BoxError>,
 {
-    let mut response = std::task::ready!(response.poll(cx)).map_err(Into::into)?;
+    let mut response = match std::task::ready!(response.poll(cx)) {
+        Ok(response) => response,
+        Err(error) => {
+            let error: BoxError = error.into();
+            if let Some(admission) = admission.take() {
+                gate.observe_failure_now(admission, &*error);
+            }
+            return Poll::Ready(Err(error));
+        }
+    };
     if let Some(admission) = admission.take() {
         let info = gate.observe_now(admission, response.status().as_u16(), response.headers());
         attach(gate, info, &mut response);
@@ -367,7 +378,15 @@ where
             )
             .await?;
         gate.identify(request.headers_mut());
-        let mut response = inner.oneshot(request).await.map_err(Into::into)?;
+        // The inner error becomes a `BoxError` at once: it need not be `Send` across the wait.
+        let sent = inner.oneshot(request).await.map_err(Into::<BoxError>::into);
+        let mut response = match sent {
+            Ok(response) => response,
+            Err(error) => {
+                gate.observe_failure(admission, &*error).await;
+                return Err(error);
+            }
+        };
         let info = gate
             .observe(admission, response.status().as_u16(), response.headers())
             .await;

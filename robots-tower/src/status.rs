@@ -20,7 +20,7 @@ use crate::info::RobotsInfo;
 pub mod headers {
     /// Why a synthetic response refuses the request: `disallowed`, `disallowed-for`,
     /// `unreachable`, `not-ready`, `redirect-refused`, `unsupported-scheme`, `invalid-origin`,
-    /// `fleet-unavailable`; `not-ready` carries `; reason=spacing|paused|in_flight|robots_pending`.
+    /// `crawl-delay-too-long`, `fleet-unavailable`; `not-ready` carries `; reason=spacing|paused|in_flight|robots_pending`.
     pub const REFUSAL: &str = "x-robots-refusal";
     /// The robots.txt rule that decided (`line 2: Disallow: /private`), on refusals and, when
     /// mirrored, on allowed responses.
@@ -53,6 +53,7 @@ pub enum Refusals {
     /// | refusal | status | headers |
     /// |---|---|---|
     /// | `Disallowed`, `DisallowedFor`, `RedirectRefused`, `UnsupportedScheme` | 403 | `x-robots-refusal`, `x-robots-rule` |
+    /// | `CrawlDelayTooLong` | 403 | `x-robots-refusal: crawl-delay-too-long` |
     /// | `RobotsUnreachable` | 503 | `Retry-After`, `x-robots-refusal: unreachable` |
     /// | `NotReady` | 429 | `Retry-After` (when known), `x-robots-refusal: not-ready; reason=…` |
     /// | `FleetUnavailable` | 503 | `x-robots-refusal: fleet-unavailable` |
@@ -103,6 +104,12 @@ pub fn refusal_response(error: &RobotsError) -> Option<http::Response<Bytes>> {
             format!("not-ready; reason={}", reason.as_str()),
             None,
             *ready_in,
+        ),
+        RobotsError::CrawlDelayTooLong { .. } => (
+            StatusCode::FORBIDDEN,
+            "crawl-delay-too-long".into(),
+            None,
+            None,
         ),
         RobotsError::FleetUnavailable { .. } => (
             StatusCode::SERVICE_UNAVAILABLE,

@@ -40,8 +40,11 @@ fn a_deciding_allow_rule_costs_no_allocation() {
     let inner = tower::service_fn(|_request: http::Request<Full<Bytes>>| async {
         Ok::<_, Infallible>(http::Response::new(Full::new(Bytes::from_static(b"ok"))))
     });
+    // No interval and no adaptive delay: every request takes its turn at once, so what is
+    // counted is the decision's path alone.
     let layer = RobotsLayer::builder("FooBot/1.0")
         .min_delay(Duration::ZERO)
+        .delay_factor(0.0)
         .build();
     let body = "User-agent: *\nDisallow: /private/\nAllow: /private/*.html$\n";
     runtime.block_on(async {

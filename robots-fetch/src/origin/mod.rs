@@ -175,6 +175,22 @@ impl Origin {
         }
     }
 
+    /// The port connections go to: the origin's own, or the scheme's default (80, 443).
+    ///
+    /// ```
+    /// use robots_fetch::Origin;
+    /// assert_eq!(Origin::parse("https://example.com").unwrap().port(), 443);
+    /// assert_eq!(Origin::parse("http://example.com:8080").unwrap().port(), 8080);
+    /// ```
+    pub fn port(&self) -> u16 {
+        let authority = self.as_str().split_once("://").map_or("", |(_, a)| a);
+        match authority.rsplit_once(':') {
+            Some((_, port)) if !port.contains(']') => port.parse().unwrap_or(0),
+            _ if self.scheme() == "https" => 443,
+            _ => 80,
+        }
+    }
+
     /// Where this origin's robots.txt is: always `/robots.txt` at the root.
     pub fn robots_url(&self) -> Url {
         // An origin string always parses: it was produced by the URL parser.

@@ -132,7 +132,8 @@ async fn members_share_one_interval_and_one_robots_fetch() {
 
     // Idle origins' keys expire: the pace state lives for at most the longest back-off plus
     // the interval.
-    let key = format!("robots:{{{}}}:pace", server.uri());
+    // Keyed by the group: the host, by default.
+    let key = "robots:{127.0.0.1}:pace".to_string();
     let pttl: i64 = redis
         .command(&["PTTL", &key])
         .trim_start_matches(':')
@@ -182,7 +183,7 @@ async fn the_lease_of_a_dead_member_expires() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis();
-    let leases = format!("robots:{{{}}}:leases", server.uri());
+    let leases = "robots:{127.0.0.1}:leases".to_string();
     let expiry = (now_ms + 800).to_string();
     redis.command(&["ZADD", &leases, &expiry, "dead-member"]);
     let client = member(&redis.url(), Duration::from_millis(10), |c| c);
@@ -278,7 +279,8 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
     // Back: the fleet paces through Redis again.
     redis.restart();
     let deadline = Instant::now() + Duration::from_secs(10);
-    let key = format!("robots:{{{}}}:pace", server.uri());
+    // Keyed by the group: the host, by default.
+    let key = "robots:{127.0.0.1}:pace".to_string();
     loop {
         let sent = closed.get(format!("{}/back", server.uri())).send().await;
         if sent.is_ok() && redis.command(&["EXISTS", &key]).trim() == ":1" {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::Full;
 use robots_fetch::BoxError;
-use robots_tower::{RobotsError, RobotsInfo, RobotsLayer, Spacing};
+use robots_tower::{OverlongCrawlDelay, RobotsError, RobotsInfo, RobotsLayer, Spacing};
 use tokio::time::Instant;
 use tower::{Layer, Service, ServiceExt};
 
@@ -272,17 +272,51 @@ async fn requests_to_one_origin_are_spaced_and_others_are_not_slowed() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn crawl_delay_above_the_cap_is_clamped_and_reported() {
+async fn crawl_delay_above_the_cap_is_refused_honoured_or_clamped() {
     let site = Site::new(
         vec![("a.example", host("User-agent: *\nCrawl-delay: 120\n"))],
         Duration::ZERO,
     );
+    // By default, refused: never crawled faster than asked, and nothing is sent.
     let service = RobotsLayer::builder("FooBot")
         .max_delay(Duration::from_secs(10))
         .build()
         .layer(site.service());
+    let error = send(&service, "http://a.example/1").await.unwrap_err();
+    match error.downcast_ref::<RobotsError>() {
+        Some(RobotsError::CrawlDelayTooLong { origin, asked, max }) => {
+            assert_eq!(origin.as_str(), "http://a.example");
+            assert_eq!(
+                (*asked, *max),
+                (Duration::from_secs(120), Duration::from_secs(10))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(site.starts("a.example").is_empty(), "no page was fetched");
+    // Honoured: the whole delay.
+    let service = RobotsLayer::builder("FooBot")
+        .max_delay(Duration::from_secs(10))
+        .overlong_crawl_delay(OverlongCrawlDelay::Honour)
+        .build()
+        .layer(site.service());
     send(&service, "http://a.example/1").await.unwrap();
     let response = send(&service, "http://a.example/2").await.unwrap();
+    let info = response.extensions().get::<RobotsInfo>().unwrap();
+    assert_eq!(
+        (info.interval(), info.interval_clamped_from()),
+        (Duration::from_secs(120), None)
+    );
+    assert_eq!(info.waited(), Duration::from_secs(120));
+    // Clamped, by name: the maximum, and the delay asked reported.
+    let service = RobotsLayer::builder("FooBot")
+        .max_delay(Duration::from_secs(10))
+        .overlong_crawl_delay(OverlongCrawlDelay::Clamp)
+        .build()
+        .layer(site.service());
+    tokio::time::advance(Duration::from_secs(200)).await;
+    send(&service, "http://a.example/3").await.unwrap();
+    let response = send(&service, "http://a.example/4").await.unwrap();
     let info = response.extensions().get::<RobotsInfo>().unwrap();
     assert_eq!(
         (info.interval(), info.interval_clamped_from()),
@@ -363,6 +397,18 @@ async fn a_crawl_delay_too_large_to_represent_is_the_longest_delay() {
         Duration::ZERO,
     );
     let service = RobotsLayer::builder("FooBot").build().layer(site.service());
+    let error = send(&service, "http://a.example/1").await.unwrap_err();
+    assert!(matches!(
+        error.downcast_ref::<RobotsError>(),
+        Some(RobotsError::CrawlDelayTooLong {
+            asked: Duration::MAX,
+            ..
+        })
+    ));
+    let service = RobotsLayer::builder("FooBot")
+        .overlong_crawl_delay(OverlongCrawlDelay::Clamp)
+        .build()
+        .layer(site.service());
     send(&service, "http://a.example/1").await.unwrap();
     let response = send(&service, "http://a.example/2").await.unwrap();
     let info = response.extensions().get::<RobotsInfo>().unwrap();
@@ -385,8 +431,10 @@ async fn a_slow_server_gets_the_interval_after_it_answers() {
             vec![("slow.example", host("User-agent: *\nCrawl-delay: 1\n"))],
             Duration::from_secs(3),
         );
+        // (The adaptive delay, tested on its own, is off: this is about spacing.)
         let service = RobotsLayer::builder("FooBot")
             .spacing(spacing)
+            .delay_factor(0.0)
             .build()
             .layer(site.service());
         for i in 0..3 {
@@ -477,8 +525,13 @@ async fn repeated_503_without_retry_after_backs_off_exponentially() {
         );
     }
     let starts = site.starts("down.example");
-    let gaps: Vec<u64> = starts.windows(2).map(|w| (w[1] - w[0]).as_secs()).collect();
-    assert_eq!(gaps, [5, 10, 20]);
+    let gaps: Vec<Duration> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    // Each pause varied by -10%…+10%.
+    for (gap, nominal) in gaps.iter().zip([5.0, 10.0, 20.0]) {
+        let secs = gap.as_secs_f64();
+        assert!(secs >= nominal * 0.9 && secs <= nominal * 1.1, "{gaps:?}");
+    }
+    assert_eq!(gaps.len(), 3);
 }
 
 #[tokio::test(start_paused = true)]

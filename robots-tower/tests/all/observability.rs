@@ -55,7 +55,10 @@ async fn lossy_names_and_clamped_delays_are_reported() {
         )
     });
     // `AB42bot/1.0` reduces to `AB`: the crawler's own name is lost, and that is said.
-    let service = RobotsLayer::builder("AB42bot/1.0").build().layer(inner);
+    let service = RobotsLayer::builder("AB42bot/1.0")
+        .overlong_crawl_delay(robots_tower::OverlongCrawlDelay::Clamp)
+        .build()
+        .layer(inner);
     let get = |path: &str| {
         http::Request::get(format!("http://a.example{path}"))
             .body(Full::default())
@@ -67,7 +70,7 @@ async fn lossy_names_and_clamped_delays_are_reported() {
     for expected in [
         "cut short to its product token",
         "AB42bot",
-        "Crawl-delay above the maximum: clamped",
+        "Crawl-delay above the maximum: clamped, so this origin is crawled faster than it asked",
         "Retry-After above the maximum: clamped",
     ] {
         assert!(log.contains(expected), "no `{expected}` in:\n{log}");

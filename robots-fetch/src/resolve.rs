@@ -1,0 +1,288 @@
+//! One resolver for the HTTP client, the politeness groups and the redirect guard: a caching
+//! resolver with per-host overrides (curl's `--resolve HOST:PORT:ADDR`). Sharing it means the
+//! address a request is paced by and judged by is the address it connects to.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use quick_cache::Weighter;
+use tokio::time::Instant;
+
+/// A caching DNS resolver with per-host overrides, shared by everything that needs an address:
+/// the reqwest client (it implements `reqwest::dns::Resolve`, and
+/// `RobotsMiddleware`'s `build_client` plugs it in), politeness by address, and the
+/// redirect guard that refuses a public name resolving to an internal address.
+///
+/// Lookups go to the system resolver (`getaddrinfo`, off the async threads) and are kept for a
+/// minute (`getaddrinfo` gives no TTL); the cache is bounded in bytes. Clones share the cache.
+///
+/// ```
+/// use robots_fetch::Resolver;
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let resolver = Resolver::new().with_override("shop.example", 443, "127.0.0.1".parse()?);
+/// assert_eq!(resolver.first("shop.example", 443).await?, "127.0.0.1".parse::<std::net::IpAddr>()?);
+/// assert_eq!(resolver.cached("shop.example", 443), Some("127.0.0.1".parse()?));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Resolver(Arc<Inner>);
+
+struct Inner {
+    /// (host, port) → addresses, as given.
+    overrides: Vec<(String, u16, Vec<IpAddr>)>,
+    cache: quick_cache::sync::Cache<String, Resolved, ResolvedWeight>,
+    ttl: Duration,
+}
+
+#[derive(Clone)]
+struct Resolved {
+    addrs: Arc<[IpAddr]>,
+    at: Instant,
+}
+
+/// Weighs a cached lookup by its bytes, so the cache's budget is bytes, not entries.
+#[derive(Clone)]
+struct ResolvedWeight;
+
+impl Weighter<String, Resolved> for ResolvedWeight {
+    fn weight(&self, host: &String, resolved: &Resolved) -> u64 {
+        (host.len() + resolved.addrs.len() * size_of::<IpAddr>() + 96) as u64
+    }
+}
+
+/// The bytes the lookups cache may hold (1 MiB: some 5,000 hosts).
+const CACHE_BYTES: u64 = 1 << 20;
+
+/// A `--resolve` override that is not `HOST:PORT:ADDR`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{given}` is not HOST:PORT:ADDR[,ADDR…] ({problem})")]
+pub struct ResolveOverrideError {
+    /// The text given.
+    pub given: String,
+    /// What is wrong with it.
+    pub problem: &'static str,
+}
+
+impl Default for Resolver {
+    fn default() -> Resolver {
+        Resolver::new()
+    }
+}
+
+impl std::fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resolver")
+            .field("overrides", &self.0.overrides.len())
+            .field("cached", &self.0.cache.len())
+            .finish()
+    }
+}
+
+impl Resolver {
+    /// The system resolver, cached for a minute.
+    pub fn new() -> Resolver {
+        Resolver::with_ttl(Duration::from_secs(60))
+    }
+
+    /// The system resolver, with lookups kept for `ttl`.
+    pub fn with_ttl(ttl: Duration) -> Resolver {
+        Resolver(Arc::new(Inner {
+            overrides: Vec::new(),
+            cache: quick_cache::sync::Cache::with_weighter(4096, CACHE_BYTES, ResolvedWeight),
+            ttl,
+        }))
+    }
+
+    /// Answers `host` (on `port`) with `addr` instead of asking DNS; repeated calls add
+    /// addresses. Through reqwest, which asks by name alone, an override applies to every port
+    /// of the host.
+    pub fn with_override(self, host: &str, port: u16, addr: IpAddr) -> Resolver {
+        let mut inner = Inner {
+            overrides: self.0.overrides.clone(),
+            cache: quick_cache::sync::Cache::with_weighter(4096, CACHE_BYTES, ResolvedWeight),
+            ttl: self.0.ttl,
+        };
+        let host = host.to_ascii_lowercase();
+        match inner
+            .overrides
+            .iter_mut()
+            .find(|(h, p, _)| *h == host && *p == port)
+        {
+            Some((_, _, addrs)) => addrs.push(addr),
+            None => inner.overrides.push((host, port, vec![addr])),
+        }
+        Resolver(Arc::new(inner))
+    }
+
+    /// Parses curl's `HOST:PORT:ADDR[,ADDR…]` (an IPv6 address may be in brackets) and adds it.
+    ///
+    /// ```
+    /// let resolver = robots_fetch::Resolver::new().with_override_text("a.test:8080:127.0.0.1")?;
+    /// assert_eq!(resolver.cached("a.test", 8080), Some([127, 0, 0, 1].into()));
+    /// assert!(robots_fetch::Resolver::new().with_override_text("a.test:127.0.0.1").is_err());
+    /// # Ok::<(), robots_fetch::ResolveOverrideError>(())
+    /// ```
+    pub fn with_override_text(self, text: &str) -> Result<Resolver, ResolveOverrideError> {
+        let error = |problem| ResolveOverrideError {
+            given: text.to_string(),
+            problem,
+        };
+        let (host, rest) = text.split_once(':').ok_or_else(|| error("no port"))?;
+        let (port, addrs) = rest.split_once(':').ok_or_else(|| error("no address"))?;
+        if host.is_empty() {
+            return Err(error("no host"));
+        }
+        let port: u16 = port.parse().map_err(|_| error("the port is not 0-65535"))?;
+        let mut resolver = self;
+        for addr in addrs.split(',') {
+            let addr = addr.trim();
+            let bare = addr
+                .strip_prefix('[')
+                .and_then(|a| a.strip_suffix(']'))
+                .unwrap_or(addr);
+            let addr: IpAddr = bare
+                .parse()
+                .map_err(|_| error("the address is not an IP address"))?;
+            resolver = resolver.with_override(host, port, addr);
+        }
+        Ok(resolver)
+    }
+
+    /// The override for `host`, on `port` or (`None`) on any port.
+    fn overridden(&self, host: &str, port: Option<u16>) -> Option<Arc<[IpAddr]>> {
+        self.0
+            .overrides
+            .iter()
+            .find(|(h, p, _)| h.eq_ignore_ascii_case(host) && port.is_none_or(|port| *p == port))
+            .map(|(_, _, addrs)| addrs.as_slice().into())
+    }
+
+    /// The first address known for `host` without asking DNS: an IP literal, an override, or
+    /// a cached lookup still fresh.
+    pub fn cached(&self, host: &str, port: u16) -> Option<IpAddr> {
+        if let Ok(literal) = host.parse::<IpAddr>() {
+            return Some(literal);
+        }
+        if !self.0.overrides.is_empty()
+            && let Some(addrs) = self.overridden(host, Some(port))
+        {
+            return addrs.first().copied();
+        }
+        let resolved = self.0.cache.get(host)?;
+        (resolved.at.elapsed() < self.0.ttl)
+            .then(|| resolved.addrs.first().copied())
+            .flatten()
+    }
+
+    /// The addresses of `host` (an override, a cached lookup, or the system resolver's answer).
+    pub async fn lookup(&self, host: &str, port: u16) -> std::io::Result<Arc<[IpAddr]>> {
+        self.lookup_on(host, Some(port)).await
+    }
+
+    /// The first address of `host`: the one a connection tries first.
+    pub async fn first(&self, host: &str, port: u16) -> std::io::Result<IpAddr> {
+        self.lookup(host, port)
+            .await?
+            .first()
+            .copied()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address"))
+    }
+
+    async fn lookup_on(&self, host: &str, port: Option<u16>) -> std::io::Result<Arc<[IpAddr]>> {
+        if let Ok(literal) = host.parse::<IpAddr>() {
+            return Ok([literal].into());
+        }
+        if let Some(addrs) = self.overridden(host, port) {
+            return Ok(addrs);
+        }
+        if let Some(resolved) = self.0.cache.get(host)
+            && resolved.at.elapsed() < self.0.ttl
+        {
+            return Ok(resolved.addrs);
+        }
+        let found = tokio::net::lookup_host((host, port.unwrap_or(0))).await?;
+        let mut addrs: Vec<IpAddr> = Vec::new();
+        for addr in found {
+            if !addrs.contains(&addr.ip()) {
+                addrs.push(addr.ip());
+            }
+        }
+        if addrs.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{host} has no address"),
+            ));
+        }
+        let addrs: Arc<[IpAddr]> = addrs.into();
+        self.0.cache.insert(
+            host.to_ascii_lowercase(),
+            Resolved {
+                addrs: addrs.clone(),
+                at: Instant::now(),
+            },
+        );
+        Ok(addrs)
+    }
+}
+
+#[cfg(feature = "reqwest")]
+impl reqwest::dns::Resolve for Resolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let resolver = self.clone();
+        Box::pin(async move {
+            // reqwest asks by name alone; it sets the URL's port on the addresses (port 0 here
+            // means "the URL's").
+            let addrs = resolver.lookup_on(name.as_str(), None).await?;
+            let addrs: Vec<SocketAddr> = addrs.iter().map(|ip| SocketAddr::new(*ip, 0)).collect();
+            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn overrides_literals_and_the_system_resolver() {
+        let resolver = Resolver::new()
+            .with_override_text("a.test:8080:127.0.0.2,[::1]")
+            .unwrap();
+        assert_eq!(
+            &*resolver.lookup("A.test", 8080).await.unwrap(),
+            &[
+                "127.0.0.2".parse::<IpAddr>().unwrap(),
+                "::1".parse().unwrap()
+            ]
+        );
+        // curl's rule: another port is not overridden.
+        assert_eq!(resolver.cached("a.test", 80), None);
+        assert_eq!(
+            resolver.cached("10.1.2.3", 1),
+            Some("10.1.2.3".parse().unwrap())
+        );
+        // `localhost` resolves on every machine, and is then cached.
+        let local = resolver.first("localhost", 80).await.unwrap();
+        assert!(local.is_loopback(), "{local}");
+        assert_eq!(resolver.cached("localhost", 80), Some(local));
+        for bad in [
+            "a.test",
+            "a.test:80",
+            ":80:127.0.0.1",
+            "a.test:x:127.0.0.1",
+            "a.test:80:nope",
+        ] {
+            assert!(Resolver::new().with_override_text(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn lookups_expire() {
+        let resolver = Resolver::with_ttl(Duration::from_secs(5));
+        resolver.first("localhost", 80).await.unwrap();
+        assert!(resolver.cached("localhost", 80).is_some());
+        tokio::time::advance(Duration::from_secs(6)).await;
+        assert_eq!(resolver.cached("localhost", 80), None);
+    }
+}
