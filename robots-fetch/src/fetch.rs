@@ -39,7 +39,11 @@ pub struct FetchConfig {
     pub max_body_bytes: usize,
     /// Which robots.txt redirect hops are followed (default: not from a public host into an
     /// internal address); a refused hop leaves robots.txt unreachable, so nothing is allowed.
+    /// Hops are judged by the addresses [`FetchConfig::resolver`] gives too.
     pub redirect_rule: HopRule,
+    /// The resolver robots.txt redirect hops are judged by, and that clients built by
+    /// [`crate::reqwest_client`] connect with (default: the system's, cached).
+    pub resolver: crate::Resolver,
 }
 
 impl FetchConfig {
@@ -52,6 +56,7 @@ impl FetchConfig {
             connect_timeout: Duration::from_secs(5),
             max_body_bytes: robots_core::MAX_BODY_BYTES,
             redirect_rule: HopRule::default(),
+            resolver: crate::Resolver::default(),
         }
     }
 }
@@ -110,7 +115,11 @@ async fn fetch_following_redirects<C: FetchClient>(
             if !WARNED_CLIENT_REDIRECTS.swap(true, Ordering::Relaxed) {
                 warn!(from = %url, to = %landed, "the robots.txt client follows redirects itself, so hops are not counted here: build it with redirect::Policy::none()");
             }
-            if !config.redirect_rule.allows(&url, &landed) {
+            if !config
+                .redirect_rule
+                .allows_resolved(&url, &landed, &config.resolver)
+                .await
+            {
                 return redirect_refused(&url, &landed, " (followed by the client)", config);
             }
             visited.push(landed.clone());
@@ -132,7 +141,11 @@ async fn fetch_following_redirects<C: FetchClient>(
             if visited.len() > MAX_REDIRECTS {
                 return unavailable(UnavailableReason::TooManyRedirects);
             }
-            if !config.redirect_rule.allows(&url, &next) {
+            if !config
+                .redirect_rule
+                .allows_resolved(&url, &next, &config.resolver)
+                .await
+            {
                 return redirect_refused(&url, &next, "", config);
             }
             debug!(from = %url, to = %next, status = code, "robots.txt redirect");

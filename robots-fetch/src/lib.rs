@@ -84,5 +84,6 @@ pub fn reqwest_client(config: &FetchConfig) -> Result<reqwest::Client, reqwest::
         .connect_timeout(config.connect_timeout)
         .timeout(config.timeout)
         .user_agent(config.user_agent.clone())
+        .dns_resolver(std::sync::Arc::new(config.resolver.clone()))
         .build()
 }

@@ -64,8 +64,12 @@ impl HopRule {
     /// (`100.64/10`), unspecified and broadcast addresses, IPv4-mapped ones included. A hop from
     /// an internal host may go anywhere. The default rule.
     ///
-    /// It judges the URL as written: a public name that *resolves* to an internal address is
-    /// caught only by the resolver (see the framework guide).
+    /// [`HopRule::allows`] judges the URLs as written; [`HopRule::allows_resolved`], which the
+    /// fetcher and the middleware use, also judges the address the target's name resolves to,
+    /// so a public name that resolves to an internal address (DNS rebinding) is refused too. The
+    /// source is judged by its URL: a crawl of an internal network *by name* needs a rule of its
+    /// own (`HopRule::any()` or [`HopRule::from_fn`]). A hop within one host is not judged by
+    /// address: it reaches the server the request already reached, by the same name.
     pub fn not_into_internal_addresses() -> HopRule {
         HopRule(Arc::new(Kind::NotIntoInternal))
     }
@@ -101,6 +105,65 @@ impl HopRule {
             Kind::And(a, b) => a.allows(from, to) && b.allows(from, to),
             Kind::Or(a, b) => a.allows(from, to) || b.allows(from, to),
         }
+    }
+
+    /// [`HopRule::allows`], with the target's name resolved by `resolver` (the one the client
+    /// connects with) for [`HopRule::not_into_internal_addresses`]: a public name resolving to
+    /// an internal address is refused like an internal literal. A name that does not resolve is
+    /// judged by its text (the connection will fail anyway).
+    ///
+    /// ```
+    /// use robots_fetch::{HopRule, Resolver};
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let resolver = Resolver::new().with_override_text("rebound.example:80:127.0.0.1")?;
+    /// let (from, to) = ("https://example.com/a".parse()?, "http://rebound.example/admin".parse()?);
+    /// assert!(HopRule::default().allows(&from, &to)); // by its text, a public name
+    /// assert!(!HopRule::default().allows_resolved(&from, &to, &resolver).await); // by its address
+    /// # Ok(()) }
+    /// ```
+    pub fn allows_resolved<'a>(
+        &'a self,
+        from: &'a Url,
+        to: &'a Url,
+        resolver: &'a crate::Resolver,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + 'a>> {
+        // Boxed: the rule is a tree, and only redirect hops (rare) come here.
+        Box::pin(async move {
+            match &*self.0 {
+                Kind::NotIntoInternal => {
+                    if is_internal(from) {
+                        return true;
+                    }
+                    if is_internal(to) {
+                        return false;
+                    }
+                    let (Some(Host::Domain(name)), Some(port)) =
+                        (to.host(), to.port_or_known_default())
+                    else {
+                        return true;
+                    };
+                    if from
+                        .host_str()
+                        .is_some_and(|h| h.eq_ignore_ascii_case(name))
+                    {
+                        return true;
+                    }
+                    match resolver.lookup(name, port).await {
+                        Ok(addrs) => !addrs.iter().any(|addr| is_internal_ip(*addr)),
+                        Err(_) => true,
+                    }
+                }
+                Kind::And(a, b) => {
+                    a.allows_resolved(from, to, resolver).await
+                        && b.allows_resolved(from, to, resolver).await
+                }
+                Kind::Or(a, b) => {
+                    a.allows_resolved(from, to, resolver).await
+                        || b.allows_resolved(from, to, resolver).await
+                }
+                _ => self.allows(from, to),
+            }
+        })
     }
 }
 
@@ -183,8 +246,30 @@ impl RedirectPolicy {
         self.max_hops > 0
     }
 
+    /// [`RedirectPolicy::check`], judging the target by the addresses `resolver` gives too
+    /// ([`HopRule::allows_resolved`]).
+    pub async fn check_resolved(
+        &self,
+        followed: usize,
+        from: &Url,
+        to: &Url,
+        resolver: &crate::Resolver,
+    ) -> Result<(), RedirectRefusal> {
+        self.check(followed, from, to)?;
+        if !self.rule.allows_resolved(from, to, resolver).await {
+            return Err(RedirectRefusal::Rule {
+                rule: format!(
+                    "{} (by the address {} resolves to)",
+                    self.rule,
+                    to.host_str().unwrap_or("")
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Whether hop number `followed + 1`, `from` → `to`, may be followed, given `followed` hops
-    /// so far.
+    /// so far, judging the URLs as written.
     pub fn check(&self, followed: usize, from: &Url, to: &Url) -> Result<(), RedirectRefusal> {
         if followed >= self.max_hops {
             return Err(RedirectRefusal::TooManyHops {
@@ -238,6 +323,14 @@ pub fn is_internal(url: &Url) -> bool {
                     .is_some_and(|tail| tail.eq_ignore_ascii_case(".localhost"))
         }
         None => true,
+    }
+}
+
+/// Whether an address is loopback, private, link-local or otherwise not on the public internet.
+pub fn is_internal_ip(addr: std::net::IpAddr) -> bool {
+    match addr {
+        std::net::IpAddr::V4(v4) => is_internal_v4(v4),
+        std::net::IpAddr::V6(v6) => is_internal_v6(v6),
     }
 }
 

@@ -53,8 +53,6 @@ pub struct RobotsConfig<Target = ForLayer> {
     pub(crate) politeness: PolitenessConfig,
     /// The list `PolitenessKey::Domain` groups by.
     suffixes: PublicSuffixList,
-    /// The resolver for `PolitenessKey::Ip`, the redirect guard and the built client.
-    pub(crate) resolver: Resolver,
     pub(crate) redirects: robots_fetch::RedirectPolicy,
     identity: IdentityHeaders,
     not_ready: WhenNotReady,
@@ -109,7 +107,6 @@ impl<Target> RobotsConfig<Target> {
             cache: None,
             politeness: PolitenessConfig::default(),
             suffixes: PublicSuffixList::default(),
-            resolver: Resolver::default(),
             redirects: robots_fetch::RedirectPolicy::default(),
             identity: IdentityHeaders::IfMissing,
             not_ready: WhenNotReady::Wait,
@@ -244,9 +241,8 @@ impl<Target> RobotsConfig<Target> {
     /// the system's, cached for a minute). Give the HTTP client the same one, so that a request
     /// is paced and judged by the address it connects to: the middleware's `build_client` does;
     /// for your own reqwest client, `ClientBuilder::dns_resolver(Arc::new(resolver))`.
-    pub fn resolver(mut self, resolver: Resolver) -> Self {
-        self.resolver = resolver;
-        self
+    pub fn resolver(self, resolver: Resolver) -> Self {
+        self.cache_setting("resolver", |b| b.resolver(resolver))
     }
 
     /// Minimum interval between request starts to one group (1 s).
@@ -349,12 +345,12 @@ impl<Target> RobotsConfig<Target> {
     }
 
     /// Use this cache (shared with other layers, middlewares or code) instead of a new one. Its
-    /// own User-Agent, `From`, tokens and fetch settings then apply, to robots.txt requests and
-    /// page requests alike, so the identity that read the rules is the one that crawls. A
-    /// different User-Agent, and any of the cache settings of this builder (`tokens`,
+    /// own User-Agent, `From`, tokens, fetch settings and resolver then apply, to robots.txt
+    /// requests and page requests alike, so the identity that read the rules is the one that
+    /// crawls. A different User-Agent, and any of the cache settings of this builder (`tokens`,
     /// `policy_tokens`, `from`, `fetch_timeout`, `connect_timeout`, `cache_config`,
-    /// `robots_redirect_rule`), are not used, and a warning names them when the front end is
-    /// built.
+    /// `robots_redirect_rule`, `resolver`), are not used, and a warning names them when the
+    /// front end is built.
     pub fn cache(mut self, cache: RobotsCache) -> Self {
         self.cache = Some(cache);
         self
@@ -416,7 +412,8 @@ impl<Target> RobotsConfig<Target> {
             groups: crate::group::Groups {
                 key: self.politeness.key,
                 suffixes: self.suffixes.clone(),
-                resolver: self.resolver.clone(),
+                // The cache's: the one robots.txt is fetched and judged with.
+                resolver: fetch.resolver.clone(),
             },
             clamp_warned: Default::default(),
             cache,

@@ -73,7 +73,7 @@ impl std::str::FromStr for PolitenessKey {
 /// use robots_tower::PublicSuffixList;
 /// let list = PublicSuffixList::builtin();
 /// assert_eq!(list.registrable_domain("a.shop.co.uk"), "shop.co.uk");
-/// let newer = PublicSuffixList::parse("// a list of one rule\nexample\n")?;
+/// let newer = PublicSuffixList::parse("// ===BEGIN ICANN DOMAINS===\nexample\n// ===END ICANN DOMAINS===\n")?;
 /// assert_eq!(newer.registrable_domain("a.b.example"), "b.example");
 /// # Ok::<(), robots_tower::PublicSuffixListError>(())
 /// ```
@@ -112,7 +112,7 @@ impl PublicSuffixList {
         PublicSuffixList(None)
     }
 
-    /// A list from the text of a `public_suffix_list.dat` file.
+    /// A list from the text of a `public_suffix_list.dat` file (with its section markers).
     pub fn parse(text: &str) -> Result<PublicSuffixList, PublicSuffixListError> {
         let list: publicsuffix::List = text
             .parse()

@@ -165,9 +165,13 @@ impl RobotsConfig<ForMiddleware> {
     /// ```
     pub fn build_client(self) -> Result<reqwest_middleware::ClientWithMiddleware, reqwest::Error> {
         let middleware = self.build()?;
+        // The resolver the gate groups and judges hops by: the address paced is the one
+        // connected to.
+        let resolver = middleware.gate.cache.fetch_config().resolver.clone();
         let inner = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(middleware.gate.user_agent.clone())
+            .dns_resolver(Arc::new(resolver))
             .build()?;
         Ok(reqwest_middleware::ClientBuilder::new(inner)
             .with(middleware)
@@ -282,7 +286,12 @@ impl RobotsMiddleware {
             };
             let target_origin =
                 Origin::from_url(&target).map_err(|e| Error::middleware(RobotsError::from(e)))?;
-            if let Err(reason) = self.redirects.check(hops, &url, &target) {
+            let resolver = &self.gate.cache.fetch_config().resolver;
+            if let Err(reason) = self
+                .redirects
+                .check_resolved(hops, &url, &target, resolver)
+                .await
+            {
                 tracing::info!(from = %url, to = %target, %reason, "redirect not followed");
                 return Err(Error::middleware(RobotsError::RedirectRefused {
                     from: url.to_string(),
@@ -317,7 +326,13 @@ impl RobotsMiddleware {
         let url_text = || fetched.to_string();
         let origin =
             Origin::from_url(fetched).map_err(|e| Error::middleware(RobotsError::from(e)))?;
-        if !self.redirects.rule().allows(requested, fetched) {
+        let resolver = &self.gate.cache.fetch_config().resolver;
+        if !self
+            .redirects
+            .rule()
+            .allows_resolved(requested, fetched, resolver)
+            .await
+        {
             tracing::warn!(%requested, %fetched, "a redirect followed inside the client went where the redirect rule forbids; it was fetched, and is refused");
             return Err(Error::middleware(RobotsError::RedirectRefused {
                 from: requested.to_string(),

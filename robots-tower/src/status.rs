@@ -348,6 +348,18 @@ mod tests {
             "the body says why"
         );
 
+        // A site that asks for more than the maximum delay is dropped, not retried.
+        let too_long = refusal_response(&RobotsError::CrawlDelayTooLong {
+            origin: origin.clone(),
+            asked: Duration::from_secs(60),
+            max: Duration::from_secs(30),
+        })
+        .unwrap();
+        assert_eq!(too_long.status(), 403);
+        assert_eq!(too_long.headers()[headers::REFUSAL], "crawl-delay-too-long");
+        assert!(too_long.headers().get(http::header::RETRY_AFTER).is_none());
+        assert!(String::from_utf8_lossy(too_long.body()).contains("Crawl-delay of 1 min"));
+
         let not_ready = refusal_response(&RobotsError::NotReady {
             origin,
             ready_in: Some(Duration::from_secs(5)),

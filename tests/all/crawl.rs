@@ -13,7 +13,7 @@ use redis_server::RedisServer;
 use serde_json::Value;
 use site::{Answer, Site};
 
-const UA: &str = "FooBot/1.0 (+https://foo.example/bot)";
+pub(crate) const UA: &str = "FooBot/1.0 (+https://foo.example/bot)";
 
 /// robots.txt disallows /private; /go redirects into it; /busy answers 429 (Retry-After: 2)
 /// the first time; / links to a few pages; /missing is a 404.
@@ -35,7 +35,7 @@ fn route(target: &str, seen_before: usize) -> Answer {
     }
 }
 
-fn crawl(args: &[&str]) -> Output {
+pub(crate) fn crawl(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_robots"))
         .arg("crawl")
         .args(args)
@@ -44,7 +44,7 @@ fn crawl(args: &[&str]) -> Output {
         .expect("the robots binary runs")
 }
 
-async fn crawl_async(args: Vec<String>) -> Output {
+pub(crate) async fn crawl_async(args: Vec<String>) -> Output {
     tokio::task::spawn_blocking(move || {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         crawl(&args)
@@ -53,14 +53,14 @@ async fn crawl_async(args: Vec<String>) -> Output {
     .expect("the crawl finishes")
 }
 
-fn json_lines(out: &Output) -> Vec<Value> {
+pub(crate) fn json_lines(out: &Output) -> Vec<Value> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
 }
 
-fn by_url<'a>(lines: &'a [Value], url: &str) -> &'a Value {
+pub(crate) fn by_url<'a>(lines: &'a [Value], url: &str) -> &'a Value {
     lines
         .iter()
         .find(|l| l["url"] == url)
@@ -219,7 +219,7 @@ fn fleet_args(redis: &str, site: &Site, paths: &[String]) -> Vec<String> {
     args
 }
 
-fn gaps(mut times: Vec<Instant>) -> Vec<Duration> {
+pub(crate) fn gaps(mut times: Vec<Instant>) -> Vec<Duration> {
     times.sort();
     times.windows(2).map(|w| w[1] - w[0]).collect()
 }

@@ -7,6 +7,8 @@ mod cli_network;
 mod crawl;
 mod layout;
 #[cfg(feature = "redis")]
+mod politeness;
+#[cfg(feature = "redis")]
 #[path = "../support/redis_server.rs"]
 mod redis_server;
 #[cfg(feature = "redis")]

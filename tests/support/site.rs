@@ -16,12 +16,15 @@ pub struct Seen {
     pub target: String,
     pub user_agent: Option<String>,
     pub from: Option<String>,
+    /// The `Host` header, without its port.
+    pub host: Option<String>,
     pub at: Instant,
     /// The request head as received (request line and headers).
     pub head: String,
 }
 
 /// An answer: status line (`200 OK`), extra header lines, body, and a delay before answering.
+/// An empty status resets the connection instead of answering.
 pub struct Answer {
     pub status: &'static str,
     pub headers: Vec<String>,
@@ -37,6 +40,11 @@ impl Answer {
             body: body.into(),
             delay: Duration::ZERO,
         }
+    }
+
+    /// No answer: the connection is reset (RST) after the delay.
+    pub fn reset() -> Answer {
+        Answer::status("", &[])
     }
 
     pub fn status(status: &'static str, headers: &[&str]) -> Answer {
@@ -100,6 +108,10 @@ impl Site {
                             target: target.clone(),
                             user_agent: header("user-agent"),
                             from: header("from"),
+                            host: header("host").map(|h| match h.rsplit_once(':') {
+                                Some((name, port)) if !port.contains(']') => name.to_string(),
+                                _ => h,
+                            }),
                             at: Instant::now(),
                             head: text.clone(),
                         });
@@ -107,6 +119,14 @@ impl Site {
                     };
                     let answer = route(&target, seen_before);
                     tokio::time::sleep(answer.delay).await;
+                    if answer.status.is_empty() {
+                        // Closed with a zero linger: the peer sees a reset, not an end. (The
+                        // deprecation is about blocking on drop, which a zero linger does not.)
+                        #[allow(deprecated)]
+                        let _ = stream.set_linger(Some(Duration::ZERO));
+                        drop(stream);
+                        return;
+                    }
                     let mut response = format!("HTTP/1.1 {}\r\n", answer.status);
                     for line in &answer.headers {
                         response.push_str(line);
@@ -131,6 +151,15 @@ impl Site {
             .trim_start_matches("http://")
             .parse()
             .expect("the base is http://ip:port")
+    }
+
+    pub fn port(&self) -> u16 {
+        self.addr().port()
+    }
+
+    /// A URL of this site under another name (resolved to it with `--resolve`).
+    pub fn url_as(&self, host: &str, path: &str) -> String {
+        format!("http://{host}:{}{path}", self.port())
     }
 
     pub fn url(&self, path: &str) -> String {

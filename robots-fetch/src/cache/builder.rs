@@ -183,6 +183,14 @@ impl RobotsCacheBuilder {
         self
     }
 
+    /// The resolver robots.txt redirect hops are judged by (a public name resolving to an
+    /// internal address is refused like an internal literal), and that clients built by
+    /// [`crate::reqwest_client`] connect with. Default: the system's, cached for a minute.
+    pub fn resolver(mut self, resolver: crate::Resolver) -> Self {
+        self.fetch.resolver = resolver;
+        self
+    }
+
     /// Lifetimes, back-off and size.
     pub fn config(mut self, config: CacheConfig) -> Self {
         self.config = config;

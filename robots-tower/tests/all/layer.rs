@@ -308,6 +308,22 @@ async fn crawl_delay_above_the_cap_is_refused_honoured_or_clamped() {
         (Duration::from_secs(120), None)
     );
     assert_eq!(info.waited(), Duration::from_secs(120));
+    // Honoured in schedule mode: the refusal says when.
+    let service = RobotsLayer::builder("FooBot")
+        .max_delay(Duration::from_secs(10))
+        .overlong_crawl_delay(OverlongCrawlDelay::Honour)
+        .when_not_ready(robots_tower::WhenNotReady::Fail)
+        .build()
+        .layer(site.service());
+    tokio::time::advance(Duration::from_secs(200)).await;
+    send(&service, "http://a.example/s1").await.unwrap();
+    let error = send(&service, "http://a.example/s2").await.unwrap_err();
+    match error.downcast_ref::<RobotsError>() {
+        Some(RobotsError::NotReady { ready_in, .. }) => {
+            assert_eq!(*ready_in, Some(Duration::from_secs(120)));
+        }
+        other => panic!("{other:?}"),
+    }
     // Clamped, by name: the maximum, and the delay asked reported.
     let service = RobotsLayer::builder("FooBot")
         .max_delay(Duration::from_secs(10))
@@ -924,4 +940,168 @@ async fn an_inner_service_not_ready_or_failing_to_get_ready() {
         next.await.is_ok_and(|r| r.is_ok()),
         "the failed request gave its turn back"
     );
+}
+
+/// Politeness groups (REP.md section 8) through the layer: the host by default (two ports
+/// share), the origin by choice, the registrable domain by the Public Suffix List.
+#[tokio::test(start_paused = true)]
+async fn requests_are_paced_per_politeness_group() {
+    use robots_tower::PolitenessKey;
+    let hosts = [
+        "a.example",
+        "a.shop.co.uk",
+        "b.shop.co.uk",
+        "x.co.uk",
+        "y.co.uk",
+        "n1.example",
+        "n2.example",
+    ];
+    let site = Site::new(
+        hosts.iter().map(|h| (*h, host(""))).collect(),
+        Duration::ZERO,
+    );
+    let gap = |key: PolitenessKey, first: &'static str, second: &'static str| {
+        let site = site.clone();
+        async move {
+            // Two names of one address, for the address key.
+            let resolver = robots_tower::Resolver::new()
+                .with_override_text("n1.example:80:10.0.0.7")
+                .and_then(|r| r.with_override_text("n2.example:80:10.0.0.7"))
+                .unwrap();
+            let service = RobotsLayer::builder("FooBot")
+                .politeness_key(key)
+                .resolver(resolver)
+                .delay_factor(0.0)
+                .build()
+                .layer(site.service());
+            // Warm the robots.txt of both, then time two page requests sent together.
+            send(&service, first).await.unwrap();
+            send(&service, second).await.unwrap();
+            tokio::time::advance(Duration::from_secs(5)).await;
+            let started = Instant::now();
+            let (a, b) = tokio::join!(send(&service, first), send(&service, second));
+            a.unwrap();
+            b.unwrap();
+            Instant::now() - started
+        }
+    };
+    let one_second = Duration::from_secs(1);
+    // Two ports of one host: one budget by default, two by origin.
+    let (port, other_port) = ("http://a.example/p", "http://a.example:8080/p");
+    assert_eq!(gap(PolitenessKey::Host, port, other_port).await, one_second);
+    assert_eq!(
+        gap(PolitenessKey::Origin, port, other_port).await,
+        Duration::ZERO
+    );
+    // Two subdomains of one registrable domain: one budget by domain, two by host.
+    let (a, b) = ("https://a.shop.co.uk/p", "https://b.shop.co.uk/p");
+    assert_eq!(gap(PolitenessKey::Domain, a, b).await, one_second);
+    assert_eq!(gap(PolitenessKey::Host, a, b).await, Duration::ZERO);
+    // Two registrable domains under one public suffix: two budgets.
+    let (x, y) = ("https://x.co.uk/p", "https://y.co.uk/p");
+    assert_eq!(gap(PolitenessKey::Domain, x, y).await, Duration::ZERO);
+    // Two names of one address: one budget by address, two by host.
+    let (n1, n2) = ("http://n1.example/p", "http://n2.example/p");
+    assert_eq!(gap(PolitenessKey::Ip, n1, n2).await, one_second);
+    assert_eq!(gap(PolitenessKey::Host, n1, n2).await, Duration::ZERO);
+}
+
+/// A 5xx and a failed request (a reset, a timeout of the inner service) pause the group with an
+/// exponential, jittered back-off; a later success ends the streak.
+#[tokio::test(start_paused = true)]
+async fn distress_and_network_errors_back_off_through_the_layer() {
+    let log: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let count = Arc::new(AtomicUsize::new(0));
+    let inner = {
+        let log = log.clone();
+        tower::service_fn(move |request: http::Request<Full<Bytes>>| {
+            let (log, count) = (log.clone(), count.clone());
+            async move {
+                let respond = |status: u16| {
+                    let mut response = http::Response::new(Full::new(Bytes::new()));
+                    *response.status_mut() = http::StatusCode::from_u16(status).unwrap();
+                    Ok::<Response, BoxError>(response)
+                };
+                if request.uri().path() == "/robots.txt" {
+                    return respond(404);
+                }
+                log.lock().unwrap().push(Instant::now());
+                match count.fetch_add(1, Ordering::SeqCst) {
+                    0 => respond(500),
+                    1 => Err(std::io::Error::from(std::io::ErrorKind::ConnectionReset).into()),
+                    2 => respond(502),
+                    3 => Err(tower::timeout::error::Elapsed::new().into()),
+                    _ => respond(200),
+                }
+            }
+        })
+    };
+    let service = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .delay_factor(0.0)
+        .backoff(Duration::from_millis(400), Duration::from_millis(1600))
+        .build()
+        .layer(inner);
+    for _ in 0..5 {
+        let _ = send(&service, "http://down.example/x").await;
+    }
+    let starts = log.lock().unwrap().clone();
+    let gaps: Vec<Duration> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    assert_eq!(gaps.len(), 4);
+    for (gap, nominal) in gaps.iter().zip([400.0, 800.0, 1600.0, 1600.0]) {
+        let ms = gap.as_secs_f64() * 1000.0;
+        assert!(ms >= nominal * 0.9 && ms <= nominal * 1.1, "{gaps:?}");
+    }
+}
+
+/// Rate-limit headers that say nothing is left pause the group until their reset, and
+/// `RobotsInfo` says so; a slow server spaces the next request by the delay factor.
+#[tokio::test(start_paused = true)]
+async fn rate_limits_and_slow_answers_slow_the_layer() {
+    let mut limited = host("");
+    limited.pages.insert(
+        "/limited",
+        (
+            200,
+            vec![("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "7")],
+        ),
+    );
+    let site = Site::new(vec![("rl.example", limited)], Duration::ZERO);
+    let service = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .build()
+        .layer(site.service());
+    let response = send(&service, "http://rl.example/limited").await.unwrap();
+    let info = response.extensions().get::<RobotsInfo>().unwrap();
+    assert_eq!(
+        info.pause(),
+        Some(robots_tower::GroupPause {
+            duration: Duration::from_secs(7),
+            reason: robots_tower::PauseReason::RateLimit,
+        })
+    );
+    send(&service, "http://rl.example/next").await.unwrap();
+    let starts = site.starts("rl.example");
+    assert_eq!(starts[1] - starts[0], Duration::from_secs(7));
+
+    // The server takes 3 s: the next request waits 3 s more (factor 1), 6 s with factor 2.
+    for (factor, gap) in [(1.0, 6), (2.0, 9)] {
+        let site = Site::new(vec![("slow.example", host(""))], Duration::from_secs(3));
+        let service = RobotsLayer::builder("FooBot")
+            .min_delay(Duration::from_millis(100))
+            .delay_factor(factor)
+            .build()
+            .layer(site.service());
+        for i in 0..2 {
+            send(&service, &format!("http://slow.example/{i}"))
+                .await
+                .unwrap();
+        }
+        let starts = site.starts("slow.example");
+        assert_eq!(
+            starts[1] - starts[0],
+            Duration::from_secs(gap),
+            "factor {factor}"
+        );
+    }
 }

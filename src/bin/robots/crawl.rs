@@ -2,8 +2,8 @@
 //! each origin paced), alone or as one process of a fleet sharing a Redis. Other tools drive
 //! it, so its JSON lines are a contract:
 //!
-//! `{"url", "outcome": "fetched"|"disallowed"|"unreachable"|"error", "status", "rule",
-//! "waited_ms", "error"}`, one per URL as it finishes.
+//! `{"url", "outcome": "fetched"|"disallowed"|"crawl-delay-too-long"|"unreachable"|"error",
+//! "status", "rule", "waited_ms", "error"}`, one per URL as it finishes.
 
 use std::collections::{HashSet, VecDeque};
 use std::io::Write;
@@ -11,7 +11,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use robots::tower::{DecidingRule, RobotsError, RobotsInfo, RobotsMiddleware};
+use std::str::FromStr;
+
+use robots::tower::{
+    DecidingRule, OverlongCrawlDelay, PolitenessKey, Resolver, RobotsError, RobotsInfo,
+    RobotsMiddleware,
+};
 use serde::Serialize;
 use tokio::task::JoinSet;
 use url::Url;
@@ -36,18 +41,45 @@ pub struct CrawlArgs {
     /// interval multiplied by this.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     fleet_size: u32,
-    /// Seconds between requests to one origin, at least.
-    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = seconds)]
+    /// What shares one politeness budget: `host` (every origin of a host), `origin` (scheme,
+    /// host and port), `domain` (the registrable domain, by the Public Suffix List) or `ip` (the
+    /// address connected to).
+    #[arg(long, value_name = "KEY", default_value = "host", value_parser = PolitenessKey::from_str)]
+    politeness_key: PolitenessKey,
+    /// Connect to ADDR for HOST:PORT instead of asking DNS (curl's syntax; ADDR may be a
+    /// comma-separated list). Applies to robots.txt, pages, redirect checks and the ip key.
+    /// Repeatable.
+    #[arg(long = "resolve", value_name = "HOST:PORT:ADDR")]
+    resolve: Vec<String>,
+    /// Seconds between requests to one group, at least.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = seconds, allow_negative_numbers = true)]
     min_delay: f64,
-    /// Crawl-delay and Request-rate raise the interval up to this many seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = seconds)]
+    /// Crawl-delay and Request-rate raise the interval up to this many seconds; a site asking
+    /// for more is handled by --overlong-crawl-delay.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = seconds, allow_negative_numbers = true)]
     max_delay: f64,
-    /// Requests in flight per origin.
+    /// A Crawl-delay above --max-delay: `refuse` its origin's URLs (outcome
+    /// `crawl-delay-too-long`), `honor` it (wait the whole delay), or `clamp` it to --max-delay
+    /// (crawl faster than the site asked).
+    #[arg(long, value_name = "POLICY", default_value = "refuse", value_parser = OverlongCrawlDelay::from_str)]
+    overlong_crawl_delay: OverlongCrawlDelay,
+    /// Seconds of the first pause after a 429, 500, 502, 503, 504 or network error without
+    /// Retry-After; doubled per consecutive one.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = seconds, allow_negative_numbers = true)]
+    backoff_base: f64,
+    /// The longest such pause, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = seconds, allow_negative_numbers = true)]
+    backoff_max: f64,
+    /// After a response, wait at least this many times as long as the server took to answer
+    /// (0 turns it off).
+    #[arg(long, value_name = "F", default_value_t = 1.0, value_parser = factor, allow_negative_numbers = true)]
+    delay_factor: f64,
+    /// Requests in flight per group.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     concurrency: u32,
     /// Seconds a request (and a robots.txt fetch) may take. With --redis, the place a request
     /// holds in the fleet is freed this long (plus 2 s) after it started, should its process die.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = positive_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = positive_seconds, allow_negative_numbers = true)]
     timeout: f64,
     /// Queue the same-origin links of fetched HTML pages, breadth-first.
     #[arg(long)]
@@ -69,6 +101,13 @@ fn seconds(text: &str) -> Result<f64, String> {
         _ => Err(format!(
             "`{text}` is not a number of seconds from 0 to 86400"
         )),
+    }
+}
+
+fn factor(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(f) if (0.0..=1000.0).contains(&f) => Ok(f),
+        _ => Err(format!("`{text}` is not a factor from 0 to 1000")),
     }
 }
 
@@ -120,6 +159,11 @@ pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
     if args.max_delay < args.min_delay {
         return Err(CliError::Usage(
             "--max-delay must be at least --min-delay".into(),
+        ));
+    }
+    if args.backoff_max < args.backoff_base {
+        return Err(CliError::Usage(
+            "--backoff-max must be at least --backoff-base".into(),
         ));
     }
     let urls = if args.urls.is_empty() {
@@ -191,9 +235,20 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
 
 fn client(args: &CrawlArgs) -> Result<reqwest_middleware::ClientWithMiddleware, CliError> {
     let seconds = Duration::from_secs_f64;
+    let mut resolver = Resolver::new();
+    for text in &args.resolve {
+        resolver = resolver
+            .with_override_text(text)
+            .map_err(|e| CliError::Usage(format!("--resolve: {e}")))?;
+    }
     let mut config = RobotsMiddleware::builder(&args.user_agent)
+        .politeness_key(args.politeness_key)
+        .resolver(resolver.clone())
         .min_delay(seconds(args.min_delay))
         .max_delay(seconds(args.max_delay))
+        .overlong_crawl_delay(args.overlong_crawl_delay)
+        .backoff(seconds(args.backoff_base), seconds(args.backoff_max))
+        .delay_factor(args.delay_factor)
         .concurrency(args.concurrency as usize)
         .fetch_timeout(seconds(args.timeout));
     if !args.tokens.is_empty() {
@@ -211,9 +266,11 @@ fn client(args: &CrawlArgs) -> Result<reqwest_middleware::ClientWithMiddleware, 
     let middleware = config
         .build()
         .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;
+    // Pages connect through the resolver the middleware groups and judges hops by.
     let inner = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(seconds(args.timeout))
+        .dns_resolver(std::sync::Arc::new(resolver))
         .build()
         .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;
     Ok(reqwest_middleware::ClientBuilder::new(inner)
@@ -291,6 +348,9 @@ async fn fetch(
                 Some(
                     RobotsError::RobotsUnreachable { .. } | RobotsError::FleetUnavailable { .. },
                 ) => outcome("unreachable", None, None, Duration::ZERO, message),
+                Some(RobotsError::CrawlDelayTooLong { .. }) => {
+                    outcome("crawl-delay-too-long", None, None, Duration::ZERO, message)
+                }
                 _ => outcome("error", None, None, Duration::ZERO, message),
             };
             Done {

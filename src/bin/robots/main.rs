@@ -106,7 +106,23 @@ pub enum CliError {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A bad value is said in one line; help, versions and missing arguments as clap
+        // renders them.
+        Err(error)
+            if matches!(
+                error.kind(),
+                clap::error::ErrorKind::ValueValidation | clap::error::ErrorKind::InvalidValue
+            ) =>
+        {
+            let text = error.to_string();
+            let line = text.lines().next().unwrap_or("invalid value");
+            eprintln!("robots: {}", line.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+        Err(error) => error.exit(),
+    };
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint::run(&args),

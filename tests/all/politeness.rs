@@ -1,0 +1,461 @@
+//! Politeness as REP.md section 8 says it, seen at local sites that log every arrival, through
+//! the `robots crawl` binary: one budget per group (host by default), never faster than a site
+//! asked, slower on distress, slow answers and rate-limit headers, and redirect hops judged by
+//! the address they resolve to. The fleet cases run two real processes on a real Redis.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::crawl::{UA, by_url, crawl_async, gaps, json_lines};
+use crate::redis_server::RedisServer;
+use crate::site::{Answer, Seen, Site};
+
+fn args(options: &[&str], urls: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = ["--user-agent", UA, "--format", "json"]
+        .iter()
+        .chain(options)
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(urls.iter().cloned());
+    args
+}
+
+fn starts(seen: &[Seen]) -> Vec<Instant> {
+    seen.iter().map(|s| s.at).collect()
+}
+
+fn secs(gap: &Duration) -> f64 {
+    gap.as_secs_f64()
+}
+
+/// A site whose robots.txt says `robots` and whose pages answer `page(n)`, n counting page
+/// requests in arrival order (the crawl may send one group's URLs in any order).
+async fn site(
+    robots: &'static str,
+    page: impl Fn(usize) -> Answer + Send + Sync + 'static,
+) -> Site {
+    let count = Arc::new(AtomicUsize::new(0));
+    Site::start(move |target, _| {
+        if target == "/robots.txt" {
+            Answer::ok(robots)
+        } else {
+            page(count.fetch_add(1, Ordering::SeqCst))
+        }
+    })
+    .await
+}
+
+/// A JSON line's error message.
+fn error_of(line: &serde_json::Value) -> &str {
+    line["error"].as_str().unwrap_or_default()
+}
+
+fn urls(site: &Site, paths: &[&str]) -> Vec<String> {
+    paths.iter().map(|p| site.url(p)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_overlong_crawl_delay_is_refused_honoured_or_clamped() {
+    let site = site("User-agent: *\nCrawl-delay: 2\n", |_| Answer::ok("page")).await;
+    // Refused by default: a typed outcome per URL, nothing fetched.
+    let out = crawl_async(args(&["--max-delay", "1"], &urls(&site, &["/r1", "/r2"]))).await;
+    let lines = json_lines(&out);
+    for url in urls(&site, &["/r1", "/r2"]) {
+        let line = by_url(&lines, &url);
+        assert_eq!(line["outcome"], "crawl-delay-too-long", "{line}");
+        assert!(error_of(line).contains("Crawl-delay of 2 s"), "{line}");
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "a refusal by policy is not a failure"
+    );
+    assert!(site.pages().is_empty(), "{:?}", site.pages());
+    // Honoured: the whole 2 s.
+    let honoured = ["--max-delay", "1", "--overlong-crawl-delay", "honor"];
+    crawl_async(args(&honoured, &urls(&site, &["/h1", "/h2"]))).await;
+    let gap = gaps(starts(&site.pages()))[0];
+    assert!(secs(&gap) >= 1.95, "honoured: {gap:?}");
+    // Clamped by name: the maximum, 1 s.
+    site.clear();
+    let clamped = ["--max-delay", "1", "--overlong-crawl-delay", "clamp"];
+    let out = crawl_async(args(&clamped, &urls(&site, &["/c1", "/c2"]))).await;
+    assert!(json_lines(&out).iter().all(|l| l["outcome"] == "fetched"));
+    let gap = gaps(starts(&site.pages()))[0];
+    assert!(secs(&gap) >= 0.95 && secs(&gap) < 1.9, "clamped: {gap:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn server_errors_and_resets_back_off_exponentially_with_jitter() {
+    // 500, reset, 500, reset, then a page.
+    let site = site("", |n| match n {
+        0 | 2 => Answer::status("500 Internal Server Error", &[]),
+        1 | 3 => Answer::reset(),
+        _ => Answer::ok("page"),
+    })
+    .await;
+    let options = [
+        "--min-delay",
+        "0.05",
+        "--delay-factor",
+        "0",
+        "--backoff-base",
+        "0.4",
+        "--backoff-max",
+        "1.6",
+    ];
+    let out = crawl_async(args(
+        &options,
+        &urls(&site, &["/1", "/2", "/3", "/4", "/5"]),
+    ))
+    .await;
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 5);
+    let gaps = gaps(starts(&site.pages()));
+    assert_eq!(gaps.len(), 4, "{gaps:?}");
+    for (gap, nominal) in gaps.iter().zip([0.4, 0.8, 1.6, 1.6]) {
+        assert!(
+            secs(gap) >= nominal * 0.9 && secs(gap) <= nominal * 1.1 + 0.25,
+            "gaps {gaps:?}, expected about 0.4/0.8/1.6/1.6 s"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn slow_answers_slow_the_crawl_by_the_delay_factor() {
+    let slow = |_| Answer {
+        delay: Duration::from_millis(600),
+        ..Answer::ok("slow")
+    };
+    let (default, double, off) = (
+        site("", slow).await,
+        site("", slow).await,
+        site("", slow).await,
+    );
+    let run = |site: &Site, factor: Option<&'static str>| {
+        let mut options = vec!["--min-delay", "0.1"];
+        if let Some(factor) = factor {
+            options.extend(["--delay-factor", factor]);
+        }
+        crawl_async(args(&options, &urls(site, &["/1", "/2", "/3"])))
+    };
+    futures_util::future::join3(
+        run(&default, None),
+        run(&double, Some("2")),
+        run(&off, Some("0")),
+    )
+    .await;
+    for gap in gaps(starts(&default.pages())) {
+        assert!(secs(&gap) >= 1.18, "factor 1: {gap:?}");
+    }
+    for gap in gaps(starts(&double.pages())) {
+        assert!(secs(&gap) >= 1.78, "factor 2: {gap:?}");
+    }
+    // Off: the answer's 0.6 s and the 0.1 s interval.
+    for gap in gaps(starts(&off.pages())) {
+        assert!(secs(&gap) < 1.1, "factor 0: {gap:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_limit_headers_that_say_nothing_is_left_pause_until_the_reset() {
+    let ietf = site("", |n| match n {
+        0 => Answer::status(
+            "200 OK",
+            &[
+                "RateLimit: \"burst\";r=0;t=2, \"day\";r=500;t=3600",
+                "RateLimit-Policy: \"burst\";q=10;w=2",
+            ],
+        ),
+        _ => Answer::ok("page"),
+    })
+    .await;
+    let common = site("", |n| match n {
+        0 => Answer::status(
+            "200 OK",
+            &["X-RateLimit-Remaining: 0", "X-RateLimit-Reset: 2"],
+        ),
+        _ => Answer::ok("page"),
+    })
+    .await;
+    let options = ["--min-delay", "0.05", "--delay-factor", "0"];
+    futures_util::future::join(
+        crawl_async(args(&options, &urls(&ietf, &["/1", "/2"]))),
+        crawl_async(args(&options, &urls(&common, &["/1", "/2"]))),
+    )
+    .await;
+    for (name, site) in [("RateLimit", &ietf), ("X-RateLimit", &common)] {
+        let gap = gaps(starts(&site.pages()))[0];
+        assert!(secs(&gap) >= 1.95, "{name}: {gap:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_ports_of_one_host_share_one_budget_unless_keyed_by_origin() {
+    let (one, two) = (
+        site("", |_| Answer::ok("a")).await,
+        site("", |_| Answer::ok("b")).await,
+    );
+    let mut both = urls(&one, &["/1", "/2", "/3"]);
+    both.extend(urls(&two, &["/1", "/2", "/3"]));
+    let options = ["--min-delay", "0.5", "--delay-factor", "0"];
+    crawl_async(args(&options, &both)).await;
+    let mut all = starts(&one.pages());
+    all.extend(starts(&two.pages()));
+    assert_eq!(all.len(), 6);
+    for gap in gaps(all) {
+        assert!(secs(&gap) >= 0.49, "host key: {gap:?}");
+    }
+    // Keyed by origin, the two ports are crawled side by side.
+    one.clear();
+    two.clear();
+    let by_origin = [
+        "--min-delay",
+        "0.5",
+        "--delay-factor",
+        "0",
+        "--politeness-key",
+        "origin",
+    ];
+    crawl_async(args(&by_origin, &both)).await;
+    let mut all = starts(&one.pages());
+    all.extend(starts(&two.pages()));
+    let closest = gaps(all).into_iter().min().unwrap();
+    assert!(secs(&closest) < 0.3, "origin key: {closest:?}");
+}
+
+/// `--resolve` options sending each name to the site.
+fn resolve(site: &Site, names: &[&str]) -> Vec<String> {
+    names
+        .iter()
+        .flat_map(|n| {
+            [
+                "--resolve".to_string(),
+                format!("{n}:{}:127.0.0.1", site.port()),
+            ]
+        })
+        .collect()
+}
+
+fn with(options: &[&str], extra: &[String]) -> Vec<String> {
+    options
+        .iter()
+        .map(|s| s.to_string())
+        .chain(extra.iter().cloned())
+        .collect()
+}
+
+fn of_host<'a>(seen: &'a [Seen], host: &str) -> impl Iterator<Item = Instant> + 'a {
+    let host = host.to_string();
+    seen.iter()
+        .filter(move |s| s.host.as_deref() == Some(&host))
+        .map(|s| s.at)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_domain_key_groups_by_registrable_domain() {
+    let site = site("", |_| Answer::ok("page")).await;
+    let names = ["a.shop.co.uk", "b.shop.co.uk", "x.co.uk", "y.co.uk"];
+    let options = with(
+        &[
+            "--min-delay",
+            "1",
+            "--delay-factor",
+            "0",
+            "--politeness-key",
+            "domain",
+        ],
+        &resolve(&site, &names),
+    );
+    let targets: Vec<String> = names.iter().map(|n| site.url_as(n, "/page")).collect();
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let out = crawl_async(args(&options, &targets)).await;
+    assert!(
+        json_lines(&out).iter().all(|l| l["outcome"] == "fetched"),
+        "{out:?}"
+    );
+    let pages = site.pages();
+    let at = |host| {
+        of_host(&pages, host)
+            .next()
+            .unwrap_or_else(|| panic!("{host}: {pages:?}"))
+    };
+    let apart = |a, b| {
+        let (a, b): (Instant, Instant) = (at(a), at(b));
+        if a > b { a - b } else { b - a }
+    };
+    assert!(
+        apart("a.shop.co.uk", "b.shop.co.uk") >= Duration::from_millis(990),
+        "one domain"
+    );
+    assert!(
+        apart("x.co.uk", "y.co.uk") < Duration::from_millis(500),
+        "two domains"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_ip_key_groups_names_of_one_address() {
+    let site = site("", |_| Answer::ok("page")).await;
+    let names = ["n1.test", "n2.test"];
+    let targets: Vec<String> = ["/1", "/2"]
+        .iter()
+        .flat_map(|p| names.iter().map(|n| site.url_as(n, p)))
+        .collect();
+    for (key, shared) in [("ip", true), ("host", false)] {
+        site.clear();
+        let options = with(
+            &[
+                "--min-delay",
+                "0.5",
+                "--delay-factor",
+                "0",
+                "--politeness-key",
+                key,
+            ],
+            &resolve(&site, &names),
+        );
+        let options: Vec<&str> = options.iter().map(String::as_str).collect();
+        crawl_async(args(&options, &targets)).await;
+        let all = starts(&site.pages());
+        assert_eq!(all.len(), 4);
+        let closest = gaps(all).into_iter().min().unwrap();
+        if shared {
+            assert!(secs(&closest) >= 0.49, "ip key: {closest:?}");
+        } else {
+            assert!(secs(&closest) < 0.3, "host key: {closest:?}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redirect_to_a_name_resolving_to_an_internal_address_is_refused() {
+    let port = Arc::new(AtomicUsize::new(0));
+    let site = {
+        let port = port.clone();
+        Site::start(move |target, _| {
+            let port = port.load(Ordering::SeqCst);
+            match target {
+                "/robots.txt" => Answer::ok(""),
+                "/go" => Answer {
+                    headers: vec![format!("Location: http://internal.example:{port}/admin")],
+                    ..Answer::status("302 Found", &[])
+                },
+                "/hop" => Answer::status("302 Found", &["Location: /final"]),
+                _ => Answer::ok("page"),
+            }
+        })
+        .await
+    };
+    port.store(usize::from(site.port()), Ordering::SeqCst);
+    let options = with(
+        &["--min-delay", "0.05"],
+        &resolve(&site, &["public.example", "internal.example"]),
+    );
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let (go, hop) = (
+        site.url_as("public.example", "/go"),
+        site.url_as("public.example", "/hop"),
+    );
+    let out = crawl_async(args(&options, &[go.clone(), hop.clone()])).await;
+    let lines = json_lines(&out);
+    let refused = by_url(&lines, &go);
+    assert_eq!(refused["outcome"], "error", "{refused}");
+    assert!(error_of(refused).contains("internal.example"), "{refused}");
+    // A hop within the host is followed.
+    assert_eq!(by_url(&lines, &hop)["status"], 200);
+    let seen = site.seen();
+    assert!(
+        seen.iter()
+            .all(|s| s.host.as_deref() != Some("internal.example")),
+        "{seen:?}"
+    );
+    assert!(seen.iter().any(|s| s.target == "/final"));
+}
+
+fn fleet(redis: &RedisServer, options: &[&str], urls: Vec<String>) -> Vec<String> {
+    let mut all = vec![
+        "--redis".to_string(),
+        redis.url(),
+        "--fleet-size".into(),
+        "2".into(),
+    ];
+    all.extend(options.iter().map(|s| s.to_string()));
+    args(&all.iter().map(String::as_str).collect::<Vec<_>>(), &urls)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleet_shares_back_off_rate_limits_and_the_adaptive_delay() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let options = [
+        "--min-delay",
+        "0.05",
+        "--delay-factor",
+        "0",
+        "--backoff-base",
+        "1.5",
+    ];
+    // A 500 seen by one process pauses the other (1.5 s, -10% at most).
+    let failing = site("", |n| match n {
+        0 => Answer::status("500 Internal Server Error", &[]),
+        _ => Answer::ok("page"),
+    })
+    .await;
+    crawl_async(fleet(&redis, &options, urls(&failing, &["/fail"]))).await;
+    crawl_async(fleet(&redis, &options, urls(&failing, &["/after"]))).await;
+    let gap = gaps(starts(&failing.pages()))[0];
+    assert!(secs(&gap) >= 1.33, "back-off across the fleet: {gap:?}");
+    // Rate-limit headers seen by one process pause the other.
+    let limited = site("", |n| match n {
+        0 => Answer::status("200 OK", &["RateLimit: \"burst\";r=0;t=2"]),
+        _ => Answer::ok("page"),
+    })
+    .await;
+    crawl_async(fleet(&redis, &options, urls(&limited, &["/first"]))).await;
+    crawl_async(fleet(&redis, &options, urls(&limited, &["/second"]))).await;
+    let gap = gaps(starts(&limited.pages()))[0];
+    assert!(secs(&gap) >= 1.95, "rate limit across the fleet: {gap:?}");
+    // A slow answer to one process spaces the other's request (factor 2: 0.6 + 1.2 s).
+    let slow = site("", |n| Answer {
+        delay: Duration::from_millis(if n == 0 { 600 } else { 0 }),
+        ..Answer::ok("page")
+    })
+    .await;
+    let adaptive = ["--min-delay", "0.05", "--delay-factor", "2"];
+    crawl_async(fleet(&redis, &adaptive, urls(&slow, &["/slow"]))).await;
+    crawl_async(fleet(&redis, &adaptive, urls(&slow, &["/next"]))).await;
+    let gap = gaps(starts(&slow.pages()))[0];
+    assert!(
+        secs(&gap) >= 1.75,
+        "adaptive delay across the fleet: {gap:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleet_paces_two_ports_of_one_host_as_one() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (one, two) = (
+        site("", |_| Answer::ok("a")).await,
+        site("", |_| Answer::ok("b")).await,
+    );
+    let options = ["--min-delay", "0.4", "--delay-factor", "0"];
+    futures_util::future::join(
+        crawl_async(fleet(&redis, &options, urls(&one, &["/1", "/2", "/3"]))),
+        crawl_async(fleet(&redis, &options, urls(&two, &["/1", "/2", "/3"]))),
+    )
+    .await;
+    let mut all = starts(&one.pages());
+    all.extend(starts(&two.pages()));
+    assert_eq!(all.len(), 6);
+    for gap in gaps(all) {
+        assert!(
+            secs(&gap) >= 0.39,
+            "two processes, two ports, one host: {gap:?}"
+        );
+    }
+}
