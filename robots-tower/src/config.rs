@@ -288,6 +288,14 @@ impl<Target> RobotsConfig<Target> {
         self
     }
 
+    /// Whether rate-limit headers that say nothing is left (`RateLimit: "burst";r=0;t=30`,
+    /// `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset`) pause the group until their reset,
+    /// capped at [`RobotsConfig::max_retry_after`] (true).
+    pub fn rate_limit_headers(mut self, obey: bool) -> Self {
+        self.politeness.rate_limit_headers = obey;
+        self
+    }
+
     /// Whether connect errors, resets and timeouts of page requests pause a group like a
     /// distress status (true).
     pub fn backoff_on_network_errors(mut self, back_off: bool) -> Self {

@@ -459,7 +459,10 @@ impl Gate {
         let (permit, mut info, clamped_from) = self.observed(admission, headers);
         let pause = self
             .politeness
-            .finish(permit, Observed::response(status, headers))
+            .finish(
+                permit,
+                Observed::response(status, headers, self.politeness.config()),
+            )
             .await;
         info.set_rare(clamped_from, pause);
         info
@@ -498,9 +501,10 @@ impl Gate {
         headers: &http::HeaderMap,
     ) -> RobotsInfo {
         let (permit, mut info, clamped_from) = self.observed(admission, headers);
-        let (pause, lease) = self
-            .politeness
-            .finish_now(permit, Observed::response(status, headers));
+        let (pause, lease) = self.politeness.finish_now(
+            permit,
+            Observed::response(status, headers, self.politeness.config()),
+        );
         info.set_rare(clamped_from, pause);
         drop(lease);
         info

@@ -200,7 +200,7 @@ impl<C> RobotsHooks<C> {
         };
         self.gate.politeness.observe(
             group.as_str(),
-            crate::politeness::Observed::response(status, headers),
+            crate::politeness::Observed::response(status, headers, self.gate.politeness.config()),
         );
     }
 }

@@ -124,6 +124,8 @@ pub(crate) struct PolitenessConfig {
     pub delay_factor: f64,
     /// Where the interval is measured from ([`Spacing::FromEnd`]).
     pub spacing: Spacing,
+    /// Whether rate-limit headers that say nothing is left pause the group (true).
+    pub rate_limit_headers: bool,
 }
 
 /// The statuses that pause a group by default: "slow down" and the server errors of an
@@ -146,6 +148,7 @@ impl Default for PolitenessConfig {
             backoff_on_network_errors: true,
             delay_factor: 1.0,
             spacing: Spacing::FromEnd,
+            rate_limit_headers: true,
         }
     }
 }
@@ -247,12 +250,20 @@ pub(crate) struct Observed {
 }
 
 impl Observed {
-    /// A response's status and headers.
-    pub(crate) fn response(status: u16, headers: &http::HeaderMap) -> Observed {
+    /// A response's status and headers, as `config` reads them.
+    pub(crate) fn response(
+        status: u16,
+        headers: &http::HeaderMap,
+        config: &PolitenessConfig,
+    ) -> Observed {
         Observed {
             outcome: Outcome::Status(status),
             retry_after: robots_fetch::retry_after(headers),
-            rate_limited: robots_fetch::rate_limit_pause(headers, std::time::SystemTime::now()),
+            rate_limited: if config.rate_limit_headers {
+                robots_fetch::rate_limit_pause(headers, std::time::SystemTime::now())
+            } else {
+                None
+            },
         }
     }
 

@@ -1083,6 +1083,20 @@ async fn rate_limits_and_slow_answers_slow_the_layer() {
     send(&service, "http://rl.example/next").await.unwrap();
     let starts = site.starts("rl.example");
     assert_eq!(starts[1] - starts[0], Duration::from_secs(7));
+    // Unless told to ignore them.
+    let ignoring = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .rate_limit_headers(false)
+        .build()
+        .layer(site.service());
+    let response = send(&ignoring, "http://rl.example/limited").await.unwrap();
+    assert_eq!(
+        response.extensions().get::<RobotsInfo>().unwrap().pause(),
+        None
+    );
+    send(&ignoring, "http://rl.example/next").await.unwrap();
+    let starts = site.starts("rl.example");
+    assert_eq!(starts[3] - starts[2], Duration::ZERO);
 
     // The server takes 3 s: the next request waits 3 s more (factor 1), 6 s with factor 2.
     for (factor, gap) in [(1.0, 6), (2.0, 9)] {
