@@ -11,8 +11,10 @@ use tokio::time::Instant;
 
 /// A caching DNS resolver with per-host overrides, shared by everything that needs an address:
 /// the reqwest client (it implements `reqwest::dns::Resolve`, and
-/// `RobotsMiddleware`'s `build_client` plugs it in), politeness by address, and the
-/// redirect guard that refuses a public name resolving to an internal address.
+/// `RobotsMiddleware`'s `build_client` plugs it in), a hyper-util connector (feature
+/// `hyper-util`: it is a tower service of names, for `HttpConnector::new_with_resolver`),
+/// politeness by address, and the redirect guard that refuses a public name resolving to an
+/// internal address.
 ///
 /// Lookups go to the system resolver (`getaddrinfo`, off the async threads) and are kept for a
 /// minute (`getaddrinfo` gives no TTL); the cache is bounded in bytes. Clones share the cache.
@@ -236,6 +238,35 @@ impl reqwest::dns::Resolve for Resolver {
             let addrs = resolver.lookup_on(name.as_str(), None).await?;
             let addrs: Vec<SocketAddr> = addrs.iter().map(|ip| SocketAddr::new(*ip, 0)).collect();
             Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// hyper-util's connector takes a resolver as a tower service of names: give it this one
+/// (`HttpConnector::new_with_resolver(resolver)`) so that a tower stack connects to the address
+/// the `ip` group and the redirect guard use.
+#[cfg(feature = "hyper-util")]
+impl tower_service::Service<hyper_util::client::legacy::connect::dns::Name> for Resolver {
+    type Response = std::vec::IntoIter<SocketAddr>;
+    type Error = std::io::Error;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = std::io::Result<Self::Response>> + Send>,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, name: hyper_util::client::legacy::connect::dns::Name) -> Self::Future {
+        let resolver = self.clone();
+        Box::pin(async move {
+            // Port 0: the connector sets the URI's port.
+            let addrs = resolver.lookup_on(name.as_str(), None).await?;
+            let addrs: Vec<SocketAddr> = addrs.iter().map(|ip| SocketAddr::new(*ip, 0)).collect();
+            Ok(addrs.into_iter())
         })
     }
 }

@@ -1,5 +1,6 @@
 //! The layer's added cost per request: a cache hit with no politeness wait, against the bare
-//! inner service (in memory, so only our work is measured).
+//! inner service (in memory, so only our work is measured), under each politeness key (`host`,
+//! the default; `domain`, a Public Suffix List lookup; `ip`, a resolver cache hit).
 //!
 //! ```text
 //! cargo bench -p robots-tower --bench layer
@@ -13,7 +14,7 @@ use bytes::Bytes;
 use criterion::{Criterion, criterion_group, criterion_main};
 use http_body_util::Full;
 use robots_fetch::Origin;
-use robots_tower::RobotsLayer;
+use robots_tower::{PolitenessKey, Resolver, RobotsLayer};
 use tower::{Layer, ServiceExt};
 
 fn benches(c: &mut Criterion) {
@@ -24,24 +25,36 @@ fn benches(c: &mut Criterion) {
     let inner = tower::service_fn(|_request: http::Request<Full<Bytes>>| async {
         Ok::<_, Infallible>(http::Response::new(Full::new(Bytes::from_static(b"ok"))))
     });
-    let layer = RobotsLayer::builder("FooBot/1.0")
-        .min_delay(Duration::ZERO)
-        .concurrency(usize::MAX >> 4)
-        .build();
+    let layer_with = |key: PolitenessKey| {
+        // The address is an override: the resolver answers from memory, as on a cache hit.
+        let resolver = Resolver::new()
+            .with_override_text("www.example.co.uk:443:192.0.2.10")
+            .unwrap();
+        RobotsLayer::builder("FooBot/1.0")
+            .min_delay(Duration::ZERO)
+            .concurrency(usize::MAX >> 4)
+            .politeness_key(key)
+            .resolver(resolver)
+            .build()
+    };
     let mut body = String::from("User-agent: *\n");
     for j in 0..20 {
         body.push_str(&format!(
             "Disallow: /private{j}/\nAllow: /private{j}/*.html$\n"
         ));
     }
-    runtime.block_on(async {
-        layer.cache().insert(
-            &Origin::parse("https://example.com").unwrap(),
-            body.as_bytes(),
-        )
-    });
-    let service = layer.layer(inner);
-    let uri: http::Uri = "https://example.com/blog/2024/some-article?ref=home"
+    let service_with = |key| {
+        let layer = layer_with(key);
+        runtime.block_on(async {
+            layer.cache().insert(
+                &Origin::parse("https://www.example.co.uk").unwrap(),
+                body.as_bytes(),
+            )
+        });
+        layer.layer(inner)
+    };
+    let service = service_with(PolitenessKey::Host);
+    let uri: http::Uri = "https://www.example.co.uk/blog/2024/some-article?ref=home"
         .parse()
         .unwrap();
 
@@ -64,6 +77,21 @@ fn benches(c: &mut Criterion) {
             async move { black_box(service.oneshot(request).await.is_ok()) }
         })
     });
+    for (name, key) in [
+        ("with_robots_layer_domain_key", PolitenessKey::Domain),
+        ("with_robots_layer_ip_key", PolitenessKey::Ip),
+    ] {
+        let service = service_with(key);
+        group.bench_function(name, |b| {
+            b.to_async(&runtime).iter(|| {
+                let request = http::Request::get(uri.clone())
+                    .body(Full::default())
+                    .unwrap();
+                let service = service.clone();
+                async move { black_box(service.oneshot(request).await.is_ok()) }
+            })
+        });
+    }
     group.finish();
 }
 

@@ -281,10 +281,7 @@ impl<Target> RobotsConfig<Target> {
     /// The response statuses that pause a group (429, 500, 502, 503, 504): for `Retry-After`
     /// when given, else the back-off ([`RobotsConfig::backoff`]).
     pub fn backoff_statuses(mut self, statuses: impl IntoIterator<Item = u16>) -> Self {
-        let mut statuses: Vec<u16> = statuses.into_iter().collect();
-        statuses.sort_unstable();
-        statuses.dedup();
-        self.politeness.backoff_statuses = statuses;
+        self.politeness.backoff_statuses = crate::politeness::StatusSet::of(statuses);
         self
     }
 

@@ -150,11 +150,14 @@ impl Gate {
             return Ok(Admit::Wait(allowed));
         };
         let (interval, clamped_from) = self.interval_for(&allowed.entry)?;
-        let Some(group) = self.groups.key_now(allowed.entry.origin()) else {
-            // The address is not known yet: `pace` resolves it.
-            return Ok(Admit::Wait(allowed));
+        let turn = match self.groups.text_key(allowed.entry.origin()) {
+            Some(group) => local.try_acquire(group, interval, now),
+            None => match self.groups.key_now(allowed.entry.origin()) {
+                Some(group) => local.try_acquire(group.as_str(), interval, now),
+                // The address is not known yet: `pace` resolves it.
+                None => return Ok(Admit::Wait(allowed)),
+            },
         };
-        let turn = local.try_acquire(group.as_str(), interval, now);
         if turn.is_err() && self.not_ready == WhenNotReady::Wait {
             // `pace` waits for it (and says so if the interval was clamped).
             return Ok(Admit::Wait(allowed));
@@ -239,10 +242,19 @@ impl Gate {
 
     /// The interval robots.txt asks for the origin, as applied (and the asked one when
     /// clamped); refused when it asks for more than the maximum and that is refused.
+    #[inline]
     pub(crate) fn interval_for(
         &self,
         entry: &CachedRobots,
     ) -> Result<(Duration, Option<Duration>), RobotsError> {
+        match self.interval_asked(entry) {
+            Interval::Applied(interval, clamped_from) => Ok((interval, clamped_from)),
+            Interval::TooLong(asked) => Err(self.too_long(entry, asked)),
+        }
+    }
+
+    /// What robots.txt asks for the origin, under the configured maximum.
+    fn interval_asked(&self, entry: &CachedRobots) -> Interval {
         let asked = [
             entry.crawl_delay().map(|c| c.delay),
             entry.request_rate().map(|r| r.interval()),
@@ -250,25 +262,34 @@ impl Gate {
         .into_iter()
         .flatten()
         .max();
-        let config = self.politeness.config();
-        match config.interval(asked) {
-            Interval::Applied(interval, clamped_from) => Ok((interval, clamped_from)),
-            Interval::TooLong(asked) => {
-                info!(origin = %entry.origin(), ?asked, max = ?config.max_delay, "Crawl-delay above the maximum: the origin is refused");
-                crate::telemetry::decided("crawl_delay_too_long");
-                Err(RobotsError::CrawlDelayTooLong {
-                    origin: entry.origin().clone(),
-                    asked,
-                    max: config.max_delay,
-                })
-            }
+        self.politeness.config().interval(asked)
+    }
+
+    /// The refusal of an origin whose Crawl-delay is above the maximum (built off the usual
+    /// path: the error is large).
+    #[cold]
+    fn too_long(&self, entry: &CachedRobots, asked: Duration) -> RobotsError {
+        let max = self.politeness.config().max_delay;
+        info!(origin = %entry.origin(), ?asked, ?max, "Crawl-delay above the maximum: the origin is refused");
+        crate::telemetry::decided("crawl_delay_too_long");
+        RobotsError::CrawlDelayTooLong {
+            origin: entry.origin().clone(),
+            asked,
+            max,
         }
     }
 
     /// Says, once per origin, that robots.txt asked for more than the maximum interval and the
     /// interval was clamped (as the caller chose).
+    #[inline]
     fn warn_if_clamped(&self, entry: &CachedRobots, applied: Duration, asked: Option<Duration>) {
-        let Some(asked) = asked else { return };
+        if let Some(asked) = asked {
+            self.warn_clamped(entry, applied, asked);
+        }
+    }
+
+    #[cold]
+    fn warn_clamped(&self, entry: &CachedRobots, applied: Duration, asked: Duration) {
         let mut warned = self.clamp_warned.lock().unwrap_or_else(|e| e.into_inner());
         if warned.contains(entry.origin()) {
             return;

@@ -43,13 +43,19 @@ pub(crate) struct Rare {
 
 impl RobotsInfo {
     /// Sets the rare parts, boxing them only when there is something to hold.
+    #[inline]
     pub(crate) fn set_rare(&mut self, clamped_from: Option<Duration>, pause: Option<GroupPause>) {
         if clamped_from.is_some() || pause.is_some() {
-            self.rare = Some(Box::new(Rare {
-                interval_clamped_from: clamped_from,
-                pause,
-            }));
+            self.box_rare(clamped_from, pause);
         }
+    }
+
+    #[cold]
+    fn box_rare(&mut self, clamped_from: Option<Duration>, pause: Option<GroupPause>) {
+        self.rare = Some(Box::new(Rare {
+            interval_clamped_from: clamped_from,
+            pause,
+        }));
     }
 }
 

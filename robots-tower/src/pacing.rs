@@ -31,6 +31,9 @@ impl From<FleetPermit> for Permit {
 }
 
 /// The pacing a gate uses: in this process, or across a fleet through Redis.
+// The in-process pacer is the usual one and is read on every request: kept inline (one per
+// gate, not per request); the fleet's is boxed.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Pacing {
     Local(Politeness),
     #[cfg(feature = "redis")]

@@ -115,8 +115,8 @@ pub(crate) struct PolitenessConfig {
     pub backoff_base: Duration,
     /// …up to this (5 min).
     pub backoff_max: Duration,
-    /// The statuses that pause the group (429, 500, 502, 503, 504), sorted.
-    pub backoff_statuses: Vec<u16>,
+    /// The statuses that pause the group (429, 500, 502, 503, 504).
+    pub backoff_statuses: StatusSet,
     /// Whether connect errors, resets and timeouts pause the group (true).
     pub backoff_on_network_errors: bool,
     /// With one request in flight, the interval after a response is at least this × the time
@@ -126,6 +126,29 @@ pub(crate) struct PolitenessConfig {
     pub spacing: Spacing,
     /// Whether rate-limit headers that say nothing is left pause the group (true).
     pub rate_limit_headers: bool,
+}
+
+/// A set of HTTP statuses (100-599) as bits: read on every response, so a lookup is one shift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct StatusSet([u64; 10]);
+
+impl StatusSet {
+    pub(crate) fn of(statuses: impl IntoIterator<Item = u16>) -> StatusSet {
+        let mut set = StatusSet::default();
+        for status in statuses {
+            if let Some(word) = set.0.get_mut(usize::from(status / 64)) {
+                *word |= 1 << (status % 64);
+            }
+        }
+        set
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, status: u16) -> bool {
+        self.0
+            .get(usize::from(status / 64))
+            .is_some_and(|word| word >> (status % 64) & 1 == 1)
+    }
 }
 
 /// The statuses that pause a group by default: "slow down" and the server errors of an
@@ -144,7 +167,7 @@ impl Default for PolitenessConfig {
             max_retry_after: Duration::from_secs(600),
             backoff_base: Duration::from_secs(5),
             backoff_max: Duration::from_secs(300),
-            backoff_statuses: DEFAULT_BACKOFF_STATUSES.to_vec(),
+            backoff_statuses: StatusSet::of(DEFAULT_BACKOFF_STATUSES),
             backoff_on_network_errors: true,
             delay_factor: 1.0,
             spacing: Spacing::FromEnd,
@@ -205,7 +228,7 @@ impl PolitenessConfig {
     /// Whether a response (or a request's failure) is distress.
     pub(crate) fn is_distress(&self, outcome: Outcome) -> bool {
         match outcome {
-            Outcome::Status(status) => self.backoff_statuses.binary_search(&status).is_ok(),
+            Outcome::Status(status) => self.backoff_statuses.contains(status),
             Outcome::NetworkError => self.backoff_on_network_errors,
             Outcome::Cancelled => false,
         }
@@ -260,7 +283,7 @@ impl Observed {
             outcome: Outcome::Status(status),
             retry_after: robots_fetch::retry_after(headers),
             rate_limited: if config.rate_limit_headers {
-                robots_fetch::rate_limit_pause(headers, std::time::SystemTime::now())
+                robots_fetch::rate_limit_pause(headers)
             } else {
                 None
             },
@@ -396,8 +419,6 @@ impl Drop for InFlight {
 /// sees it.
 pub(crate) struct LocalPermit {
     in_flight: InFlight,
-    /// When the request started (the adaptive delay measures from here).
-    started: Instant,
     /// Set by `Politeness::finish`, which recorded the end already.
     ended: bool,
 }
@@ -534,7 +555,6 @@ impl Politeness {
                     }
                     return LocalPermit {
                         in_flight: place.in_flight,
-                        started: now,
                         ended: false,
                     };
                 }
@@ -568,7 +588,6 @@ impl Politeness {
         match place.in_flight.0.next_start(interval, &self.config, now) {
             None => Ok(LocalPermit {
                 in_flight: place.in_flight,
-                started: now,
                 ended: false,
             }),
             Some((at, reason)) => Err(ReadyLater {
@@ -624,13 +643,18 @@ impl Politeness {
 
     /// Ends a request through its own place: what it taught and its end, in one lock of the
     /// group's state (no second lookup of the group on the request path).
+    #[inline]
     pub(crate) fn finish(&self, mut permit: LocalPermit, observed: Observed) -> Option<GroupPause> {
         let slot = &permit.in_flight.0;
         let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
         // Only spacing from the end and the adaptive delay read it (a clock read saved per
         // request otherwise).
         let now = self.config.tracks_end().then(Instant::now);
-        let took = now.map(|now| now.saturating_duration_since(permit.started));
+        // With one request at a time, the last start is this request's: the adaptive delay
+        // measures from there (the permit stays small: it is moved with every request).
+        let took = now
+            .zip(state.last_start)
+            .map(|(now, start)| now.saturating_duration_since(start));
         let pause = self.apply(&slot.key, &mut state, observed, took);
         if now.is_some() {
             state.last_end = now;
@@ -953,7 +977,7 @@ mod tests {
         assert!(pause.duration <= Duration::from_millis(440), "{pause:?}");
         // A status outside the set, or a cancelled request, changes nothing.
         let quiet = Politeness::new(PolitenessConfig {
-            backoff_statuses: vec![429, 503],
+            backoff_statuses: StatusSet::of([429, 503]),
             backoff_on_network_errors: false,
             ..Default::default()
         });

@@ -166,13 +166,25 @@ impl Origin {
     }
 
     /// The host, as in the origin (lowercase, punycode, an IPv6 literal in brackets).
+    #[inline]
     pub fn host(&self) -> &str {
-        let authority = self.as_str().split_once("://").map_or("", |(_, a)| a);
-        match authority.rsplit_once(':') {
-            // A colon inside brackets is the IPv6 literal's own.
-            Some((host, port)) if !port.contains(']') => host,
-            _ => authority,
-        }
+        let authority = self.authority();
+        authority
+            .get(..port_colon(authority).unwrap_or(authority.len()))
+            .unwrap_or(authority)
+    }
+
+    /// `host[:port]`. Hand-written, because the politeness group is the host and is read on
+    /// every request: the scheme is `http` or `https`, so no substring search is needed.
+    #[inline]
+    fn authority(&self) -> &str {
+        let text = self.as_str();
+        let skip = if text.starts_with("https://") {
+            "https://".len()
+        } else {
+            "http://".len()
+        };
+        text.get(skip..).unwrap_or("")
     }
 
     /// The port connections go to: the origin's own, or the scheme's default (80, 443).
@@ -183,11 +195,14 @@ impl Origin {
     /// assert_eq!(Origin::parse("http://example.com:8080").unwrap().port(), 8080);
     /// ```
     pub fn port(&self) -> u16 {
-        let authority = self.as_str().split_once("://").map_or("", |(_, a)| a);
-        match authority.rsplit_once(':') {
-            Some((_, port)) if !port.contains(']') => port.parse().unwrap_or(0),
-            _ if self.scheme() == "https" => 443,
-            _ => 80,
+        let authority = self.authority();
+        match port_colon(authority) {
+            Some(colon) => authority
+                .get(colon + 1..)
+                .and_then(|port| port.parse().ok())
+                .unwrap_or(0),
+            None if self.scheme() == "https" => 443,
+            None => 80,
         }
     }
 
@@ -205,6 +220,23 @@ impl Origin {
             Repr::Shared(shared) => shared.len(),
         }
     }
+}
+
+/// Where the `:` before an authority's port is: the port is at most 5 digits at the end (an
+/// origin keeps only non-default ports, always written in digits), so only the last 6 bytes are
+/// looked at; an IPv6 literal ends in `]`. Hand-written: it runs on every request.
+#[inline]
+fn port_colon(authority: &str) -> Option<usize> {
+    let bytes = authority.as_bytes();
+    let from = bytes.len().saturating_sub(6);
+    for at in (from..bytes.len()).rev() {
+        match bytes.get(at) {
+            Some(b':') => return Some(at),
+            Some(b) if b.is_ascii_digit() => {}
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Only http(s) URLs have a robots.txt.
@@ -348,6 +380,23 @@ impl TryFrom<&http::Uri> for Origin {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn host_and_port_of_every_form() {
+        for (text, host, port) in [
+            ("http://example.com", "example.com", 80),
+            ("https://example.com", "example.com", 443),
+            ("https://example.com:8443", "example.com", 8443),
+            ("http://127.0.0.1:1", "127.0.0.1", 1),
+            ("http://[::1]", "[::1]", 80),
+            ("http://[::1]:65535", "[::1]", 65535),
+            ("https://[2001:db8::1]", "[2001:db8::1]", 443),
+            ("http://a1234", "a1234", 80),
+        ] {
+            let origin = Origin::parse(text).unwrap();
+            assert_eq!((origin.host(), origin.port()), (host, port), "{text}");
+        }
+    }
+
     use super::*;
 
     fn origin(url: &str) -> String {

@@ -5,6 +5,7 @@
 mod captured;
 mod fleet;
 mod frameworks;
+mod groups;
 mod guarantees;
 mod http_semantics;
 mod layer;
