@@ -166,8 +166,12 @@ impl Resolver {
         if let Ok(literal) = host.parse::<IpAddr>() {
             return Some(literal);
         }
-        if !self.0.overrides.is_empty()
-            && let Some(addrs) = self.overridden(host, Some(port))
+        // Read in place: this runs on every request under the address key.
+        if let Some((_, _, addrs)) = self
+            .0
+            .overrides
+            .iter()
+            .find(|(h, p, _)| *p == port && h.eq_ignore_ascii_case(host))
         {
             return addrs.first().copied();
         }
