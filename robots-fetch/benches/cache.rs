@@ -37,7 +37,7 @@ fn setup() -> (RobotsCache, Vec<String>) {
 /// One decision: one clock read, the origin's entry, the verdict.
 fn decide(cache: &RobotsCache, url: &Url) -> bool {
     let now = tokio::time::Instant::now();
-    let Ok(origin) = Origin::from_url(url) else {
+    let Ok(origin) = Origin::key_of_url(url) else {
         return false;
     };
     cache

@@ -62,7 +62,7 @@ pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClie
 pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
 pub use headers::{max_age, rate_limit_pause, retry_after};
 pub use human::{HumanDuration, Relative};
-pub use origin::{Origin, OriginError};
+pub use origin::{Origin, OriginError, OriginKey, OriginRef};
 pub use outcome::{
     FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause,
 };

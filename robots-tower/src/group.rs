@@ -308,7 +308,14 @@ mod tests {
 
     #[test]
     fn addresses_are_written_as_display_writes_them() {
-        for addr in ["0.0.0.0", "10.0.0.7", "192.168.100.255", "8.8.8.8", "::1", "2001:db8::1"] {
+        for addr in [
+            "0.0.0.0",
+            "10.0.0.7",
+            "192.168.100.255",
+            "8.8.8.8",
+            "::1",
+            "2001:db8::1",
+        ] {
             let ip: IpAddr = addr.parse().unwrap();
             assert_eq!(GroupKey::of_addr(ip).as_str(), ip.to_string());
         }

@@ -177,7 +177,7 @@ impl<C> RobotsHooks<C> {
     /// The verdict for a URL from the cache alone: `None` when the origin's robots.txt is not
     /// cached (or due for a refresh); then [`RobotsHooks::check`] fetches it.
     pub fn verdict(&self, url: &Url) -> Option<Result<Option<DecidingRule>, RobotsError>> {
-        let origin = match Origin::from_url(url) {
+        let origin = match Origin::key_of_url(url) {
             Ok(origin) => origin,
             Err(error) => return Some(Err(error.into())),
         };

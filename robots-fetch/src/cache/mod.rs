@@ -36,7 +36,7 @@ use tracing::{debug, trace};
 
 use crate::client::FetchClient;
 use crate::fetch::{FetchConfig, fetch};
-use crate::origin::Origin;
+use crate::origin::{Origin, OriginKey};
 use crate::outcome::FetchOutcome;
 use crate::store::RobotsStore;
 use crate::time::later;
@@ -139,12 +139,20 @@ impl RobotsCache {
     /// let now = Instant::now();
     /// let entry = cache.cached_at(&origin, now).unwrap();
     /// assert!(!entry.verdict_at(b"/private/x", now).allowed);
+    /// // From a parsed URL, without copying its origin out.
+    /// let url = url::Url::parse("https://example.com/private/x").unwrap();
+    /// assert!(cache.cached_at(&Origin::key_of_url(&url).unwrap(), now).is_some());
     /// ```
-    pub fn cached_at(&self, origin: &Origin, now: Instant) -> Option<Arc<CachedRobots>> {
+    pub fn cached_at<O: OriginKey + ?Sized>(
+        &self,
+        origin: &O,
+        now: Instant,
+    ) -> Option<Arc<CachedRobots>> {
+        let origin = origin.origin_text();
         let found = self
             .inner
             .entries
-            .get(origin.as_str())
+            .get(origin)
             .filter(|e| now < e.refresh_at);
         let counter = if found.is_some() {
             &self.inner.counters.hits
@@ -152,11 +160,7 @@ impl RobotsCache {
             &self.inner.counters.misses
         };
         counter.fetch_add(1, Ordering::Relaxed);
-        trace!(
-            origin = origin.as_str(),
-            hit = found.is_some(),
-            "robots.txt cache lookup"
-        );
+        trace!(origin, hit = found.is_some(), "robots.txt cache lookup");
         found
     }
 

@@ -98,6 +98,27 @@ impl Origin {
     /// The origin of a parsed URL. Does not allocate.
     #[inline]
     pub fn from_url(url: &Url) -> Result<Origin, OriginError> {
+        match Origin::key_of_url(url)? {
+            OriginRef::Borrowed(text) => Ok(Origin::from_canonical(text)),
+            OriginRef::Owned(origin) => Ok(*origin),
+        }
+    }
+
+    /// The origin of a parsed URL without copying it when the URL's own text is the origin
+    /// (the usual URL: no userinfo, no trailing dot): what a cache lookup from a URL needs, and
+    /// nothing more ([`crate::RobotsCache::cached_at`] takes it). The same errors as
+    /// [`Origin::from_url`].
+    ///
+    /// ```
+    /// use robots_fetch::{Origin, OriginRef};
+    /// let url = url::Url::parse("https://Example.com:443/a?b")?;
+    /// let key = Origin::key_of_url(&url)?;
+    /// assert!(matches!(key, OriginRef::Borrowed("https://example.com")));
+    /// assert_eq!(key.into_owned(), Origin::parse("https://example.com")?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn key_of_url(url: &Url) -> Result<OriginRef<'_>, OriginError> {
         check_scheme(url.scheme(), || url.to_string())?;
         let Some(host) = url.host_str().filter(|h| !h.is_empty()) else {
             return Err(OriginError::NoHost {
@@ -107,8 +128,16 @@ impl Origin {
         // The URL parser has normalised the scheme, host and port already: the origin is its
         // text up to the port, unless userinfo or a trailing dot on the host must be left out.
         if url.username().is_empty() && url.password().is_none() && !host.ends_with('.') {
-            return Ok(Origin::from_canonical(&url[..Position::AfterPort]));
+            return Ok(OriginRef::Borrowed(&url[..Position::AfterPort]));
         }
+        Ok(OriginRef::Owned(Box::new(Origin::rebuilt_from_url(
+            url, host,
+        ))))
+    }
+
+    /// The origin of a URL whose text is not its origin (userinfo, a trailing dot).
+    #[cold]
+    fn rebuilt_from_url(url: &Url, host: &str) -> Origin {
         let mut key = Builder::default();
         key.push(url.scheme());
         key.push("://");
@@ -117,7 +146,7 @@ impl Origin {
             key.push(":");
             key.push(itoa_u16(port, &mut [0; 5]));
         }
-        Ok(key.finish())
+        key.finish()
     }
 
     /// The origin of an absolute request URI (what a tower service receives). Does not
@@ -300,6 +329,62 @@ fn strip_root_dot(host: &str) -> &str {
     match host.strip_suffix('.') {
         Some(stripped) if !stripped.is_empty() && !stripped.ends_with('.') => stripped,
         _ => host,
+    }
+}
+
+/// An origin as a cache is looked up by: borrowed from a URL's text when that text is the
+/// origin ([`Origin::key_of_url`]), else an owned [`Origin`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OriginRef<'a> {
+    /// The URL's own text up to its port: already canonical.
+    Borrowed(&'a str),
+    /// Built, because the URL's text is not its origin (boxed: rare, and the usual key stays
+    /// two words).
+    Owned(Box<Origin>),
+}
+
+impl OriginRef<'_> {
+    /// `scheme://host[:port]`.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        match self {
+            OriginRef::Borrowed(text) => text,
+            OriginRef::Owned(origin) => origin.as_str(),
+        }
+    }
+
+    /// The owned origin.
+    pub fn into_owned(self) -> Origin {
+        match self {
+            OriginRef::Borrowed(text) => Origin::from_canonical(text),
+            OriginRef::Owned(origin) => *origin,
+        }
+    }
+}
+
+/// What a cache lookup takes: an [`Origin`] or an [`OriginRef`] (sealed).
+pub trait OriginKey: sealed::Sealed {
+    /// The origin's canonical text, the cache's key.
+    fn origin_text(&self) -> &str;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Origin {}
+    impl Sealed for super::OriginRef<'_> {}
+}
+
+impl OriginKey for Origin {
+    #[inline]
+    fn origin_text(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl OriginKey for OriginRef<'_> {
+    #[inline]
+    fn origin_text(&self) -> &str {
+        self.as_str()
     }
 }
 
