@@ -100,7 +100,8 @@ pub fn polite_client_with(
     website: &Website,
     robots: RobotsConfig<ForMiddleware>,
 ) -> Result<spider::Client, SpiderError> {
-    let client = network_client(website)?;
+    // Spider's client connects through the resolver the middleware groups and judges hops by.
+    let client = network_client_resolving(website, Some(robots.resolver_in_use()))?;
     if website.configuration.respect_robots_txt {
         tracing::warn!(
             "spider's own robots.txt check is on: it fetches robots.txt again with its own parser; turn it off with with_respect_robots_txt(false), the middleware enforces robots.txt"
@@ -115,10 +116,21 @@ pub fn polite_client_with(
 /// The reqwest client spider would crawl with (its base settings, its proxy, its request
 /// timeout), with reqwest's redirect following off: the middleware follows hop by hop.
 pub fn network_client(website: &Website) -> Result<reqwest::Client, SpiderError> {
+    network_client_resolving(website, None)
+}
+
+/// [`network_client`], connecting through `resolver` when given.
+fn network_client_resolving(
+    website: &Website,
+    resolver: Option<robots_tower::Resolver>,
+) -> Result<reqwest::Client, SpiderError> {
     let config = &website.configuration;
     let mut builder = website
         .configure_base_client()
         .redirect(reqwest::redirect::Policy::none());
+    if let Some(resolver) = resolver {
+        builder = builder.dns_resolver(std::sync::Arc::new(resolver));
+    }
     if let Some(timeout) = config.request_timeout {
         builder = builder.timeout(timeout);
     }

@@ -141,3 +141,30 @@ async fn in_schedule_mode_spider_is_told_not_now_instead_of_waiting() {
     let pages: Vec<String> = site.pages().into_iter().map(|s| s.target).collect();
     assert_eq!(pages, ["/"]);
 }
+
+/// spider's client connects through the middleware's resolver: a name only its override knows
+/// is crawled, so the address the middleware paces and judges is the one connected to.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spider_connects_through_the_middlewares_resolver() {
+    let site = site(disallowing_private).await;
+    let port = site.addr().port();
+    let mut website = Website::new(&format!("http://only-the-override.test:{port}/"));
+    website
+        .with_user_agent(Some(UA))
+        .with_respect_robots_txt(false)
+        .with_limit(3);
+    let resolver = robots_tower::Resolver::new()
+        .with_override_text(&format!("only-the-override.test:{port}:127.0.0.1"))
+        .unwrap();
+    let robots = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::from_millis(10))
+        .resolver(resolver);
+    website.set_http_client(polite_client(&website, robots).unwrap());
+    website.crawl().await;
+    let seen = site.seen();
+    assert!(
+        seen.iter()
+            .any(|s| s.target == "/" && s.host.as_deref() == Some("only-the-override.test")),
+        "{seen:?}"
+    );
+}

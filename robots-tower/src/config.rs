@@ -245,6 +245,31 @@ impl<Target> RobotsConfig<Target> {
         self.cache_setting("resolver", |b| b.resolver(resolver))
     }
 
+    /// The resolver the front end will group by (`PolitenessKey::Ip`) and judge redirect hops
+    /// by: a shared cache's (`.cache(…)`), else the one given to [`RobotsConfig::resolver`], else
+    /// the default. Give the same one to an HTTP client you build yourself
+    /// (`reqwest::ClientBuilder::dns_resolver(Arc::new(resolver))`), so that the address paced
+    /// and judged is the address connected to.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use robots_tower::{Resolver, RobotsMiddleware};
+    /// let resolver = Resolver::new().with_override_text("shop.example:443:192.0.2.7")?;
+    /// let config = RobotsMiddleware::builder("FooBot/1.0").resolver(resolver);
+    /// let client = reqwest::Client::builder()
+    ///     .redirect(reqwest::redirect::Policy::none())
+    ///     .dns_resolver(Arc::new(config.resolver_in_use()))
+    ///     .build()?;
+    /// # let _ = client;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resolver_in_use(&self) -> Resolver {
+        match &self.cache {
+            Some(cache) => cache.fetch_config().resolver.clone(),
+            None => self.cache_builder.resolver_in_use().clone(),
+        }
+    }
+
     /// Minimum interval between request starts to one group (1 s).
     pub fn min_delay(mut self, delay: Duration) -> Self {
         self.politeness.min_delay = delay;

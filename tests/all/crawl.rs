@@ -197,6 +197,45 @@ fn usage_errors_exit_with_2() {
         "https://e.example/",
     ]);
     assert_eq!(out.status.code(), Some(2));
+    // The politeness flags: each bad value is one line on stderr and exit 2, nothing fetched.
+    for (flag, value, says) in [
+        ("--politeness-key", "server", "unknown politeness key"),
+        (
+            "--overlong-crawl-delay",
+            "skip",
+            "expected refuse, honor or clamp",
+        ),
+        ("--resolve", "a.test:80", "HOST:PORT:ADDR"),
+        ("--resolve", "a.test:80:not-an-ip", "not an IP address"),
+        ("--backoff-base", "-1", "not a number of seconds"),
+        ("--backoff-max", "NaN", "not a number of seconds"),
+        ("--delay-factor", "-0.5", "not a factor"),
+        ("--min-delay", "inf", "not a number of seconds"),
+    ] {
+        let out = crawl(&["--user-agent", UA, flag, value, "https://e.example/"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(stderr.contains(says), "{flag} {value}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{flag} {value}: {stderr}");
+    }
+    // Fractional seconds are fine.
+    let out = crawl(&[
+        "--user-agent",
+        UA,
+        "--backoff-base",
+        "0.25",
+        "--backoff-max",
+        "0.5",
+        "--delay-factor",
+        "1.5",
+        "not a url",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn fleet_args(redis: &str, site: &Site, paths: &[String]) -> Vec<String> {

@@ -459,3 +459,37 @@ async fn a_fleet_paces_two_ports_of_one_host_as_one() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleet_groups_by_domain_across_processes() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = site("", |_| Answer::ok("page")).await;
+    let names = ["a.shop.co.uk", "b.shop.co.uk"];
+    let options = with(
+        &[
+            "--min-delay",
+            "0.5",
+            "--delay-factor",
+            "0",
+            "--politeness-key",
+            "domain",
+        ],
+        &resolve(&site, &names),
+    );
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let runs = names.map(|name| {
+        let urls = vec![site.url_as(name, "/1"), site.url_as(name, "/2")];
+        crawl_async(fleet(&redis, &options, urls))
+    });
+    futures_util::future::join_all(runs).await;
+    let all = starts(&site.pages());
+    assert_eq!(all.len(), 4);
+    for gap in gaps(all) {
+        assert!(
+            secs(&gap) >= 0.49,
+            "one registrable domain, two processes: {gap:?}"
+        );
+    }
+}

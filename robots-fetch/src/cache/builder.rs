@@ -191,6 +191,12 @@ impl RobotsCacheBuilder {
         self
     }
 
+    /// The resolver set with [`RobotsCacheBuilder::resolver`] (or the default one): give the
+    /// same to an HTTP client of your own.
+    pub fn resolver_in_use(&self) -> &crate::Resolver {
+        &self.fetch.resolver
+    }
+
     /// Lifetimes, back-off and size.
     pub fn config(mut self, config: CacheConfig) -> Self {
         self.config = config;

@@ -65,8 +65,17 @@ async fn lossy_names_and_clamped_delays_are_reported() {
             .unwrap()
     };
     service.clone().oneshot(get("/busy")).await.unwrap();
+    // (The 503's pause, capped at 10 min, is waited out: time is paused.)
+    service.clone().oneshot(get("/again")).await.unwrap();
 
     let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    // The clamp is said once per origin, not once per request.
+    assert_eq!(
+        log.matches("Crawl-delay above the maximum: clamped")
+            .count(),
+        1,
+        "{log}"
+    );
     for expected in [
         "cut short to its product token",
         "AB42bot",
