@@ -174,8 +174,9 @@ struct Release {
     idle_ttl: Duration,
     /// How long after the reservation the start is.
     wait_ms: u64,
-    /// When the request may start (the adaptive delay measures from here).
-    starts_at: Instant,
+    /// When the request may start (the adaptive delay measures from here); none for a
+    /// response observed without a lease.
+    starts_at: Option<Instant>,
 }
 
 /// Milliseconds as a script argument, -1 for none.
@@ -198,7 +199,7 @@ impl Release {
         let ends_streak = !distress && matches!(observed.outcome, Outcome::Status(_));
         let adaptive = match observed.outcome {
             Outcome::Status(_) if config.delay_factor > 0.0 && config.concurrency <= 1 => {
-                Some(config.adaptive(self.starts_at.elapsed()))
+                self.starts_at.map(|at| config.adaptive(at.elapsed()))
             }
             _ => None,
         };
@@ -310,6 +311,34 @@ impl FleetPacing {
 
     pub(crate) fn local(&self) -> &Politeness {
         &self.local
+    }
+
+    /// Records a response seen without a lease (a hook after the fact) for the whole fleet, in
+    /// the background: distress and exhausted rate limits pause the group for every process.
+    /// This process's own pacing learns it at once.
+    pub(crate) fn observe(&self, group: &str, observed: Observed) -> Option<GroupPause> {
+        let pause = self.local.observe(group, observed);
+        let release = Release {
+            fleet: self.fleet.clone(),
+            keys: (
+                self.fleet.key(group, "pace"),
+                self.fleet.key(group, "leases"),
+            ),
+            // No lease to give back.
+            id: String::new(),
+            config: self.config.clone(),
+            idle_ttl: self.config.backoff_max,
+            wait_ms: 0,
+            starts_at: None,
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn(release.run(observed))),
+            Err(_) => debug!(
+                group,
+                "no runtime: the response is known to this process only"
+            ),
+        }
+        pause
     }
 
     /// Waits for the origin's turn across the fleet. The process's own place comes first, so
@@ -482,7 +511,7 @@ impl FleetPacing {
                 config: self.config.clone(),
                 idle_ttl,
                 wait_ms,
-                starts_at: later(Instant::now(), Duration::from_millis(wait_ms)),
+                starts_at: Some(later(Instant::now(), Duration::from_millis(wait_ms))),
             }),
             2 => Answer::ReadyLater(ReadyLater {
                 ready_in: Some(Duration::from_millis(wait_ms)),

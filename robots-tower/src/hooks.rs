@@ -190,9 +190,10 @@ impl<C> RobotsHooks<C> {
         )
     }
 
-    /// Learns from a response seen without a ticket (a hook after the fact): 429/503 pause the
-    /// origin in this process, a success ends the pause. (A [`Ticket::finish`] does this too,
-    /// and in fleet mode pauses the whole fleet.)
+    /// Learns from a response seen without a ticket (a hook after the fact): a distress status
+    /// or exhausted rate-limit headers pause the origin's group, any other response ends the
+    /// back-off streak. In fleet mode every process learns it (sent to Redis in the background).
+    /// (A [`Ticket::finish`] does this too.)
     pub fn observe(&self, origin: &Origin, status: u16, headers: &http::HeaderMap) {
         let Some(group) = self.gate.groups.key_now(origin) else {
             // (The address key, with the host never resolved here: nothing was sent to it.)

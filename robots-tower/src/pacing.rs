@@ -107,13 +107,13 @@ impl Pacing {
         }
     }
 
-    /// Learns from a response without a request's place (a hook that saw a response), in this
-    /// process.
+    /// Learns from a response without a request's place (a hook that saw a response); a fleet
+    /// records it for every process (in the background).
     pub(crate) fn observe(&self, group: &str, observed: Observed) -> Option<GroupPause> {
         match self {
             Pacing::Local(p) => p.observe(group, observed),
             #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => f.local().observe(group, observed),
+            Pacing::Fleet(f) => f.observe(group, observed),
         }
     }
 

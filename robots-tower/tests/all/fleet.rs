@@ -410,3 +410,39 @@ async fn hooks_of_different_members_see_one_fleet_turn() {
         "one robots.txt fetch for the fleet"
     );
 }
+
+/// A response a hook saw without a ticket (`RobotsHooks::observe`) pauses the whole fleet, as
+/// one seen through the middleware does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_response_observed_by_a_hook_pauses_every_member() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    let fleet = RedisFleet::new(&redis.url()).unwrap();
+    let hooks = RobotsMiddleware::builder("FooBot/1.0")
+        .fleet(&fleet)
+        .min_delay(Duration::from_millis(10))
+        .build()
+        .unwrap()
+        .hooks();
+    let origin = robots_fetch::Origin::parse(&server.uri()).unwrap();
+    let mut headers = http::HeaderMap::new();
+    headers.insert("retry-after", http::HeaderValue::from_static("2"));
+    let observed_at = Instant::now();
+    hooks.observe(&origin, 503, &headers);
+    // The fleet learns it in the background.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let other = member(&redis.url(), Duration::from_millis(10), |c| c);
+    other
+        .get(format!("{}/page", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    let page_at = site.pages()[0].1;
+    assert!(
+        page_at - observed_at >= Duration::from_millis(1950),
+        "the other member waited {:?}",
+        page_at - observed_at
+    );
+}
