@@ -9,7 +9,8 @@
 //!   the theoretical arrival time, the end of any pause, and (with one request in flight) the
 //!   previous end plus the larger of the interval and the adaptive delay — takes a lease that
 //!   expires if the process dies, and tells the caller how long to wait. Callers are never
-//!   refused, only told to wait.
+//!   refused, only told to wait. When the start comes, a pause set in the meantime is checked
+//!   (**pause left**); if one is in force the lease is given back and the turn asked for again.
 //! - **release** drops the lease, records the end and the adaptive delay the process measured,
 //!   and applies the response: distress pauses the group for every process (`Retry-After`, or
 //!   the back-off with the jitter the process drew), any other response ends the streak, and an
@@ -124,6 +125,20 @@ local pause = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
 redis.call('PEXPIRE', KEYS[1], math.max(pause - now, 0) + tonumber(ARGV[8]))
 return {pause_ms, reason, failures}
 ";
+
+/// How much of a pause is left on the server's clock (0: none): a reservation granted before a
+/// pause was set checks it again when its start comes.
+const PAUSE_LEFT: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local pause = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
+return math.max(0, pause - now)
+";
+
+fn pause_left_script() -> &'static redis::Script {
+    static SCRIPT: OnceLock<redis::Script> = OnceLock::new();
+    SCRIPT.get_or_init(|| redis::Script::new(PAUSE_LEFT))
+}
 
 fn scripts() -> &'static (redis::Script, redis::Script) {
     static SCRIPTS: OnceLock<(redis::Script, redis::Script)> = OnceLock::new();
@@ -458,12 +473,35 @@ impl FleetPacing {
             if wait_ms > 0 {
                 tokio::time::sleep(Duration::from_millis(wait_ms)).await;
             }
-            if let Some(mut lease) = lease
-                && let Some(release) = lease.release.take()
-            {
+            let Some(mut lease) = lease else { continue };
+            // A pause set while this reservation waited for its start (another process saw a
+            // 429 or a 5xx) stands: the lease is given back, and the turn asked for again.
+            if wait_ms > 0 && self.pause_left(origin).await > 0 {
+                debug!(
+                    group = origin,
+                    "the group was paused while this request waited: asking again"
+                );
+                drop(lease);
+                continue;
+            }
+            if let Some(release) = lease.release.take() {
                 return Ok(release);
             }
         }
+    }
+
+    /// Milliseconds of pause left for the group (0 when none, or when Redis cannot say: the
+    /// reservation stands then, as granted).
+    async fn pause_left(&self, group: &str) -> u64 {
+        let Ok(mut connection) = self.fleet.connection() else {
+            return 0;
+        };
+        let key = self.fleet.key(group, "pace");
+        let invocation = pause_left_script().key(&key);
+        self.fleet
+            .run(invocation.invoke_async::<u64>(&mut connection))
+            .await
+            .unwrap_or(0)
     }
 
     /// One run of the acquire script.

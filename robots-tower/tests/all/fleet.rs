@@ -35,6 +35,10 @@ impl Respond for Site {
             "/busy" if !std::mem::replace(&mut *self.busy_served.lock().unwrap(), true) => {
                 ResponseTemplate::new(429).insert_header("Retry-After", "2")
             }
+            // A 429 that takes 300 ms to come.
+            "/slow-busy" => ResponseTemplate::new(429)
+                .insert_header("Retry-After", "2")
+                .set_delay(Duration::from_millis(300)),
             _ => ResponseTemplate::new(200).set_body_string("page"),
         }
     }
@@ -444,5 +448,48 @@ async fn a_response_observed_by_a_hook_pauses_every_member() {
         page_at - observed_at >= Duration::from_millis(1950),
         "the other member waited {:?}",
         page_at - observed_at
+    );
+}
+
+/// A reservation granted before another member's 429 set a pause does not fire inside the
+/// pause: when its start comes, it checks again (issue 25, point 4).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reservation_waiting_for_its_start_honours_a_pause_set_meanwhile() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    let two_at_a_time = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
+        c.concurrency(2).delay_factor(0.0)
+    };
+    let a = member(&redis.url(), Duration::from_secs(1), two_at_a_time);
+    let b = member(&redis.url(), Duration::from_secs(1), two_at_a_time);
+    // Both know robots.txt first, so that what follows is only pacing.
+    a.get(format!("{}/warm-a", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    b.get(format!("{}/warm-b", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let busy = tokio::spawn({
+        let url = format!("{}/slow-busy", server.uri());
+        async move { a.get(url).send().await.map(|r| r.status().as_u16()) }
+    });
+    // B's turn is reserved (a second after A's start) before A's 429 arrives.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    b.get(format!("{}/page", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(busy.await.unwrap().unwrap(), 429);
+    let pages = site.pages();
+    let at = |p: &str| pages.iter().find(|(path, _)| path == p).unwrap().1;
+    let gap = at("/page") - at("/slow-busy");
+    assert!(
+        gap >= Duration::from_millis(2200),
+        "B started {gap:?} after A's request, inside the pause its 429 set"
     );
 }
