@@ -335,6 +335,12 @@ async fn concurrent_lookups_share_one_fetch() {
     }
     server.verify().await;
     assert_eq!(cache.stats().fetches, 1);
+    // wiremock verifies again when the server is dropped, blocking the thread on its state's
+    // lock. On a runtime worker that can starve the task holding the lock (it once spun a CI
+    // run at 100% CPU): drop it on a blocking thread instead.
+    tokio::task::spawn_blocking(move || drop(server))
+        .await
+        .unwrap();
 }
 
 #[tokio::test(start_paused = true)]
