@@ -37,6 +37,17 @@ struct Inner {
     ttl: Duration,
 }
 
+impl Inner {
+    /// Overrides as given, and an empty cache of lookups.
+    fn new(overrides: Vec<(String, u16, Vec<IpAddr>)>, ttl: Duration) -> Inner {
+        Inner {
+            overrides,
+            cache: quick_cache::sync::Cache::with_weighter(4096, CACHE_BYTES, ResolvedWeight),
+            ttl,
+        }
+    }
+}
+
 #[derive(Clone)]
 struct Resolved {
     addrs: Arc<[IpAddr]>,
@@ -89,32 +100,23 @@ impl Resolver {
 
     /// The system resolver, with lookups kept for `ttl`.
     pub fn with_ttl(ttl: Duration) -> Resolver {
-        Resolver(Arc::new(Inner {
-            overrides: Vec::new(),
-            cache: quick_cache::sync::Cache::with_weighter(4096, CACHE_BYTES, ResolvedWeight),
-            ttl,
-        }))
+        Resolver(Arc::new(Inner::new(Vec::new(), ttl)))
     }
 
     /// Answers `host` (on `port`) with `addr` instead of asking DNS; repeated calls add
     /// addresses. Through reqwest, which asks by name alone, an override applies to every port
     /// of the host.
     pub fn with_override(self, host: &str, port: u16, addr: IpAddr) -> Resolver {
-        let mut inner = Inner {
-            overrides: self.0.overrides.clone(),
-            cache: quick_cache::sync::Cache::with_weighter(4096, CACHE_BYTES, ResolvedWeight),
-            ttl: self.0.ttl,
-        };
+        let mut overrides = self.0.overrides.clone();
         let host = host.to_ascii_lowercase();
-        match inner
-            .overrides
+        match overrides
             .iter_mut()
             .find(|(h, p, _)| *h == host && *p == port)
         {
             Some((_, _, addrs)) => addrs.push(addr),
-            None => inner.overrides.push((host, port, vec![addr])),
+            None => overrides.push((host, port, vec![addr])),
         }
-        Resolver(Arc::new(inner))
+        Resolver(Arc::new(Inner::new(overrides, self.0.ttl)))
     }
 
     /// Parses curl's `HOST:PORT:ADDR[,ADDR…]` (an IPv6 address may be in brackets) and adds it.
@@ -152,12 +154,12 @@ impl Resolver {
     }
 
     /// The override for `host`, on `port` or (`None`) on any port.
-    fn overridden(&self, host: &str, port: Option<u16>) -> Option<Arc<[IpAddr]>> {
+    fn overridden(&self, host: &str, port: Option<u16>) -> Option<&[IpAddr]> {
         self.0
             .overrides
             .iter()
             .find(|(h, p, _)| h.eq_ignore_ascii_case(host) && port.is_none_or(|port| *p == port))
-            .map(|(_, _, addrs)| addrs.as_slice().into())
+            .map(|(_, _, addrs)| addrs.as_slice())
     }
 
     /// The first address known for `host` without asking DNS: an IP literal, an override, or
@@ -167,12 +169,7 @@ impl Resolver {
             return Some(literal);
         }
         // Read in place: this runs on every request under the address key.
-        if let Some((_, _, addrs)) = self
-            .0
-            .overrides
-            .iter()
-            .find(|(h, p, _)| *p == port && h.eq_ignore_ascii_case(host))
-        {
+        if let Some(addrs) = self.overridden(host, Some(port)) {
             return addrs.first().copied();
         }
         let resolved = self.0.cache.get(host)?;
@@ -200,7 +197,7 @@ impl Resolver {
             return Ok([literal].into());
         }
         if let Some(addrs) = self.overridden(host, port) {
-            return Ok(addrs);
+            return Ok(addrs.into());
         }
         if let Some(resolved) = self.0.cache.get(host)
             && resolved.at.elapsed() < self.0.ttl

@@ -279,9 +279,13 @@ impl Observed {
         headers: &http::HeaderMap,
         config: &PolitenessConfig,
     ) -> Observed {
+        // `Retry-After` matters only for a distress status: not looked up on the usual 200.
+        let distress = config.backoff_statuses.contains(status);
         Observed {
             outcome: Outcome::Status(status),
-            retry_after: robots_fetch::retry_after(headers),
+            retry_after: distress
+                .then(|| robots_fetch::retry_after(headers))
+                .flatten(),
             rate_limited: if config.rate_limit_headers {
                 robots_fetch::rate_limit_pause(headers)
             } else {

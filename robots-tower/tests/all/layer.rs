@@ -1010,6 +1010,26 @@ async fn requests_are_paced_per_politeness_group() {
 /// exponential, jittered back-off; a later success ends the streak.
 #[tokio::test(start_paused = true)]
 async fn distress_and_network_errors_back_off_through_the_layer() {
+    let default = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .delay_factor(0.0)
+        .backoff(Duration::from_millis(400), Duration::from_millis(1600));
+    let gaps = distress_gaps(default).await;
+    for (gap, nominal) in gaps.iter().zip([400.0, 800.0, 1600.0, 1600.0]) {
+        let ms = gap.as_secs_f64() * 1000.0;
+        assert!(ms >= nominal * 0.9 && ms <= nominal * 1.1, "{gaps:?}");
+    }
+    // The CHANGELOG's way back to the old behaviour: only 429/503, no network errors.
+    let old = RobotsLayer::builder("FooBot")
+        .min_delay(Duration::ZERO)
+        .delay_factor(-1.0) // counts as 0
+        .backoff_statuses([429, 503])
+        .backoff_on_network_errors(false);
+    assert_eq!(distress_gaps(old).await, [Duration::ZERO; 4]);
+}
+
+/// The gaps between five requests answered 500, a reset, 502, a timeout, then 200.
+async fn distress_gaps(config: robots_tower::RobotsConfig) -> Vec<Duration> {
     let log: Arc<Mutex<Vec<Instant>>> = Arc::default();
     let count = Arc::new(AtomicUsize::new(0));
     let inner = {
@@ -1036,22 +1056,14 @@ async fn distress_and_network_errors_back_off_through_the_layer() {
             }
         })
     };
-    let service = RobotsLayer::builder("FooBot")
-        .min_delay(Duration::ZERO)
-        .delay_factor(0.0)
-        .backoff(Duration::from_millis(400), Duration::from_millis(1600))
-        .build()
-        .layer(inner);
+    let service = config.build().layer(inner);
     for _ in 0..5 {
         let _ = send(&service, "http://down.example/x").await;
     }
     let starts = log.lock().unwrap().clone();
     let gaps: Vec<Duration> = starts.windows(2).map(|w| w[1] - w[0]).collect();
     assert_eq!(gaps.len(), 4);
-    for (gap, nominal) in gaps.iter().zip([400.0, 800.0, 1600.0, 1600.0]) {
-        let ms = gap.as_secs_f64() * 1000.0;
-        assert!(ms >= nominal * 0.9 && ms <= nominal * 1.1, "{gaps:?}");
-    }
+    gaps
 }
 
 /// Rate-limit headers that say nothing is left pause the group until their reset, and
