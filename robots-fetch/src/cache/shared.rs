@@ -54,8 +54,8 @@ impl RobotsCache {
             (Some(record), _) => Some(Arc::new(self.entry_of_record(origin, record))),
             (None, previous) => previous,
         };
-        match self.store_result(store.try_lock(&lock_key, owner, lock_ttl).await) {
-            Ok(true) => {}
+        let locked = match self.store_result(store.try_lock(&lock_key, owner, lock_ttl).await) {
+            Ok(true) => true,
             Ok(false) => {
                 // Another process is fetching: wait for what it stores. Its lock expires if it
                 // died, and then this process takes the lock and fetches.
@@ -70,15 +70,16 @@ impl RobotsCache {
                             return Arc::new(self.entry_of_record(origin, &record));
                         }
                         Ok(_) => {}
-                        Err(()) => break,
+                        Err(()) => break false,
                     }
                     match self.store_result(store.try_lock(&lock_key, owner, lock_ttl).await) {
-                        Ok(true) | Err(()) => break,
+                        Ok(true) => break true,
+                        Err(()) => break false,
                         Ok(false) => {}
                     }
                     if tokio::time::Instant::now() >= deadline {
                         warn!(%origin, "no robots.txt from the fleet in time: fetching here");
-                        break;
+                        break false;
                     }
                 }
             }
@@ -88,6 +89,17 @@ impl RobotsCache {
                     .await
                     .0;
             }
+        };
+        // The lock may have been free because another process had just fetched, stored and
+        // released it since this process looked: look again now that the lock is held (the
+        // store-then-release race that made a 16-process fleet fetch some files twice).
+        if locked
+            && let Ok(Some(record)) = self.store_result(store.load(&key).await)
+            && record.refresh_at_ms > now_ms()
+        {
+            let _ = self.store_result(store.unlock(&lock_key, owner).await);
+            debug!(%origin, "robots.txt stored by another process just before the lock was free");
+            return Arc::new(self.entry_of_record(origin, &record));
         }
         let (entry, body) = self
             .fetch_here(client, origin, previous.as_deref(), previous_body)

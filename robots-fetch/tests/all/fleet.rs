@@ -180,3 +180,160 @@ async fn a_redis_that_dies_never_fails_open_and_is_used_again_when_back() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// robots.txt on `count` ports of 127.0.0.1 at once, answering at once, counting requests per
+/// port: many origins without many mock servers.
+struct ManyOrigins {
+    origins: Vec<Origin>,
+    requests: Arc<Vec<AtomicUsize>>,
+}
+
+async fn many_origins(count: usize) -> ManyOrigins {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let requests: Arc<Vec<AtomicUsize>> =
+        Arc::new((0..count).map(|_| AtomicUsize::new(0)).collect());
+    let mut origins = Vec::with_capacity(count);
+    for index in 0..count {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        origins.push(Origin::parse(&format!("http://{}", listener.local_addr().unwrap())).unwrap());
+        let requests = requests.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let requests = requests.clone();
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 1024];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match stream.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    if head.starts_with(b"GET /robots.txt ") {
+                        requests[index].fetch_add(1, Ordering::SeqCst);
+                    }
+                    let body = "User-agent: *\nDisallow: /private\n";
+                    let answer = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = stream.write_all(answer.as_bytes()).await;
+                });
+            }
+        });
+    }
+    ManyOrigins { origins, requests }
+}
+
+/// Spec 11, "one fetch means one": 16 processes (16 caches, each with its own connection)
+/// starting together on 100 origins fetch each robots.txt once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixteen_processes_on_a_hundred_origins_fetch_each_file_once() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let site = many_origins(100).await;
+    let members: Vec<_> = (0..16).map(|_| member(&redis)).collect();
+    let crawls = members.iter().enumerate().map(|(m, (cache, client))| {
+        let origins = &site.origins;
+        async move {
+            // Each member walks the origins from its own starting point, all at once.
+            let lookups = (0..origins.len())
+                .map(|i| cache.get(client, &origins[(i + m * 7) % origins.len()]));
+            futures_util::future::join_all(lookups).await
+        }
+    });
+    let entries = futures_util::future::join_all(crawls).await;
+    for entries in &entries {
+        for entry in entries {
+            assert!(
+                matches!(entry.source(), Source::Parsed { status: 200, .. }),
+                "{:?}",
+                entry.source()
+            );
+        }
+    }
+    let twice: Vec<(usize, usize)> = site
+        .requests
+        .iter()
+        .map(|r| r.load(Ordering::SeqCst))
+        .enumerate()
+        .filter(|&(_, n)| n != 1)
+        .collect();
+    assert!(
+        twice.is_empty(),
+        "origins (index, fetches) not fetched exactly once: {twice:?}"
+    );
+}
+
+/// A store whose lock answers late: the window between "nothing stored" and "the lock is mine"
+/// in which another process can fetch, store and release.
+struct SlowLock {
+    inner: robots_fetch::RedisStore,
+    delay: Duration,
+}
+
+impl robots_fetch::RobotsStore for SlowLock {
+    fn load<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> robots_fetch::StoreFuture<'a, Option<robots_fetch::StoredRobots>> {
+        self.inner.load(key)
+    }
+    fn save<'a>(
+        &'a self,
+        key: &'a str,
+        record: &'a robots_fetch::StoredRobots,
+        ttl: Duration,
+    ) -> robots_fetch::StoreFuture<'a, ()> {
+        self.inner.save(key, record, ttl)
+    }
+    fn try_lock<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+        ttl: Duration,
+    ) -> robots_fetch::StoreFuture<'a, bool> {
+        Box::pin(async move {
+            tokio::time::sleep(self.delay).await;
+            self.inner.try_lock(key, owner, ttl).await
+        })
+    }
+    fn unlock<'a>(&'a self, key: &'a str, owner: &'a str) -> robots_fetch::StoreFuture<'a, ()> {
+        self.inner.unlock(key, owner)
+    }
+}
+
+/// The store-then-release race: a process that found nothing stored, and takes the lock only
+/// after another process fetched, stored and released it, uses what was stored.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lock_taken_after_another_fetch_was_stored_does_not_fetch_again() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, robots) = site(200).await;
+    let origin = Origin::parse(&server.uri()).unwrap();
+    let (fast, fast_client) = member(&redis);
+    let fleet = RedisFleet::new(&redis.url()).unwrap();
+    let slow_store = SlowLock {
+        inner: robots_fetch::RedisStore::new(fleet),
+        delay: Duration::from_millis(400),
+    };
+    let slow = RobotsCache::builder("FooBot")
+        .store(Arc::new(slow_store))
+        .build();
+    let slow_client = robots_fetch::reqwest_client(slow.fetch_config()).unwrap();
+    // Both find nothing stored; the fast one fetches (100 ms) and releases before the slow one
+    // gets to its lock.
+    let (a, b) = tokio::join!(
+        fast.get(&fast_client, &origin),
+        slow.get(&slow_client, &origin)
+    );
+    assert!(matches!(a.source(), Source::Parsed { status: 200, .. }));
+    assert!(matches!(b.source(), Source::Parsed { status: 200, .. }));
+    assert_eq!(
+        robots.requests.load(Ordering::SeqCst),
+        1,
+        "one fetch for both"
+    );
+}
