@@ -52,6 +52,8 @@ pub struct CacheStats {
     pub fetches: u64,
     /// Fetches that ended unreachable.
     pub errors: u64,
+    /// robots.txt bodies parsed and compiled: one per fetched, inserted or shared file.
+    pub parses: u64,
 }
 
 #[derive(Debug, Default)]
@@ -60,6 +62,7 @@ struct Counters {
     misses: AtomicU64,
     fetches: AtomicU64,
     errors: AtomicU64,
+    parses: AtomicU64,
 }
 
 struct Inner {
@@ -234,7 +237,7 @@ impl RobotsCache {
                     .await
             }
             None => {
-                self.fetch_here(client, origin, previous.as_deref(), None)
+                self.fetch_here(client, origin, Previous::Local(previous.as_deref()), None)
                     .await
                     .0
             }
@@ -251,10 +254,10 @@ impl RobotsCache {
         &self,
         client: &C,
         origin: &Origin,
-        previous: Option<&CachedRobots>,
+        previous: Previous<'_>,
         previous_body: Option<bytes::Bytes>,
     ) -> (Arc<CachedRobots>, Option<bytes::Bytes>) {
-        debug!(%origin, refresh = previous.is_some(), "robots.txt cache miss: fetching");
+        debug!(%origin, refresh = !matches!(previous, Previous::Local(None)), "robots.txt cache miss: fetching");
         self.inner.counters.fetches.fetch_add(1, Ordering::Relaxed);
         let outcome = fetch(client, origin, &self.inner.fetch).await;
         let body = match &outcome {
@@ -270,6 +273,17 @@ impl RobotsCache {
             FetchOutcome::Unavailable { .. } => "unavailable",
             FetchOutcome::Unreachable(_) => "unreachable",
         });
+        // Only an unreachable outcome reads the previous entry (for its good copy and its
+        // failures); a stored record is parsed for it then, and not for a fetch that replaces it.
+        let stored_entry;
+        let previous = match previous {
+            Previous::Local(entry) => entry,
+            Previous::Stored(record) if matches!(outcome, FetchOutcome::Unreachable(_)) => {
+                stored_entry = self.entry_of_record(origin, record);
+                Some(&stored_entry)
+            }
+            Previous::Stored(_) => None,
+        };
         let entry = Arc::new(self.next_entry(origin, previous, outcome, Instant::now()));
         (entry, body)
     }
@@ -331,6 +345,7 @@ impl RobotsCache {
             misses: c.misses.load(Ordering::Relaxed),
             fetches: c.fetches.load(Ordering::Relaxed),
             errors: c.errors.load(Ordering::Relaxed),
+            parses: c.parses.load(Ordering::Relaxed),
         }
     }
 
@@ -350,6 +365,7 @@ impl RobotsCache {
     }
 
     fn parse(&self, body: &[u8]) -> ParsedRobots {
+        self.inner.counters.parses.fetch_add(1, Ordering::Relaxed);
         ParsedRobots::with_policy_tokens(body, &self.inner.tokens, &self.inner.policy_tokens)
     }
 }
@@ -375,4 +391,13 @@ impl Drop for Release<'_> {
             inflight.remove(self.origin);
         }
     }
+}
+
+/// The state a fetch follows: this cache's own entry (if any), or the fleet's stored record,
+/// which knows more (an outage under way) and is parsed only if the fetch fails.
+pub(super) enum Previous<'a> {
+    /// This cache's entry.
+    Local(Option<&'a CachedRobots>),
+    /// The fleet's record.
+    Stored(&'a crate::store::StoredRobots),
 }

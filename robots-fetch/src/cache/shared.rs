@@ -16,7 +16,7 @@ use crate::store::{
     Clocks, RobotsStore, StoreError, StoredKind, StoredOutage, StoredRobots, now_ms,
 };
 
-use super::{CachedRobots, RobotsCache, Rules, Source};
+use super::{CachedRobots, Previous, RobotsCache, Rules, Source};
 
 impl RobotsCache {
     /// The fleet way (spec section 11): use the stored result when it is due later; else take
@@ -35,7 +35,7 @@ impl RobotsCache {
             Ok(stored) => stored,
             Err(()) => {
                 return self
-                    .fetch_here(client, origin, previous.as_deref(), None)
+                    .fetch_here(client, origin, Previous::Local(previous.as_deref()), None)
                     .await
                     .0;
             }
@@ -49,10 +49,11 @@ impl RobotsCache {
         let lock_ttl = self.inner.fetch.timeout + Duration::from_secs(5);
         let owner = self.inner.owner.as_str();
         let previous_body = stored.as_ref().and_then(|r| r.body.clone());
-        // The previous state: ours, or the fleet's when it knows more (an outage under way).
-        let previous = match (&stored, previous) {
-            (Some(record), _) => Some(Arc::new(self.entry_of_record(origin, record))),
-            (None, previous) => previous,
+        // The previous state: the fleet's when it has one (it knows more: an outage under
+        // way), else ours.
+        let previous = match &stored {
+            Some(record) => Previous::Stored(record),
+            None => Previous::Local(previous.as_deref()),
         };
         let locked = match self.store_result(store.try_lock(&lock_key, owner, lock_ttl).await) {
             Ok(true) => true,
@@ -85,7 +86,7 @@ impl RobotsCache {
             }
             Err(()) => {
                 return self
-                    .fetch_here(client, origin, previous.as_deref(), previous_body)
+                    .fetch_here(client, origin, previous, previous_body)
                     .await
                     .0;
             }
@@ -102,7 +103,7 @@ impl RobotsCache {
             return Arc::new(self.entry_of_record(origin, &record));
         }
         let (entry, body) = self
-            .fetch_here(client, origin, previous.as_deref(), previous_body)
+            .fetch_here(client, origin, previous, previous_body)
             .await;
         let record = record_of_entry(&entry, body);
         // Kept past its refresh time for the stale-copy and 30-day rules, then it expires.

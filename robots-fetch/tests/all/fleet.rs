@@ -337,3 +337,45 @@ async fn a_lock_taken_after_another_fetch_was_stored_does_not_fetch_again() {
         "one fetch for both"
     );
 }
+
+/// A refresh of a stored file that the fleet fetches again parses the new body once: the stored
+/// body is parsed only when the fetch fails and the stale copy is needed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refresh_parses_the_new_body_once() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, robots) = site(200).await;
+    let origin = Origin::parse(&server.uri()).unwrap();
+    let fleet = RedisFleet::new(&redis.url()).unwrap();
+    let config = robots_fetch::CacheConfig {
+        default_ttl: Duration::from_millis(300),
+        min_ttl: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let cache = RobotsCache::builder("FooBot")
+        .config(config)
+        .redis(&fleet)
+        .build();
+    let client = robots_fetch::reqwest_client(cache.fetch_config()).unwrap();
+    cache.get(&client, &origin).await;
+    assert_eq!(cache.stats().parses, 1);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Due locally and in the store: fetched again, and only the new body parsed.
+    let entry = cache.get(&client, &origin).await;
+    assert!(matches!(entry.source(), Source::Parsed { status: 200, .. }));
+    assert_eq!(robots.requests.load(Ordering::SeqCst), 2);
+    assert_eq!(cache.stats().parses, 2, "{:?}", cache.stats());
+    // A failed refresh still keeps the stored copy (parsed then, for the stale entry).
+    *robots.status.lock().unwrap() = 503;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let entry = cache.get(&client, &origin).await;
+    assert!(
+        matches!(entry.source(), Source::Stale { status: 200, .. }),
+        "{:?}",
+        entry.source()
+    );
+    let private: url::Url = format!("{}/private/x", server.uri()).parse().unwrap();
+    assert!(!entry.check(&private).allowed);
+    assert_eq!(cache.stats().parses, 3);
+}
