@@ -135,6 +135,17 @@ impl RedisFleet {
         format!("{}:{{{origin}}}:{rest}", self.inner.prefix)
     }
 
+    /// The fleet's epoch key for `group`'s hash slot (`<prefix>:{epoch-<n>}:epoch`, with `n`
+    /// chosen so that the key shares the slot of `group`'s keys). A script can then read the
+    /// epoch and the group's state atomically, on one node of a cluster too. The key holds when
+    /// the server's state began (the server's milliseconds); a server that lost its state has no
+    /// epoch, and the first script to notice records the loss.
+    pub fn epoch_key(&self, group: &str) -> String {
+        let slot = redis::cluster_routing::Slot::for_key(format!("{{{group}}}"));
+        let n = epoch_tags().get(&slot).copied().unwrap_or(0);
+        format!("{}:{{epoch-{n}}}:epoch", self.inner.prefix)
+    }
+
     /// The connection, made on first use. Must be called inside a tokio runtime.
     pub fn connection(&self) -> Result<ConnectionManager, FleetError> {
         if let Some(connection) = self.inner.connection.get() {
@@ -203,6 +214,24 @@ impl RedisFleet {
     pub fn outages(&self) -> u64 {
         self.inner.outages.load(Ordering::Relaxed)
     }
+}
+
+/// For each of the 16,384 cluster slots, the smallest `n` whose tag `epoch-<n>` hashes to it
+/// (found once, about 170,000 hashes).
+fn epoch_tags() -> &'static std::collections::HashMap<redis::cluster_routing::Slot, u32> {
+    static TAGS: OnceLock<std::collections::HashMap<redis::cluster_routing::Slot, u32>> =
+        OnceLock::new();
+    TAGS.get_or_init(|| {
+        const SLOTS: usize = 16_384;
+        let mut tags = std::collections::HashMap::with_capacity(SLOTS);
+        let mut n = 0u32;
+        while tags.len() < SLOTS && n < 10_000_000 {
+            let slot = redis::cluster_routing::Slot::for_key(format!("{{epoch-{n}}}"));
+            tags.entry(slot).or_insert(n);
+            n += 1;
+        }
+        tags
+    })
 }
 
 /// The [`RobotsStore`] on a [`RedisFleet`]: records as strings with `PX` expiry, the fetch lock
@@ -308,5 +337,37 @@ impl RobotsStore for RedisStore {
                 .map(|_| ())
                 .map_err(store_error)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use redis::cluster_routing::Slot;
+
+    #[test]
+    fn every_group_has_an_epoch_key_in_its_own_slot() {
+        assert_eq!(epoch_tags().len(), 16_384);
+        let fleet = RedisFleet::new("redis://127.0.0.1:1/")
+            .unwrap()
+            .prefix("crawl");
+        for group in [
+            "example.com",
+            "[::1]",
+            "a.b.example.co.uk",
+            "203.0.113.7",
+            "x",
+        ] {
+            let epoch = fleet.epoch_key(group);
+            assert!(
+                epoch.starts_with("crawl:{epoch-") && epoch.ends_with("}:epoch"),
+                "{epoch}"
+            );
+            assert_eq!(
+                Slot::for_key(&epoch),
+                Slot::for_key(fleet.key(group, "pace")),
+                "{group}"
+            );
+        }
     }
 }

@@ -84,6 +84,7 @@ struct FleetSettings {
     fallback: crate::FleetFallback,
     size: u32,
     lease_ttl: Duration,
+    outage_grace: Duration,
 }
 
 #[cfg(feature = "redis")]
@@ -94,6 +95,7 @@ impl Default for FleetSettings {
             fallback: crate::FleetFallback::default(),
             size: 1,
             lease_ttl: Duration::from_secs(120),
+            outage_grace: Duration::from_secs(2),
         }
     }
 }
@@ -153,6 +155,26 @@ impl<Target> RobotsConfig<Target> {
     #[cfg(feature = "redis")]
     pub fn fleet_size(mut self, processes: u32) -> Self {
         self.fleet.size = processes.max(1);
+        self
+    }
+
+    /// How long requests wait for an unreachable Redis before pacing falls back (2 s; zero:
+    /// fall back at once). A restart or a failover is usually over within it: waiting it out
+    /// keeps the fleet's spacing, where processes pacing alone could start together. The time
+    /// runs from when the outage was first seen, not per request.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let fleet = robots_tower::RedisFleet::new("redis://127.0.0.1:6379/")?;
+    /// let config = robots_tower::RobotsLayer::builder("FooBot/1.0 (+https://foo.example/bot)")
+    ///     .fleet(&fleet)
+    ///     .fleet_size(8)
+    ///     .fleet_outage_grace(Duration::from_secs(5));
+    /// # let _ = config;
+    /// # Ok::<(), robots_tower::FleetError>(())
+    /// ```
+    pub fn fleet_outage_grace(mut self, grace: Duration) -> Self {
+        self.fleet.outage_grace = grace;
         self
     }
 
@@ -465,6 +487,7 @@ impl<Target> RobotsConfig<Target> {
                 settings.fallback,
                 settings.size,
                 settings.lease_ttl,
+                settings.outage_grace,
             )));
         }
         Pacing::Local(Politeness::new(self.politeness.clone()))

@@ -48,21 +48,45 @@ pub enum FleetFallback {
 }
 
 const ACQUIRE: &str = r"
+-- KEYS: [1] the group's pace hash, [2] its leases (a sorted set), [3] the epoch of its slot.
+-- ARGV: [1] interval ms, [2] concurrency, [3] lease ttl ms, [4] lease id, [5] spacing (0: several
+-- at a time, 1: one at a time, 2: one at a time and from the end), [6] idle ttl ms, [7] mode
+-- (wait, try, peek), [8] the pause this process knows is left for the group, ms (0: none).
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local interval = tonumber(ARGV[1])
 local concurrency = tonumber(ARGV[2])
 local lease_ttl = tonumber(ARGV[3])
 local mode = ARGV[7]
+local known_pause = tonumber(ARGV[8])
+-- When the server's state began. None: the fleet is new, or the server lost its state (a
+-- restart without persistence): it began when the server started, as far as anyone can tell.
+local since = tonumber(redis.call('GET', KEYS[3]))
+if not since then
+  local up = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) or 0
+  since = now - up * 1000
+  redis.call('SET', KEYS[3], since)
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= concurrency then
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   local retry = tonumber(first[2]) - now
-  return {0, math.max(1, math.min(retry, 50)), 0}
+  return {0, math.max(1, math.min(retry, 50)), 0, since}
+end
+local fresh = redis.call('EXISTS', KEYS[1]) == 0
+if fresh and known_pause > 0 then
+  -- A pause this process saw, lost with the server's state: set again.
+  redis.call('HSET', KEYS[1], 'pause', now + known_pause)
+  redis.call('PEXPIRE', KEYS[1], known_pause + tonumber(ARGV[6]))
 end
 local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive')
 local pause = tonumber(state[2]) or 0
 local start = math.max(now, tonumber(state[1]) or 0, pause)
+-- Fenced: a group without state less than an interval after the loss may have had a request
+-- start just before it, so its first start waits until an interval after the loss.
+if fresh and now < since + interval then
+  start = math.max(start, since + interval)
+end
 if ARGV[5] ~= '0' and state[3] then
   local after_end = tonumber(state[4]) or 0
   if ARGV[5] == '2' then after_end = math.max(after_end, interval) end
@@ -71,16 +95,16 @@ end
 if mode ~= 'wait' and start > now then
   local paused = 0
   if pause > now and pause >= start then paused = 1 end
-  return {2, start - now, paused}
+  return {2, start - now, paused, since}
 end
 if mode == 'peek' then
-  return {2, 0, 0}
+  return {2, 0, 0, since}
 end
 redis.call('HSET', KEYS[1], 'tat', start + interval)
 redis.call('ZADD', KEYS[2], start + lease_ttl, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], start - now + interval + tonumber(ARGV[6]))
 redis.call('PEXPIRE', KEYS[2], start - now + lease_ttl)
-return {1, start - now, 0}
+return {1, start - now, 0, since}
 ";
 
 const RELEASE: &str = r"
@@ -126,18 +150,23 @@ redis.call('PEXPIRE', KEYS[1], math.max(pause - now, 0) + tonumber(ARGV[8]))
 return {pause_ms, reason, failures}
 ";
 
-/// How much of a pause is left on the server's clock (0: none): a reservation granted before a
-/// pause was set checks it again when its start comes.
-const PAUSE_LEFT: &str = r"
+/// Checked when a reservation's start comes: -1 when the server's state is not the one that
+/// granted it (its epoch changed: lost, and the reservation with it), else how much of a pause
+/// set in the meantime is left (0: none). A reservation that fails the check is asked again.
+const START_CHECK: &str = r"
+-- KEYS: [1] the group's pace hash, [2] the epoch of its slot. ARGV: [1] the epoch at the grant.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then
+  return -1
+end
 local pause = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
 return math.max(0, pause - now)
 ";
 
-fn pause_left_script() -> &'static redis::Script {
+fn start_check_script() -> &'static redis::Script {
     static SCRIPT: OnceLock<redis::Script> = OnceLock::new();
-    SCRIPT.get_or_init(|| redis::Script::new(PAUSE_LEFT))
+    SCRIPT.get_or_init(|| redis::Script::new(START_CHECK))
 }
 
 fn scripts() -> &'static (redis::Script, redis::Script) {
@@ -156,6 +185,10 @@ pub(crate) struct FleetPacing {
     fallback: FleetFallback,
     fleet_size: u32,
     lease_ttl: Duration,
+    /// How long requests wait for Redis before falling back, from when the outage was seen.
+    outage_grace: Duration,
+    /// When the outage under way was first seen.
+    outage_since: std::sync::Mutex<Option<Instant>>,
     /// Shared with every lease (released with it).
     config: Arc<PolitenessConfig>,
     /// Used while Redis fails (LocalFallback).
@@ -189,6 +222,8 @@ struct Release {
     idle_ttl: Duration,
     /// How long after the reservation the start is.
     wait_ms: u64,
+    /// The epoch of the server state that granted the lease (see `START_CHECK`).
+    epoch: i64,
     /// When the request may start (the adaptive delay measures from here); none for a
     /// response observed without a lease.
     starts_at: Option<Instant>,
@@ -309,12 +344,15 @@ impl FleetPacing {
         fallback: FleetFallback,
         fleet_size: u32,
         lease_ttl: Duration,
+        outage_grace: Duration,
     ) -> FleetPacing {
         FleetPacing {
             fleet,
             fallback,
             fleet_size: fleet_size.max(1),
             lease_ttl,
+            outage_grace,
+            outage_since: std::sync::Mutex::new(None),
             config: Arc::new(config.clone()),
             local: Politeness::new(config),
         }
@@ -344,6 +382,7 @@ impl FleetPacing {
             config: self.config.clone(),
             idle_ttl: self.config.backoff_max,
             wait_ms: 0,
+            epoch: 0,
             starts_at: None,
         };
         match tokio::runtime::Handle::try_current() {
@@ -366,7 +405,16 @@ impl FleetPacing {
     ) -> Result<(FleetPermit, Duration), RobotsError> {
         let started = Instant::now();
         let place = self.local.place(origin).await;
-        match self.acquire_shared(origin, interval).await {
+        let shared = loop {
+            let result = self.acquire_shared(origin, interval).await;
+            match self.outage_grace_left(result.is_ok()) {
+                Some(left) if !left.is_zero() => {
+                    tokio::time::sleep(left.min(Duration::from_millis(100))).await;
+                }
+                _ => break result,
+            }
+        };
+        match shared {
             Ok(release) => {
                 // The process's own spacing too: nothing while Redis is healthy (the fleet's wait
                 // covers it), but a Redis that restarted without its state must not let this
@@ -387,6 +435,18 @@ impl FleetPacing {
                 }
             },
         }
+    }
+
+    /// Records whether Redis answered; while it does not, how much of the outage grace is left
+    /// (zero: fall back now). `None` when it answered.
+    fn outage_grace_left(&self, answered: bool) -> Option<Duration> {
+        let mut since = self.outage_since.lock().unwrap_or_else(|e| e.into_inner());
+        if answered {
+            *since = None;
+            return None;
+        }
+        let since = *since.get_or_insert_with(Instant::now);
+        Some(self.outage_grace.saturating_sub(since.elapsed()))
     }
 
     /// The origin's turn across the fleet now, or when it will come (schedule, don't wait):
@@ -475,12 +535,10 @@ impl FleetPacing {
             }
             let Some(mut lease) = lease else { continue };
             // A pause set while this reservation waited for its start (another process saw a
-            // 429 or a 5xx) stands: the lease is given back, and the turn asked for again.
-            if wait_ms > 0 && self.pause_left(origin).await > 0 {
-                debug!(
-                    group = origin,
-                    "the group was paused while this request waited: asking again"
-                );
+            // 429 or a 5xx) stands, and a reservation the server forgot (it lost its state)
+            // holds no place: the lease is given back, and the turn asked for again.
+            let epoch = lease.release.as_ref().map_or(0, |r| r.epoch);
+            if wait_ms > 0 && !self.start_holds(origin, epoch).await {
                 drop(lease);
                 continue;
             }
@@ -490,18 +548,36 @@ impl FleetPacing {
         }
     }
 
-    /// Milliseconds of pause left for the group (0 when none, or when Redis cannot say: the
-    /// reservation stands then, as granted).
-    async fn pause_left(&self, group: &str) -> u64 {
+    /// Whether a reservation granted under `epoch` may start now: no pause was set for the group
+    /// meanwhile, and the server still has the state that granted it. When Redis cannot say,
+    /// the reservation stands, as granted.
+    async fn start_holds(&self, group: &str, epoch: i64) -> bool {
         let Ok(mut connection) = self.fleet.connection() else {
-            return 0;
+            return true;
         };
-        let key = self.fleet.key(group, "pace");
-        let invocation = pause_left_script().key(&key);
-        self.fleet
-            .run(invocation.invoke_async::<u64>(&mut connection))
+        let mut invocation = start_check_script().key(self.fleet.key(group, "pace"));
+        invocation.key(self.fleet.epoch_key(group)).arg(epoch);
+        match self
+            .fleet
+            .run(invocation.invoke_async::<i64>(&mut connection))
             .await
-            .unwrap_or(0)
+        {
+            Ok(-1) => {
+                warn!(
+                    group,
+                    "the fleet's Redis lost its state while this request waited: asking again (fenced)"
+                );
+                false
+            }
+            Ok(left) if left > 0 => {
+                debug!(
+                    group,
+                    "the group was paused while this request waited: asking again"
+                );
+                false
+            }
+            _ => true,
+        }
     }
 
     /// One run of the acquire script.
@@ -526,17 +602,23 @@ impl FleetPacing {
             (true, _) => "1",
         };
         let idle_ttl = config.backoff_max.max(interval);
+        // What this process remembers of a pause, for a server that lost it.
+        let known_pause = self.local.paused_until(origin).map_or(0, |until| {
+            millis(until.saturating_duration_since(Instant::now()))
+        });
         let mut invocation = scripts().0.key(&keys.0);
         invocation
             .key(&keys.1)
+            .key(self.fleet.epoch_key(origin))
             .arg(millis(interval))
             .arg(config.concurrency.max(1))
             .arg(millis(self.lease_ttl).max(1))
             .arg(&id)
             .arg(spacing)
             .arg(millis(idle_ttl).max(1))
-            .arg(mode.as_str());
-        let (granted, wait_ms, paused): (u8, u64, u8) = self
+            .arg(mode.as_str())
+            .arg(known_pause);
+        let (granted, wait_ms, paused, epoch): (u8, u64, u8, i64) = self
             .fleet
             .run(invocation.invoke_async(&mut connection))
             .await
@@ -549,6 +631,7 @@ impl FleetPacing {
                 config: self.config.clone(),
                 idle_ttl,
                 wait_ms,
+                epoch,
                 starts_at: Some(later(Instant::now(), Duration::from_millis(wait_ms))),
             }),
             2 => Answer::ReadyLater(ReadyLater {

@@ -75,6 +75,14 @@ impl Site {
     }
 }
 
+/// Marks the fleet's state for `group` as having begun long ago, as on a server that has run
+/// for a while: a fresh test server would otherwise fence the first interval (spec 11: a
+/// server's state that began less than an interval ago may have lost a request just made).
+fn settled(redis: &RedisServer, group: &str) {
+    let key = RedisFleet::new(&redis.url()).unwrap().epoch_key(group);
+    assert_eq!(redis.command(&["SET", &key, "0"]).trim(), "+OK");
+}
+
 fn member(
     redis: &str,
     min_delay: Duration,
@@ -174,6 +182,53 @@ async fn a_429_seen_by_one_member_pauses_the_others() {
         "the other member waited {:?}",
         page_at - busy_at
     );
+}
+
+/// Spec 11: a pause under way when Redis lost its state is set again from the memory of the
+/// process that saw it, for every member.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pause_lost_with_redis_is_set_again_from_a_members_memory() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    // Two places at the site: only the pause can hold the second member back.
+    let a = member(&redis.url(), Duration::from_millis(10), |c| {
+        c.concurrency(2)
+    });
+    let b = member(&redis.url(), Duration::from_millis(10), |c| {
+        c.concurrency(2)
+    });
+    let response = a
+        .get(format!("{}/busy", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    let busy_at = site.pages()[0].1;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The server restarts without its state: the 2 s pause is gone from Redis.
+    redis.stop();
+    redis.restart();
+    // The member that saw the 429 asks first (and waits its pause out)…
+    let first = tokio::spawn({
+        let url = format!("{}/after", server.uri());
+        async move { a.get(url).send().await.unwrap().status() }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // …and the other member, which never saw the 429, waits for it too.
+    b.get(format!("{}/page", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.await.unwrap(), 200);
+    for (path, at) in site.pages().iter().skip(1) {
+        assert!(
+            *at - busy_at >= Duration::from_millis(1950),
+            "{path} went {:?} after the 429",
+            *at - busy_at
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -315,6 +370,7 @@ async fn schedule_mode_tells_every_member_when_the_fleet_is_ready() {
         return;
     };
     let (server, site) = Site::start().await;
+    settled(&redis, "127.0.0.1");
     let schedule = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
         c.when_not_ready(robots_tower::WhenNotReady::Fail)
     };
@@ -389,6 +445,7 @@ async fn hooks_of_different_members_see_one_fleet_turn() {
             .build()
             .unwrap()
     };
+    settled(&redis, "127.0.0.1");
     let (a, b) = (hooks(), hooks());
     let origin = robots_fetch::Origin::parse(&server.uri()).unwrap();
     let url: url::Url = format!("{}/page", server.uri()).parse().unwrap();
