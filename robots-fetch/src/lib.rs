@@ -68,7 +68,7 @@ pub use outcome::{
 };
 pub use redirect::{HopRule, RedirectPolicy, RedirectRefusal};
 #[cfg(feature = "redis")]
-pub use redis_store::{FleetError, RedisFleet, RedisStore};
+pub use redis_store::{FleetConnection, FleetError, RedisFleet, RedisStore};
 pub use resolve::{ResolveOverrideError, Resolver};
 pub use store::{
     InProcessStore, RobotsStore, StoreError, StoreFuture, StoredKind, StoredOutage, StoredRobots,

@@ -33,10 +33,81 @@ pub enum FleetError {
     },
 }
 
+/// Where the fleet's server is: one server, or a Redis Cluster.
+#[derive(Clone)]
+enum Server {
+    /// A ready connection was given.
+    Given,
+    Single(redis::Client),
+    Cluster(Box<redis::cluster::ClusterClient>),
+}
+
+/// The connection to the fleet's Redis: one server (a `ConnectionManager`, which reconnects on
+/// its own) or a Redis Cluster (the `redis` crate's cluster connection, which follows the slot
+/// map). Cheap to clone; clones share the connection.
+#[derive(Clone)]
+pub enum FleetConnection {
+    /// One server.
+    Single(ConnectionManager),
+    /// A Redis Cluster. Every key of a group (and its epoch key) shares one hash slot, so each
+    /// script runs on one node.
+    Cluster(redis::cluster_async::ClusterConnection),
+}
+
+impl redis::aio::ConnectionLike for FleetConnection {
+    fn req_packed_command<'a>(
+        &'a mut self,
+        cmd: &'a redis::Cmd,
+    ) -> redis::RedisFuture<'a, redis::Value> {
+        match self {
+            FleetConnection::Single(c) => c.req_packed_command(cmd),
+            FleetConnection::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
+        match self {
+            FleetConnection::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            FleetConnection::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            FleetConnection::Single(c) => c.get_db(),
+            FleetConnection::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+/// The node URLs of `redis+cluster://host:port,host:port/` (`rediss+cluster://` for TLS), or
+/// `None` when `url` is not a cluster URL.
+fn cluster_nodes(url: &str) -> Option<Result<Vec<String>, String>> {
+    let (scheme, rest) = url.split_once("+cluster://")?;
+    if scheme != "redis" && scheme != "rediss" {
+        return Some(Err(format!("unknown scheme `{scheme}+cluster`")));
+    }
+    let authority = rest.split('/').next().unwrap_or_default();
+    let nodes: Vec<String> = authority
+        .split(',')
+        .filter(|node| !node.is_empty())
+        .map(|node| format!("{scheme}://{node}/"))
+        .collect();
+    if nodes.is_empty() {
+        return Some(Err("no node given".to_string()));
+    }
+    Some(Ok(nodes))
+}
+
 struct FleetInner {
-    client: Option<redis::Client>,
+    server: Server,
     /// Made on first use, inside the runtime (a `ConnectionManager` spawns a task).
-    connection: OnceLock<ConnectionManager>,
+    connection: OnceLock<FleetConnection>,
     prefix: String,
     down: AtomicBool,
     /// Outages seen (each counted once, when it begins).
@@ -67,6 +138,7 @@ pub struct RedisFleet {
 impl std::fmt::Debug for RedisFleet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisFleet")
+            .field("cluster", &self.is_cluster())
             .field("prefix", &self.inner.prefix)
             .field("down", &self.inner.down.load(Ordering::Relaxed))
             .finish_non_exhaustive()
@@ -74,27 +146,49 @@ impl std::fmt::Debug for RedisFleet {
 }
 
 impl RedisFleet {
-    /// A fleet on the server at `url` (`redis://host:port/db`). Nothing is connected until first
-    /// use; the connection then reconnects on its own.
+    /// A fleet on the server at `url`: `redis://host:port/db` for one server, or
+    /// `redis+cluster://host:port,host:port/` for a Redis Cluster (any reachable nodes; the
+    /// rest of the cluster is found from them). Nothing is connected until first use; the
+    /// connection then reconnects on its own.
+    ///
+    /// ```
+    /// use robots_fetch::RedisFleet;
+    /// let one = RedisFleet::new("redis://127.0.0.1:6379/")?;
+    /// let cluster = RedisFleet::new("redis+cluster://10.0.0.5:7000,10.0.0.6:7000/")?;
+    /// # let _ = (one, cluster);
+    /// # Ok::<(), robots_fetch::FleetError>(())
+    /// ```
     pub fn new(url: &str) -> Result<RedisFleet, FleetError> {
-        let client = redis::Client::open(url).map_err(|e| FleetError::InvalidUrl {
+        let invalid = |message: String| FleetError::InvalidUrl {
             url: url.to_string(),
-            message: e.to_string(),
-        })?;
-        Ok(RedisFleet::build(Some(client), OnceLock::new()))
+            message,
+        };
+        let server = match cluster_nodes(url) {
+            Some(nodes) => Server::Cluster(Box::new(
+                redis::cluster::ClusterClient::new(nodes.map_err(invalid)?)
+                    .map_err(|e| invalid(e.to_string()))?,
+            )),
+            None => Server::Single(redis::Client::open(url).map_err(|e| invalid(e.to_string()))?),
+        };
+        Ok(RedisFleet::build(server, OnceLock::new()))
     }
 
     /// A fleet on a ready connection.
     pub fn with_connection(connection: ConnectionManager) -> RedisFleet {
         let cell = OnceLock::new();
-        let _ = cell.set(connection);
-        RedisFleet::build(None, cell)
+        let _ = cell.set(FleetConnection::Single(connection));
+        RedisFleet::build(Server::Given, cell)
     }
 
-    fn build(client: Option<redis::Client>, connection: OnceLock<ConnectionManager>) -> RedisFleet {
+    /// Whether the fleet's server is a Redis Cluster.
+    pub fn is_cluster(&self) -> bool {
+        matches!(self.inner.server, Server::Cluster(_))
+    }
+
+    fn build(server: Server, connection: OnceLock<FleetConnection>) -> RedisFleet {
         RedisFleet {
             inner: Arc::new(FleetInner {
-                client,
+                server,
                 connection,
                 prefix: "robots".to_string(),
                 down: AtomicBool::new(false),
@@ -117,7 +211,7 @@ impl RedisFleet {
 
     fn rebuild(self, change: impl FnOnce(&mut FleetInner)) -> RedisFleet {
         let mut inner = FleetInner {
-            client: self.inner.client.clone(),
+            server: self.inner.server.clone(),
             connection: self.inner.connection.clone(),
             prefix: self.inner.prefix.clone(),
             down: AtomicBool::new(false),
@@ -147,25 +241,40 @@ impl RedisFleet {
     }
 
     /// The connection, made on first use. Must be called inside a tokio runtime.
-    pub fn connection(&self) -> Result<ConnectionManager, FleetError> {
+    pub fn connection(&self) -> Result<FleetConnection, FleetError> {
         if let Some(connection) = self.inner.connection.get() {
             return Ok(connection.clone());
         }
-        let Some(client) = self.inner.client.clone() else {
-            return Err(FleetError::Unavailable {
-                message: "no connection".into(),
-            });
-        };
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.inner.response_timeout))
-            .set_response_timeout(Some(self.inner.response_timeout))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_secs(1));
-        let connection = ConnectionManager::new_lazy_with_config(client, config).map_err(|e| {
-            FleetError::Unavailable {
-                message: e.to_string(),
+        let timeout = self.inner.response_timeout;
+        let connection = match &self.inner.server {
+            Server::Given => {
+                return Err(FleetError::Unavailable {
+                    message: "no connection".into(),
+                });
             }
-        })?;
+            Server::Single(client) => {
+                let config = ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(timeout))
+                    .set_response_timeout(Some(timeout))
+                    .set_number_of_retries(1)
+                    .set_max_delay(Duration::from_secs(1));
+                FleetConnection::Single(
+                    ConnectionManager::new_lazy_with_config(client.clone(), config).map_err(
+                        |e| FleetError::Unavailable {
+                            message: e.to_string(),
+                        },
+                    )?,
+                )
+            }
+            // Connects in the background: the first command finds out whether the cluster is up.
+            Server::Cluster(client) => FleetConnection::Cluster(
+                client.get_pending_async_connection_with_config(
+                    redis::cluster::ClusterConfig::new()
+                        .set_connection_timeout(timeout)
+                        .set_response_timeout(timeout),
+                ),
+            ),
+        };
         Ok(self.inner.connection.get_or_init(|| connection).clone())
     }
 
@@ -344,6 +453,39 @@ impl RobotsStore for RedisStore {
 mod tests {
     use super::*;
     use redis::cluster_routing::Slot;
+
+    #[test]
+    fn cluster_urls_name_their_nodes() {
+        assert_eq!(
+            cluster_nodes("redis+cluster://10.0.0.5:7000,10.0.0.6:7001/"),
+            Some(Ok(vec![
+                "redis://10.0.0.5:7000/".to_string(),
+                "redis://10.0.0.6:7001/".to_string()
+            ]))
+        );
+        assert_eq!(
+            cluster_nodes("rediss+cluster://a.example:7000"),
+            Some(Ok(vec!["rediss://a.example:7000/".to_string()]))
+        );
+        assert_eq!(cluster_nodes("redis://127.0.0.1:6379/"), None);
+        assert!(matches!(cluster_nodes("redis+cluster:///"), Some(Err(_))));
+        assert!(matches!(cluster_nodes("http+cluster://a:1/"), Some(Err(_))));
+        assert!(
+            RedisFleet::new("redis+cluster://127.0.0.1:7000/")
+                .unwrap()
+                .is_cluster()
+        );
+        assert!(
+            !RedisFleet::new("redis://127.0.0.1:7000/")
+                .unwrap()
+                .is_cluster()
+        );
+        let error = RedisFleet::new("redis+cluster:///").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "`redis+cluster:///` is not a Redis URL: no node given"
+        );
+    }
 
     #[test]
     fn every_group_has_an_epoch_key_in_its_own_slot() {

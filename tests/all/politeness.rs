@@ -562,3 +562,66 @@ async fn a_redis_restart_mid_crawl_never_lets_two_processes_collide() {
         }
     }
 }
+
+/// `robots crawl --redis redis+cluster://…`: two processes on a real three-master Redis Cluster
+/// share one interval per group and one robots.txt fetch per origin.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_processes_share_a_redis_cluster() {
+    let Some(cluster) = crate::redis_server::RedisCluster::start() else {
+        return;
+    };
+    let mut sites = Vec::new();
+    for _ in 0..4 {
+        sites.push(site("", |_| Answer::ok("page")).await);
+    }
+    let options = [
+        "--redis",
+        &cluster.url(),
+        "--fleet-size",
+        "2",
+        "--min-delay",
+        "0.3",
+        "--delay-factor",
+        "0",
+        "--politeness-key",
+        "origin",
+    ]
+    .map(String::from);
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let runs = (0..2).map(|process| {
+        let urls: Vec<String> = (0..3)
+            .flat_map(|n| {
+                sites
+                    .iter()
+                    .map(move |site| site.url(&format!("/p{process}-{n}")))
+            })
+            .collect();
+        crawl_async(args(&options, &urls))
+    });
+    let outputs = futures_util::future::join_all(runs).await;
+    for output in &outputs {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    // The shared state is in the cluster, spread over its nodes (a fallback would leave none).
+    let keys = cluster.keys_per_node();
+    assert!(
+        keys.iter().filter(|&&k| k > 0).count() >= 2,
+        "keys per node: {keys:?}"
+    );
+    for site in &sites {
+        assert_eq!(
+            site.count("/robots.txt"),
+            1,
+            "one robots.txt fetch per origin"
+        );
+        let all = starts(&site.pages());
+        assert_eq!(all.len(), 6);
+        for gap in gaps(all) {
+            assert!(secs(&gap) >= 0.29, "two processes, one cluster: {gap:?}");
+        }
+    }
+}

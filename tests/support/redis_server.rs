@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 pub struct RedisServer {
     pub port: u16,
     child: Option<Child>,
+    /// Extra arguments (cluster mode) and the folder the server runs in.
+    extra: Vec<String>,
+    dir: Option<std::path::PathBuf>,
 }
 
 fn binary() -> Option<String> {
@@ -47,7 +50,12 @@ impl RedisServer {
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .expect("a free port on 127.0.0.1");
-        let mut server = RedisServer { port, child: None };
+        let mut server = RedisServer {
+            port,
+            child: None,
+            extra: Vec::new(),
+            dir: None,
+        };
         server.restart();
         Some(server)
     }
@@ -72,6 +80,8 @@ impl RedisServer {
                 "--protected-mode",
                 "no",
             ])
+            .args(&self.extra)
+            .current_dir(self.dir.clone().unwrap_or_else(std::env::temp_dir))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -128,5 +138,144 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// A real Redis Cluster of three masters, each a `redis-server` in cluster mode on a free port
+/// of 127.0.0.1 (its bus port, +10000, free too), with the 16,384 slots split between them.
+/// `None`, with a loud SKIPPED message, when there is no `redis-server` or the cluster does not
+/// form.
+pub struct RedisCluster {
+    pub nodes: Vec<RedisServer>,
+    _dir: TempDir,
+}
+
+/// A folder removed on drop (the nodes' `nodes.conf` files).
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn free_cluster_port() -> Option<u16> {
+    for _ in 0..50 {
+        let listener = TcpListener::bind("127.0.0.1:0").ok()?;
+        let port = listener.local_addr().ok()?.port();
+        if port < 55_000 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
+            return Some(port);
+        }
+    }
+    None
+}
+
+impl RedisCluster {
+    pub fn start() -> Option<RedisCluster> {
+        if binary().is_none() {
+            eprintln!(
+                "SKIPPED: no redis-server binary (apt-get install -y redis-server); cluster test not run"
+            );
+            return None;
+        }
+        match RedisCluster::form() {
+            Ok(cluster) => Some(cluster),
+            Err(why) => {
+                eprintln!(
+                    "SKIPPED: a Redis Cluster could not be started here ({why}); cluster test not run"
+                );
+                None
+            }
+        }
+    }
+
+    fn form() -> Result<RedisCluster, String> {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "robots-cluster-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let dir = TempDir(dir);
+        let mut nodes = Vec::new();
+        for _ in 0..3 {
+            let port = free_cluster_port().ok_or("no free port pair")?;
+            let mut node = RedisServer {
+                port,
+                child: None,
+                extra: [
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    &format!("nodes-{port}.conf"),
+                    "--cluster-node-timeout",
+                    "5000",
+                ]
+                .map(String::from)
+                .to_vec(),
+                dir: Some(dir.0.clone()),
+            };
+            node.restart();
+            nodes.push(node);
+        }
+        // Slots split in three; every node meets the first.
+        let ranges = [(0, 5460), (5461, 10922), (10923, 16383)];
+        for (node, (from, to)) in nodes.iter().zip(ranges) {
+            let reply = node.command(&[
+                "CLUSTER",
+                "ADDSLOTSRANGE",
+                &from.to_string(),
+                &to.to_string(),
+            ]);
+            if !reply.starts_with("+OK") {
+                return Err(format!("ADDSLOTSRANGE: {}", reply.trim()));
+            }
+        }
+        for node in &nodes[1..] {
+            let reply = nodes[0].command(&["CLUSTER", "MEET", "127.0.0.1", &node.port.to_string()]);
+            if !reply.starts_with("+OK") {
+                return Err(format!("MEET: {}", reply.trim()));
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let ready = nodes.iter().all(|n| {
+                let info = n.command(&["CLUSTER", "INFO"]);
+                info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3")
+            });
+            if ready {
+                break;
+            }
+            if Instant::now() > deadline {
+                return Err("the cluster did not reach cluster_state:ok in 20 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(RedisCluster { nodes, _dir: dir })
+    }
+
+    /// `redis+cluster://127.0.0.1:<port>,…/`.
+    pub fn url(&self) -> String {
+        let nodes: Vec<String> = self
+            .nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        format!("redis+cluster://{}/", nodes.join(","))
+    }
+
+    /// How many keys each node holds.
+    pub fn keys_per_node(&self) -> Vec<usize> {
+        self.nodes
+            .iter()
+            .map(|n| {
+                n.command(&["DBSIZE"])
+                    .trim()
+                    .trim_start_matches(':')
+                    .parse()
+                    .unwrap_or(0)
+            })
+            .collect()
     }
 }

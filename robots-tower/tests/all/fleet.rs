@@ -550,3 +550,62 @@ async fn a_reservation_waiting_for_its_start_honours_a_pause_set_meanwhile() {
         "B started {gap:?} after A's request, inside the pause its 429 set"
     );
 }
+
+/// Spec 11 on a Redis Cluster (three masters started from `redis-server`): two members share one
+/// robots.txt fetch per origin and one interval per group, with groups spread over the nodes and
+/// every script on one node (a cross-slot script would fail, and the members would fall back).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleet_on_a_redis_cluster_shares_fetches_and_intervals() {
+    let Some(cluster) = redis_server::RedisCluster::start() else {
+        return;
+    };
+    let mut sites = Vec::new();
+    for _ in 0..6 {
+        sites.push(Site::start().await);
+    }
+    let fleets: Vec<RedisFleet> = (0..2)
+        .map(|_| {
+            RedisFleet::new(&cluster.url())
+                .unwrap()
+                .response_timeout(Duration::from_secs(2))
+        })
+        .collect();
+    assert!(fleets[0].is_cluster());
+    let members: Vec<_> = fleets
+        .iter()
+        .map(|fleet| {
+            RobotsMiddleware::builder("FooBot/1.0")
+                .fleet(fleet)
+                .politeness_key(robots_tower::PolitenessKey::Origin)
+                .min_delay(Duration::from_millis(300))
+                .build_client()
+                .unwrap()
+        })
+        .collect();
+    let requests = members.iter().enumerate().flat_map(|(m, client)| {
+        sites.iter().flat_map(move |(server, _)| {
+            (0..3).map(move |n| {
+                let url = format!("{}/m{m}-{n}", server.uri());
+                async move { client.get(url).send().await.unwrap().status() }
+            })
+        })
+    });
+    let statuses = futures_util::future::join_all(requests).await;
+    assert!(statuses.iter().all(|s| s.is_success()), "{statuses:?}");
+    for fleet in &fleets {
+        assert_eq!(fleet.outages(), 0, "the cluster answered every script");
+    }
+    for (_, site) in &sites {
+        assert_eq!(site.robots_fetches(), 1, "one robots.txt fetch per origin");
+        let starts: Vec<Instant> = site.pages().iter().map(|(_, at)| *at).collect();
+        assert_eq!(starts.len(), 6);
+        for gap in gaps(starts) {
+            assert!(gap >= Duration::from_millis(290), "{gap:?}");
+        }
+    }
+    let keys = cluster.keys_per_node();
+    assert!(
+        keys.iter().filter(|&&k| k > 0).count() >= 2,
+        "the groups' keys spread over the nodes: {keys:?}"
+    );
+}

@@ -34,7 +34,7 @@ pub struct CrawlArgs {
     #[arg(long = "token", value_name = "T")]
     tokens: Vec<String>,
     /// Share robots.txt and every origin's politeness with the other processes using this Redis
-    /// (`redis://host:port/db`).
+    /// (`redis://host:port/db`), or this Redis Cluster (`redis+cluster://host:port,host:port/`).
     #[arg(long, value_name = "URL")]
     redis: Option<String>,
     /// How many processes share the Redis: while it is unreachable, each paces alone with the
