@@ -4,7 +4,8 @@
 //! Each decision is one server-side script, atomic and timed by the server's clock (clock skew
 //! between machines does not matter):
 //!
-//! - **acquire** drops expired leases; when the group's concurrency is used up it says when to
+//! - **acquire** drops expired leases; when the group's concurrency is used up, or when requests
+//!   that asked earlier are still waiting (a queue, first come first served), it says when to
 //!   ask again; otherwise it reserves the next start — GCRA reserve-and-wait: the later of now,
 //!   the theoretical arrival time, the end of any pause, and (with one request in flight) the
 //!   previous end plus the larger of the interval and the adaptive delay — takes a lease that
@@ -16,8 +17,10 @@
 //!   the back-off with the jitter the process drew), any other response ends the streak, and an
 //!   exhausted rate limit pauses it until its reset.
 //!
-//! Keys are `<prefix>:{<group>}:pace` (a hash) and `…:leases` (a sorted set), one cluster slot
-//! per group, and expire once the group is idle. While Redis fails, [`FleetFallback`] decides:
+//! Keys are `<prefix>:{<group>}:pace` (a hash), `…:leases`, `…:waiters` and `…:waiting` (sorted
+//! sets), one cluster slot per group, and expire once the group is idle; the acquire script also
+//! reads the epoch key of the group's slot (`RedisFleet::epoch_key`), which says when the
+//! server's state began: a group with no state less than an interval after that is fenced. While Redis fails, [`FleetFallback`] decides:
 //! local pacing with the interval multiplied by the fleet size, or refusal.
 
 use std::sync::{Arc, OnceLock};
@@ -48,7 +51,8 @@ pub enum FleetFallback {
 }
 
 const ACQUIRE: &str = r"
--- KEYS: [1] the group's pace hash, [2] its leases (a sorted set), [3] the epoch of its slot.
+-- KEYS: [1] the group's pace hash, [2] its leases (a sorted set), [3] the epoch of its slot,
+-- [4] its waiters by first ask and [5] by latest ask (sorted sets).
 -- ARGV: [1] interval ms, [2] concurrency, [3] lease ttl ms, [4] lease id, [5] spacing (0: several
 -- at a time, 1: one at a time, 2: one at a time and from the end), [6] idle ttl ms, [7] mode
 -- (wait, try, peek), [8] the pause this process knows is left for the group, ms (0: none).
@@ -68,10 +72,32 @@ if not since then
   redis.call('SET', KEYS[3], since)
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= concurrency then
+-- Waiters are served first come, first served; one that stopped asking for 2 s is dropped.
+local stale = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now - 2000)
+for _, id in ipairs(stale) do
+  redis.call('ZREM', KEYS[4], id)
+  redis.call('ZREM', KEYS[5], id)
+end
+local function wait_turn(ms)
+  if mode == 'wait' then
+    redis.call('ZADD', KEYS[4], 'NX', now, ARGV[4])
+    redis.call('ZADD', KEYS[5], now, ARGV[4])
+    redis.call('PEXPIRE', KEYS[4], 4000)
+    redis.call('PEXPIRE', KEYS[5], 4000)
+  end
+  return {0, ms, 0, since}
+end
+local free = concurrency - redis.call('ZCARD', KEYS[2])
+if free <= 0 then
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
   local retry = tonumber(first[2]) - now
-  return {0, math.max(1, math.min(retry, 50)), 0, since}
+  return wait_turn(math.max(1, math.min(retry, 50)))
+end
+-- A free place goes to the longest waiters: this request's rank among them, or the queue's
+-- length when it is not in it.
+local ahead = redis.call('ZRANK', KEYS[4], ARGV[4]) or redis.call('ZCARD', KEYS[4])
+if ahead >= free then
+  return wait_turn(5)
 end
 local fresh = redis.call('EXISTS', KEYS[1]) == 0
 if fresh and known_pause > 0 then
@@ -101,6 +127,8 @@ if mode == 'peek' then
   return {2, 0, 0, since}
 end
 redis.call('HSET', KEYS[1], 'tat', start + interval)
+redis.call('ZREM', KEYS[4], ARGV[4])
+redis.call('ZREM', KEYS[5], ARGV[4])
 redis.call('ZADD', KEYS[2], start + lease_ttl, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], start - now + interval + tonumber(ARGV[6]))
 redis.call('PEXPIRE', KEYS[2], start - now + lease_ttl)
@@ -460,7 +488,7 @@ impl FleetPacing {
             Ok(place) => place,
             Err(not_yet) => return Ok(Err(not_yet)),
         };
-        match self.ask(origin, interval, Mode::Try).await {
+        match self.ask(origin, interval, Mode::Try, &request_id()).await {
             Ok(Answer::Granted(release)) => {
                 match self.local.try_space(interval, place, Instant::now()) {
                     Ok(local) => Ok(Ok(FleetPermit::Lease(Box::new(Lease {
@@ -504,7 +532,7 @@ impl FleetPacing {
         let Some(local) = self.local.next_ready(origin, interval) else {
             return Ok(None);
         };
-        match self.ask(origin, interval, Mode::Peek).await {
+        match self.ask(origin, interval, Mode::Peek, &request_id()).await {
             Ok(Answer::ReadyLater(not_yet)) => Ok(not_yet.ready_in.map(|r| r.max(local))),
             Ok(Answer::Wait(_)) => Ok(None),
             Ok(Answer::Granted(_)) => Ok(Some(local)),
@@ -518,15 +546,33 @@ impl FleetPacing {
     }
 
     async fn acquire_shared(&self, origin: &str, interval: Duration) -> Result<Release, String> {
+        // One id for every ask of this request: its place among the waiters is kept.
+        let id = request_id();
+        let mut queued: Option<Waiter> = None;
         loop {
-            let (lease, wait_ms) = match self.ask(origin, interval, Mode::Wait).await? {
+            let (lease, wait_ms) = match self.ask(origin, interval, Mode::Wait, &id).await? {
                 // The lease exists from here: dropping it (even if this future is cancelled
                 // while it waits) releases it.
                 Answer::Granted(release) => {
+                    // (The script took it out of the queue.)
+                    if let Some(mut waiter) = queued.take() {
+                        waiter.fleet = None;
+                    }
                     let wait_ms = release.wait_ms;
                     (Some(Lease::holding(release)), wait_ms)
                 }
-                Answer::Wait(wait_ms) => (None, wait_ms),
+                Answer::Wait(wait_ms) => {
+                    // In the queue now: a request given up leaves it at once, not after 2 s.
+                    queued.get_or_insert_with(|| Waiter {
+                        fleet: Some(self.fleet.clone()),
+                        keys: (
+                            self.fleet.key(origin, "waiters"),
+                            self.fleet.key(origin, "waiting"),
+                        ),
+                        id: id.clone(),
+                    });
+                    (None, wait_ms)
+                }
                 Answer::ReadyLater(_) => (None, 1),
             };
             // (A zero sleep would still wait for the timer's next tick, about 1 ms.)
@@ -581,18 +627,18 @@ impl FleetPacing {
     }
 
     /// One run of the acquire script.
-    async fn ask(&self, origin: &str, interval: Duration, mode: Mode) -> Result<Answer, String> {
-        static LEASES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    async fn ask(
+        &self,
+        origin: &str,
+        interval: Duration,
+        mode: Mode,
+        id: &str,
+    ) -> Result<Answer, String> {
         let config = self.config();
         let mut connection = self.fleet.connection().map_err(|e| e.to_string())?;
         let keys = (
             self.fleet.key(origin, "pace"),
             self.fleet.key(origin, "leases"),
-        );
-        let id = format!(
-            "{}-{}",
-            std::process::id(),
-            LEASES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         );
         // 2: one at a time, spaced from the end too; 1: one at a time (the adaptive delay runs
         // from the end); 0: several at a time.
@@ -610,10 +656,12 @@ impl FleetPacing {
         invocation
             .key(&keys.1)
             .key(self.fleet.epoch_key(origin))
+            .key(self.fleet.key(origin, "waiters"))
+            .key(self.fleet.key(origin, "waiting"))
             .arg(millis(interval))
             .arg(config.concurrency.max(1))
             .arg(millis(self.lease_ttl).max(1))
-            .arg(&id)
+            .arg(id)
             .arg(spacing)
             .arg(millis(idle_ttl).max(1))
             .arg(mode.as_str())
@@ -627,7 +675,7 @@ impl FleetPacing {
             1 => Answer::Granted(Release {
                 fleet: self.fleet.clone(),
                 keys,
-                id,
+                id: id.to_string(),
                 config: self.config.clone(),
                 idle_ttl,
                 wait_ms,
@@ -645,6 +693,52 @@ impl FleetPacing {
             _ => Answer::Wait(wait_ms),
         })
     }
+}
+
+/// A request in a group's queue of waiters; dropped before its turn came (the request was given
+/// up), it leaves the queue in the background, so that it holds no one up.
+struct Waiter {
+    /// None once the turn came.
+    fleet: Option<RedisFleet>,
+    keys: (String, String),
+    id: String,
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        let Some(fleet) = self.fleet.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (waiters, waiting) = std::mem::take(&mut self.keys);
+        let id = std::mem::take(&mut self.id);
+        runtime.spawn(async move {
+            let Ok(mut connection) = fleet.connection() else {
+                return;
+            };
+            let mut pipe = redis::pipe();
+            pipe.zrem(&waiters, &id)
+                .ignore()
+                .zrem(&waiting, &id)
+                .ignore();
+            let _ = fleet.run(pipe.query_async::<()>(&mut connection)).await;
+        });
+    }
+}
+
+/// A request's id in the fleet (its lease and its place among the waiters): the process id, a
+/// random number drawn once per process (process ids repeat across machines), and a counter.
+fn request_id() -> String {
+    static PROCESS: OnceLock<u64> = OnceLock::new();
+    static REQUESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    format!(
+        "{}-{:x}-{}",
+        std::process::id(),
+        PROCESS.get_or_init(|| fastrand::u64(..)),
+        REQUESTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
 }
 
 /// How the acquire script is asked.

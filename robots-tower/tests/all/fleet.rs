@@ -39,6 +39,9 @@ impl Respond for Site {
             "/slow-busy" => ResponseTemplate::new(429)
                 .insert_header("Retry-After", "2")
                 .set_delay(Duration::from_millis(300)),
+            p if p.starts_with("/slow/") => ResponseTemplate::new(200)
+                .set_body_string("page")
+                .set_delay(Duration::from_millis(30)),
             _ => ResponseTemplate::new(200).set_body_string("page"),
         }
     }
@@ -608,4 +611,93 @@ async fn a_fleet_on_a_redis_cluster_shares_fetches_and_intervals() {
         keys.iter().filter(|&&k| k > 0).count() >= 2,
         "the groups' keys spread over the nodes: {keys:?}"
     );
+}
+
+/// Issue 25: waiters for one group are served first come, first served. Two members each send
+/// eight requests one after another to a site that takes 30 ms to answer, one place at a time:
+/// the member whose request just ended asks again at once, but the one that has been waiting
+/// goes first, so they take turns.
+#[tokio::test(flavor = "multi_thread")]
+async fn waiting_members_are_served_in_turn() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    settled(&redis, "127.0.0.1");
+    let members: Vec<_> = (0..2)
+        .map(|_| {
+            member(&redis.url(), Duration::from_millis(20), |c| {
+                c.delay_factor(0.0)
+            })
+        })
+        .collect();
+    let runs = members.iter().enumerate().map(|(m, client)| {
+        let base = server.uri();
+        async move {
+            for n in 0..8 {
+                let url = format!("{base}/slow/{m}-{n}");
+                assert!(client.get(url).send().await.unwrap().status().is_success());
+            }
+        }
+    });
+    futures_util::future::join_all(runs).await;
+    let order: Vec<char> = site
+        .pages()
+        .iter()
+        .filter_map(|(path, _)| path.strip_prefix("/slow/")?.chars().next())
+        .collect();
+    assert_eq!(order.len(), 16);
+    // While both still have requests to send, neither goes more than twice in a row.
+    let last_of = |m: char| order.iter().rposition(|&c| c == m).unwrap_or(0);
+    let both_until = last_of('0').min(last_of('1'));
+    let mut run = 1;
+    for i in 1..=both_until {
+        run = if order[i] == order[i - 1] { run + 1 } else { 1 };
+        assert!(
+            run <= 2,
+            "served out of turn: {}",
+            order.iter().collect::<String>()
+        );
+    }
+}
+
+/// A waiter given up (its request dropped) leaves the queue at once: it holds no one up.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_waiter_given_up_leaves_the_queue() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    settled(&redis, "127.0.0.1");
+    let a = member(&redis.url(), Duration::from_millis(10), |c| {
+        c.delay_factor(0.0)
+    });
+    let b = member(&redis.url(), Duration::from_millis(10), |c| {
+        c.delay_factor(0.0)
+    });
+    let first = tokio::spawn({
+        let url = format!("{}/slow/a-0", server.uri());
+        let a = a.clone();
+        async move { a.get(url).send().await.unwrap().status() }
+    });
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    // b queues behind a's request in flight, then gives up.
+    let given_up = tokio::time::timeout(
+        Duration::from_millis(15),
+        b.get(format!("{}/page", server.uri())).send(),
+    )
+    .await;
+    assert!(given_up.is_err(), "b was still waiting");
+    assert!(first.await.unwrap().is_success());
+    let started = Instant::now();
+    a.get(format!("{}/page", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "a waited {:?} behind a waiter that had gone",
+        started.elapsed()
+    );
+    assert_eq!(site.pages().len(), 2);
 }
