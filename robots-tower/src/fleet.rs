@@ -136,6 +136,11 @@ return {1, start - now, 0, since}
 ";
 
 const RELEASE: &str = r"
+-- KEYS: [1] the group's pace hash, [2] its leases.
+-- ARGV: [1] lease id, [2] distress (1/0), [3] ends the back-off streak (1/0), [4] Retry-After ms
+-- (-1: none), [5] back-off base ms, [6] back-off max ms, [7] longest pause ms, [8] idle ttl ms,
+-- [9] jitter factor (0.9 to 1.1, drawn by the caller), [10] rate-limit pause ms (-1: none),
+-- [11] adaptive delay ms (-1: none).
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREM', KEYS[2], ARGV[1])

@@ -12,6 +12,7 @@ mod layer;
 mod metrics;
 mod observability;
 mod overrides;
+mod pacers;
 #[path = "../../../tests/support/redis_server.rs"]
 mod redis_server;
 mod schedule;
