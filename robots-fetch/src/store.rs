@@ -140,13 +140,54 @@ impl Clocks {
 }
 
 const MAGIC: &[u8] = b"robots-store 1\n";
+/// A record whose body is deflated: a version of its own, so that a process that cannot read it
+/// ignores it (and fetches for itself) rather than take it for a record without a body.
+const MAGIC_DEFLATED: &[u8] = b"robots-store 2\n";
+/// Bodies above this are stored deflated when that saves a tenth or more: in the corpus, the
+/// files above 4 KiB hold 82% of the bytes and deflate to 17% of their size; smaller ones gain
+/// little for the work.
+const DEFLATE_ABOVE: usize = 4096;
+
+/// `body` deflated, when that pays.
+fn deflated(body: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Write;
+    if body.len() <= DEFLATE_ABOVE {
+        return None;
+    }
+    let mut encoder = flate2::write::DeflateEncoder::new(
+        Vec::with_capacity(body.len() / 4),
+        flate2::Compression::default(),
+    );
+    encoder.write_all(body).ok()?;
+    let out = encoder.finish().ok()?;
+    (out.len() < body.len() - body.len() / 10).then_some(out)
+}
+
+/// A deflated body, at most [`robots_core::MAX_BODY_BYTES`] once inflated (more is not a record this
+/// cache wrote).
+fn inflated(body: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let limit = robots_core::MAX_BODY_BYTES as u64;
+    let mut out = Vec::with_capacity(body.len() * 4);
+    flate2::read::DeflateDecoder::new(body)
+        .take(limit + 1)
+        .read_to_end(&mut out)
+        .ok()?;
+    (out.len() as u64 <= limit).then_some(out)
+}
 
 impl StoredRobots {
     /// The record as bytes: a short header of `key=value` lines, a blank line, then the body.
     pub fn encode(&self) -> Vec<u8> {
-        let body = self.body.as_deref().unwrap_or_default();
+        let raw = self.body.as_deref().unwrap_or_default();
+        let deflated = deflated(raw);
+        let body = deflated.as_deref().unwrap_or(raw);
         let mut out = Vec::with_capacity(body.len() + 256);
-        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(if deflated.is_some() {
+            MAGIC_DEFLATED
+        } else {
+            MAGIC
+        });
         let mut field = |key: &str, value: String| {
             out.extend_from_slice(key.as_bytes());
             out.push(b'=');
@@ -194,10 +235,18 @@ impl StoredRobots {
     /// Reads what [`StoredRobots::encode`] wrote; `None` for anything else (a record written by
     /// another version is ignored, and the cache fetches for itself).
     pub fn decode(bytes: &[u8]) -> Option<StoredRobots> {
-        let rest = bytes.strip_prefix(MAGIC)?;
+        let (rest, is_deflated) = match bytes.strip_prefix(MAGIC) {
+            Some(rest) => (rest, false),
+            None => (bytes.strip_prefix(MAGIC_DEFLATED)?, true),
+        };
         let end = memchr_double_newline(rest)?;
         let header = std::str::from_utf8(&rest[..end]).ok()?;
         let body = &rest[end + 2..];
+        let body = if is_deflated {
+            Bytes::from(inflated(body)?)
+        } else {
+            Bytes::copy_from_slice(body)
+        };
         let mut get = std::collections::HashMap::new();
         for line in header.lines() {
             let (k, v) = line.split_once('=')?;
@@ -235,7 +284,7 @@ impl StoredRobots {
         Some(StoredRobots {
             kind,
             status: get.get("status").and_then(|s| s.parse().ok()),
-            body: has_body.then(|| Bytes::copy_from_slice(body)),
+            body: has_body.then_some(body),
             fetched_at_ms: num("fetched")?,
             refresh_at_ms: num("refresh")?,
             outage,
@@ -404,6 +453,72 @@ impl RobotsStore for InProcessStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parsed(body: Vec<u8>) -> StoredRobots {
+        StoredRobots {
+            kind: StoredKind::Parsed,
+            status: Some(200),
+            body: Some(Bytes::from(body)),
+            fetched_at_ms: 1,
+            refresh_at_ms: 2,
+            outage: None,
+        }
+    }
+
+    #[test]
+    fn large_bodies_are_stored_deflated_when_that_pays() {
+        // A large, repetitive file: deflated, and read back the same.
+        let large: Vec<u8> = (0..2000)
+            .flat_map(|i| format!("Disallow: /private/{i}/\n").into_bytes())
+            .collect();
+        let record = parsed(large.clone());
+        let encoded = record.encode();
+        assert!(encoded.starts_with(MAGIC_DEFLATED));
+        assert!(
+            encoded.len() < large.len() / 3,
+            "{} of {}",
+            encoded.len(),
+            large.len()
+        );
+        assert_eq!(StoredRobots::decode(&encoded), Some(record));
+        // A small file, and a large one that does not deflate, stay as they are.
+        for body in [
+            b"User-agent: *\nDisallow: /x\n".to_vec(),
+            (0..8000)
+                .scan(0x9e37_79b9_7f4a_7c15_u64, |x, _| {
+                    // xorshift: bytes that do not deflate.
+                    *x ^= *x << 13;
+                    *x ^= *x >> 7;
+                    *x ^= *x << 17;
+                    Some((*x >> 32) as u8)
+                })
+                .collect(),
+        ] {
+            let record = parsed(body.clone());
+            let encoded = record.encode();
+            assert!(encoded.starts_with(MAGIC), "{}", body.len());
+            assert!(encoded.ends_with(&body));
+            assert_eq!(StoredRobots::decode(&encoded), Some(record));
+        }
+    }
+
+    #[test]
+    fn a_deflated_body_over_the_cap_or_broken_is_not_a_record() {
+        use std::io::Write;
+        let mut encoder =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder
+            .write_all(&vec![b'a'; robots_core::MAX_BODY_BYTES + 1])
+            .unwrap();
+        let bomb = encoder.finish().unwrap();
+        let header = b"kind=parsed\nstatus=200\nbody=1\nfetched=1\nrefresh=2\n\n";
+        for body in [bomb.as_slice(), b"not deflate at all".as_slice()] {
+            let mut record = MAGIC_DEFLATED.to_vec();
+            record.extend_from_slice(header);
+            record.extend_from_slice(body);
+            assert_eq!(StoredRobots::decode(&record), None);
+        }
+    }
 
     #[test]
     fn records_round_trip() {
