@@ -161,7 +161,8 @@ impl<Target> RobotsConfig<Target> {
     /// How long requests wait for an unreachable Redis before pacing falls back (2 s; zero:
     /// fall back at once). A restart or a failover is usually over within it: waiting it out
     /// keeps the fleet's spacing, where processes pacing alone could start together. The time
-    /// runs from when the outage was first seen, not per request.
+    /// runs from when the outage was first seen, not per request. (Schedule mode,
+    /// [`crate::WhenNotReady::Fail`], does not hold requests: it falls back at once.)
     ///
     /// ```
     /// use std::time::Duration;

@@ -20,7 +20,8 @@
 //! Keys are `<prefix>:{<group>}:pace` (a hash), `…:leases`, `…:waiters` and `…:waiting` (sorted
 //! sets), one cluster slot per group, and expire once the group is idle; the acquire script also
 //! reads the epoch key of the group's slot (`RedisFleet::epoch_key`), which says when the
-//! server's state began: a group with no state less than an interval after that is fenced. While Redis fails, [`FleetFallback`] decides:
+//! server's state began: a group with no state less than an interval after that is fenced.
+//! While Redis fails, requests wait up to the outage grace, then [`FleetFallback`] decides:
 //! local pacing with the interval multiplied by the fleet size, or refusal.
 
 use std::sync::{Arc, OnceLock};
