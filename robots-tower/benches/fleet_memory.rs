@@ -55,14 +55,19 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let fleet = RedisFleet::new(&redis.url()).expect("redis url").prefix("m");
+    let fleet = RedisFleet::new(&redis.url())
+        .expect("redis url")
+        .prefix("m");
     let store = RedisStore::new(fleet.clone());
     let ttl = Duration::from_secs(3600);
 
     // The robots store: one record per origin.
-    let files = corpus::corpus_dir(env!("CARGO_MANIFEST_DIR"), "the corpus part of fleet_memory")
-        .map(|dir| corpus::corpus_files(&dir, robots_core::MAX_BODY_BYTES))
-        .unwrap_or_default();
+    let files = corpus::corpus_dir(
+        env!("CARGO_MANIFEST_DIR"),
+        "the corpus part of fleet_memory",
+    )
+    .map(|dir| corpus::corpus_files(&dir, robots_core::MAX_BODY_BYTES))
+    .unwrap_or_default();
     let mut sizes: Vec<usize> = files.iter().map(|(_, b)| b.len()).collect();
     sizes.sort();
     let mut store_per_origin = 0.0;
@@ -87,7 +92,11 @@ fn main() {
             );
         }
         // The largest legal file: the corpus's largest, cut at 512,000 bytes.
-        let largest = files.iter().map(|(_, b)| b).max_by_key(|b| b.len()).expect("a file");
+        let largest = files
+            .iter()
+            .map(|(_, b)| b)
+            .max_by_key(|b| b.len())
+            .expect("a file");
         runtime
             .block_on(store.save("{largest}:robots:FooBot", &record(largest), ttl))
             .expect("save");
@@ -110,7 +119,11 @@ fn main() {
         runtime.block_on(async {
             for (i, (_, body)) in files.iter().enumerate() {
                 store
-                    .save(&format!("{{o{i}.example}}:robots:FooBot"), &record(body), ttl)
+                    .save(
+                        &format!("{{o{i}.example}}:robots:FooBot"),
+                        &record(body),
+                        ttl,
+                    )
                     .await
                     .expect("save");
             }
@@ -155,8 +168,11 @@ fn main() {
         });
         let service = layer.layer(inner);
         for i in 0..groups {
-            let origin = robots_fetch::Origin::parse(&format!("http://g{i}.example")).expect("origin");
-            layer.cache().insert(&origin, b"User-agent: *\nDisallow: /private\n");
+            let origin =
+                robots_fetch::Origin::parse(&format!("http://g{i}.example")).expect("origin");
+            layer
+                .cache()
+                .insert(&origin, b"User-agent: *\nDisallow: /private\n");
             let request = http::Request::get(format!("http://g{i}.example/page"))
                 .body(String::new())
                 .expect("request");

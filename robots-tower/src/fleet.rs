@@ -601,11 +601,12 @@ impl FleetPacing {
     }
 
     /// Whether a reservation granted under `epoch` may start now: no pause was set for the group
-    /// meanwhile, and the server still has the state that granted it. When Redis cannot say,
-    /// the reservation stands, as granted.
+    /// meanwhile, and the server still has the state that granted it. When Redis cannot say, it
+    /// does not stand: the server may have restarted and granted the place again (the turn is
+    /// asked for again, and an outage is then waited out or falls back as any other).
     async fn start_holds(&self, group: &str, epoch: i64) -> bool {
         let Ok(mut connection) = self.fleet.connection() else {
-            return true;
+            return false;
         };
         let mut invocation = start_check_script().key(self.fleet.key(group, "pace"));
         invocation.key(self.fleet.epoch_key(group)).arg(epoch);
@@ -628,7 +629,11 @@ impl FleetPacing {
                 );
                 false
             }
-            _ => true,
+            Ok(_) => true,
+            Err(error) => {
+                debug!(group, %error, "the reservation could not be checked at its start: asking again");
+                false
+            }
         }
     }
 
