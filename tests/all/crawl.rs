@@ -122,7 +122,10 @@ async fn json_lines_follow_the_contract() {
     assert_eq!(by_url(&lines, &urls[3])["status"], 404);
     let bad = by_url(&lines, "not a url");
     assert_eq!(bad["outcome"], "error");
-    assert!(bad["error"].as_str().unwrap().contains("not a URL"));
+    assert_eq!(
+        bad["error"],
+        "`not a url` is neither a URL (it has no `://`) nor a path starting with `/`"
+    );
 
     // On the wire: no disallowed path, and the crawler's identity on every request.
     let seen = site.seen();

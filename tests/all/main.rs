@@ -2,6 +2,7 @@
 
 // The fleet crawl needs Redis (feature `redis`, on by default), and only it uses these.
 mod cli;
+mod cli_messages;
 mod cli_network;
 #[cfg(feature = "redis")]
 mod crawl;

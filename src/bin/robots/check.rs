@@ -219,10 +219,25 @@ impl CheckArgs {
                     "--agent is empty: give the crawler's product token".into(),
                 ));
             }
-            (Some(token), _) => Crawler {
-                token: token.clone(),
-                user_agent: token.clone(),
-            },
+            (Some(token), _) => {
+                // Compared as given (Google's robots_main does so): a full User-Agent passed
+                // here matches no named group, which would silently give the opposite verdict.
+                if token.contains(['/', ' ', '(']) {
+                    let reduced = robots::core::user_agent_token(token);
+                    let hint = if reduced.token.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (`{}`)", reduced.token)
+                    };
+                    eprintln!(
+                        "robots: warning: --agent `{token}` is not a product token, so it is compared as given and matches only `*` groups; --user-agent reduces a full User-Agent to its token{hint}"
+                    );
+                }
+                Crawler {
+                    token: token.clone(),
+                    user_agent: token.clone(),
+                }
+            }
             (None, user_agent) => {
                 let user_agent = user_agent.clone().unwrap_or_default();
                 let reduced = robots::core::user_agent_token(&user_agent);
@@ -292,11 +307,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
             }
             body
         });
-    let urls = if args.urls.is_empty() {
-        input::urls_from_stdin()?
-    } else {
-        args.urls.clone()
-    };
+    let urls = input::urls(&args.urls)?;
     if body.is_some() {
         // Local mode is the conformance tool: every string is checked as Google's library
         // checks it (the path from the first `/`, `?` or `;` after the authority), so only a
@@ -304,9 +315,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
         // that Google's library reads (`https://example.com:8443;folder`).
         for url in &urls {
             if !url.starts_with('/') && !url.contains("://") {
-                return Err(CliError::Usage(format!(
-                    "`{url}` is neither a URL (it has no `://`) nor a path starting with `/`"
-                )));
+                return Err(CliError::Usage(not_a_url(url)));
             }
         }
     }
@@ -429,6 +438,28 @@ fn fetch_all(
     fetch_robots(&crawler.user_agent, &crawler.token, args.timeout, urls)
 }
 
+/// The one message for a string that is neither a URL nor a path, in every mode and command.
+pub fn not_a_url(text: &str) -> String {
+    format!("`{text}` is neither a URL (it has no `://`) nor a path starting with `/`")
+}
+
+/// The URL a string names, for the commands that fetch: one message per cause, whatever the
+/// command (a path is not enough to know where robots.txt is; a URL the parser refuses says
+/// why).
+pub fn url_to_fetch(text: &str) -> Result<Url, CliError> {
+    if text.starts_with('/') && !text.starts_with("//") {
+        return Err(CliError::Usage(format!(
+            "`{text}` is a path: give a full URL so that its robots.txt can be fetched (or check paths against a file with --robots)"
+        )));
+    }
+    match Url::parse(text) {
+        Ok(url) => Ok(url),
+        // (`mailto:a@b.c` parses: its own line says it has no robots.txt.)
+        Err(_) if !text.contains("://") => Err(CliError::Usage(not_a_url(text))),
+        Err(e) => Err(CliError::Usage(format!("`{text}` is not a valid URL: {e}"))),
+    }
+}
+
 /// A URL with its origin's robots.txt, or why it has none to fetch (not http or https).
 pub type Fetched = (Url, Result<Arc<CachedRobots>, OriginError>);
 
@@ -443,8 +474,7 @@ pub fn fetch_robots(
 ) -> Result<Vec<Fetched>, CliError> {
     let mut parsed = Vec::with_capacity(urls.len());
     for url in urls {
-        let url_parsed = Url::parse(url)
-            .map_err(|e| CliError::Usage(format!("`{url}` is not an absolute URL: {e}")))?;
+        let url_parsed = url_to_fetch(url)?;
         let origin = Origin::from_url(&url_parsed);
         parsed.push((url_parsed, origin));
     }

@@ -166,11 +166,7 @@ pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
             "--backoff-max must be at least --backoff-base".into(),
         ));
     }
-    let urls = if args.urls.is_empty() {
-        input::urls_from_stdin()?
-    } else {
-        args.urls.clone()
-    };
+    let urls = input::urls(&args.urls)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -291,17 +287,12 @@ async fn fetch(
         waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
         error,
     };
-    let parsed = match Url::parse(&url) {
+    // The same words as `check` and `sitemaps` for the same cause; here one line's error.
+    let parsed = match crate::check::url_to_fetch(&url) {
         Ok(parsed) => parsed,
         Err(e) => {
             return Done {
-                outcome: outcome(
-                    "error",
-                    None,
-                    None,
-                    Duration::ZERO,
-                    Some(format!("not a URL: {e}")),
-                ),
+                outcome: outcome("error", None, None, Duration::ZERO, Some(e.to_string())),
                 links: Vec::new(),
             };
         }

@@ -1,6 +1,6 @@
 //! Reading robots.txt files and URL lists from files or stdin.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 
 use crate::CliError;
 
@@ -34,8 +34,27 @@ pub fn read_capped(source: &str, limit: usize) -> Result<Vec<u8>, CliError> {
     Ok(body)
 }
 
+/// The URLs to work on: the arguments, or else stdin, one per line (blank lines skipped,
+/// surrounding whitespace trimmed). On a terminal, says that it is waiting for them; no URLs at
+/// all is a usage error, not a silent success.
+pub fn urls(args: &[String]) -> Result<Vec<String>, CliError> {
+    if !args.is_empty() {
+        return Ok(args.to_vec());
+    }
+    if std::io::stdin().is_terminal() {
+        eprintln!("robots: reading URLs from stdin (one per line; Ctrl-D to end)");
+    }
+    let urls = urls_from_stdin()?;
+    if urls.is_empty() {
+        return Err(CliError::Usage(
+            "no URLs given: pass them as arguments, or one per line on stdin".into(),
+        ));
+    }
+    Ok(urls)
+}
+
 /// URLs from stdin, one per line; blank lines are skipped and surrounding whitespace trimmed.
-pub fn urls_from_stdin() -> Result<Vec<String>, CliError> {
+fn urls_from_stdin() -> Result<Vec<String>, CliError> {
     let mut text = Vec::new();
     std::io::stdin()
         .lock()

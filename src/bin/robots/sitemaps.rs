@@ -40,11 +40,7 @@ struct Robots {
 }
 
 pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
-    let urls = if args.urls.is_empty() {
-        input::urls_from_stdin()?
-    } else {
-        args.urls.clone()
-    };
+    let urls = input::urls(&args.urls)?;
     let token = robots::core::user_agent_token(&args.user_agent)
         .token
         .to_string();
