@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use redis::AsyncCommands;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use tracing::{info, warn};
+use tracing::warn;
 
 use crate::store::{RobotsStore, StoreError, StoreFuture, StoredRobots};
 
@@ -301,8 +301,9 @@ impl RedisFleet {
     pub fn observe<T>(&self, result: &Result<T, FleetError>) {
         match result {
             Ok(_) => {
+                // At the outage's own level: whoever saw it begin sees it end.
                 if self.inner.down.swap(false, Ordering::Relaxed) {
-                    info!(prefix = %self.inner.prefix, "Redis is reachable again: the fleet shares robots.txt and politeness");
+                    warn!(prefix = %self.inner.prefix, "Redis is reachable again: the fleet shares robots.txt and politeness");
                 }
             }
             Err(error) => {
@@ -381,6 +382,11 @@ fn store_error(error: FleetError) -> StoreError {
 }
 
 impl RobotsStore for RedisStore {
+    fn reports_outages(&self) -> bool {
+        // `RedisFleet::run` logs each outage once for the robots store and pacing together.
+        true
+    }
+
     fn load<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<StoredRobots>> {
         Box::pin(async move {
             let mut connection = self.fleet.connection().map_err(store_error)?;

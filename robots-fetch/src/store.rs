@@ -46,6 +46,12 @@ pub trait RobotsStore: Send + Sync + 'static {
     -> StoreFuture<'a, bool>;
     /// Releases the fetch lock for `key` if `owner` still holds it.
     fn unlock<'a>(&'a self, key: &'a str, owner: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Whether the backend logs its own outages (once when one begins, once when it ends), so
+    /// that the cache need not say it a second time. `false` by default.
+    fn reports_outages(&self) -> bool {
+        false
+    }
 }
 
 /// What a fetch found, as shared: the good copy (if any) and the outage (if any), with

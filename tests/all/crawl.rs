@@ -36,12 +36,18 @@ fn route(target: &str, seen_before: usize) -> Answer {
 }
 
 pub(crate) fn crawl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_robots"))
-        .arg("crawl")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("the robots binary runs")
+    crawl_with_log(args, None)
+}
+
+/// `robots crawl` with `RUST_LOG` set to `log`, or unset (whatever the test's environment).
+pub(crate) fn crawl_with_log(args: &[&str], log: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_robots"));
+    command.arg("crawl").args(args).stdin(Stdio::null());
+    match log {
+        Some(log) => command.env("RUST_LOG", log),
+        None => command.env_remove("RUST_LOG"),
+    };
+    command.output().expect("the robots binary runs")
 }
 
 pub(crate) async fn crawl_async(args: Vec<String>) -> Output {
@@ -365,11 +371,18 @@ async fn the_fleet_stays_polite_when_redis_goes_away_mid_crawl() {
     redis.restart();
     for run in runs {
         let out = run.await.unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        // The outage is said once, and its end once (issue 26: no silent outages).
         assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+            stderr.matches("Redis is unreachable").count(),
+            1,
+            "{stderr}"
+        );
+        assert_eq!(
+            stderr.matches("Redis is reachable again").count(),
+            1,
+            "{stderr}"
         );
     }
     let seen = site.seen();
@@ -434,5 +447,64 @@ async fn the_place_of_a_killed_process_is_freed() {
     assert!(
         waited >= Duration::from_millis(4900) && waited < Duration::from_secs(15),
         "the place was freed after {waited:?}"
+    );
+}
+
+/// A Redis that is never there is said once on stderr (the crawl goes on, paced alone);
+/// `RUST_LOG` lowers what is printed and `--quiet` silences it.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_redis_is_said_once_unless_quiet() {
+    let site = Site::start(route).await;
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = [
+            "--user-agent",
+            UA,
+            "--redis",
+            "redis://127.0.0.1:1/",
+            "--fleet-size",
+            "2",
+            "--min-delay",
+            "0.05",
+            "--format",
+            "json",
+        ]
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect();
+        args.extend([site.url("/a"), site.url("/b")]);
+        args
+    };
+    let run = |args: Vec<String>, log: Option<&'static str>| {
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            crawl_with_log(&args, log)
+        })
+    };
+    let (said, lowered, quiet) = tokio::join!(
+        run(args(&[]), None),
+        run(args(&[]), Some("error")),
+        run(args(&["--quiet"]), None)
+    );
+    let (said, lowered, quiet) = (said.unwrap(), lowered.unwrap(), quiet.unwrap());
+    for out in [&said, &lowered, &quiet] {
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(json_lines(out).len(), 2, "both pages fetched, paced alone");
+    }
+    let stderr = String::from_utf8_lossy(&said.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("WARN") && stderr.contains("Redis is unreachable: falling back"),
+        "{stderr}"
+    );
+    assert!(
+        lowered.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&lowered.stderr)
+    );
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
     );
 }

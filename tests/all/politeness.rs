@@ -84,6 +84,14 @@ async fn an_overlong_crawl_delay_is_refused_honoured_or_clamped() {
     assert!(json_lines(&out).iter().all(|l| l["outcome"] == "fetched"));
     let gap = gaps(starts(&site.pages()))[0];
     assert!(secs(&gap) >= 0.95 && secs(&gap) < 1.9, "clamped: {gap:?}");
+    // The library's warning reaches the user, once per origin (issue 26: the CLI prints the
+    // `tracing` events at warn level).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.matches("Crawl-delay above the maximum: clamped").count(),
+        1,
+        "{stderr}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use tokio::time::Instant;
-use tracing::{debug, info, warn};
+use tracing::{debug, warn};
 
 use crate::client::FetchClient;
 use crate::origin::Origin;
@@ -114,18 +114,33 @@ impl RobotsCache {
         entry
     }
 
-    /// Logs a store outage once, and its end once.
+    /// Logs a store outage once, and its end once (at debug level when the store says so itself).
     pub(super) fn store_result<T>(&self, result: Result<T, StoreError>) -> Result<T, ()> {
+        let said = self
+            .inner
+            .store
+            .as_ref()
+            .is_some_and(|store| store.reports_outages());
         match result {
             Ok(value) => {
                 if self.inner.store_down.swap(false, Ordering::Relaxed) {
-                    info!("the robots store is reachable again: sharing robots.txt with the fleet");
+                    if said {
+                        debug!("the robots store is reachable again");
+                    } else {
+                        warn!(
+                            "the robots store is reachable again: sharing robots.txt with the fleet"
+                        );
+                    }
                 }
                 Ok(value)
             }
             Err(error) => {
                 if !self.inner.store_down.swap(true, Ordering::Relaxed) {
-                    warn!(%error, "the robots store is unreachable: robots.txt comes from the local copy or a local fetch until it is back");
+                    if said {
+                        debug!(%error, "the robots store is unreachable");
+                    } else {
+                        warn!(%error, "the robots store is unreachable: robots.txt comes from the local copy or a local fetch until it is back");
+                    }
                 }
                 Err(())
             }

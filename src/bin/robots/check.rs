@@ -229,9 +229,9 @@ impl CheckArgs {
                     } else {
                         format!(" (`{}`)", reduced.token)
                     };
-                    eprintln!(
-                        "robots: warning: --agent `{token}` is not a product token, so it is compared as given and matches only `*` groups; --user-agent reduces a full User-Agent to its token{hint}"
-                    );
+                    crate::say(format_args!(
+                        "warning: --agent `{token}` is not a product token, so it is compared as given and matches only `*` groups; --user-agent reduces a full User-Agent to its token{hint}"
+                    ));
                 }
                 Crawler {
                     token: token.clone(),
@@ -247,10 +247,10 @@ impl CheckArgs {
                     )));
                 }
                 if let Some(name) = reduced.lost {
-                    eprintln!(
-                        "robots: warning: the User-Agent's crawler name `{name}` is matched as `{}`; give the token with --agent to match it exactly",
+                    crate::say(format_args!(
+                        "warning: the User-Agent's crawler name `{name}` is matched as `{}`; give the token with --agent to match it exactly",
                         reduced.token
-                    );
+                    ));
                 }
                 Crawler {
                     token: reduced.token.to_string(),
@@ -301,9 +301,8 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
         .map(|mut body| {
             if body.len() > MAX_BODY_BYTES {
                 body.truncate(MAX_BODY_BYTES);
-                eprintln!(
-                    "robots: note: the robots.txt is over {MAX_BODY_BYTES} bytes; only the first {MAX_BODY_BYTES} are read, as crawlers do"
-                );
+                crate::say(format_args!("note: the robots.txt is over {MAX_BODY_BYTES} bytes; only the first {MAX_BODY_BYTES} are read, as crawlers do"
+                ));
             }
             body
         });

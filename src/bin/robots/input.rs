@@ -42,7 +42,9 @@ pub fn urls(args: &[String]) -> Result<Vec<String>, CliError> {
         return Ok(args.to_vec());
     }
     if std::io::stdin().is_terminal() {
-        eprintln!("robots: reading URLs from stdin (one per line; Ctrl-D to end)");
+        crate::say(format_args!(
+            "reading URLs from stdin (one per line; Ctrl-D to end)"
+        ));
     }
     let urls = urls_from_stdin()?;
     if urls.is_empty() {

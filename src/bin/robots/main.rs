@@ -33,8 +33,39 @@ A closed output pipe (`| head -1`) does not change the status.";
     after_help = EXIT_CODES
 )]
 struct Cli {
+    /// Print no warnings on stderr (an outage, a reduced crawler name…); errors that stop the
+    /// command are still said. `RUST_LOG` (`warn` by default) sets what is printed otherwise.
+    #[arg(short, long, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Set by `--quiet`: the tool's own warnings and notes are not printed either.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints one of the tool's own warnings or notes (`robots: …`) on stderr, unless `--quiet`.
+pub fn say(text: impl std::fmt::Display) {
+    if !QUIET.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("robots: {text}");
+    }
+}
+
+/// The libraries report what happens (an outage and its end, a setup to fix) as `tracing`
+/// events: printed on stderr at `warn` and above, or as `RUST_LOG` says; none with `--quiet`.
+fn report_events(quiet: bool) {
+    if quiet {
+        return;
+    }
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .with_target(false)
+        .with_ansi(false)
+        .try_init();
 }
 
 #[derive(Subcommand)]
@@ -123,6 +154,8 @@ fn main() -> ExitCode {
         }
         Err(error) => error.exit(),
     };
+    QUIET.store(cli.quiet, std::sync::atomic::Ordering::Relaxed);
+    report_events(cli.quiet);
     let result = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Lint(args) => lint::run(&args),
