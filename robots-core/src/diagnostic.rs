@@ -54,6 +54,43 @@ pub enum DiagnosticKind {
     PreferenceForDisallowedPath,
     /// `Content-Usage` and `Content-Signal` of one group say opposite things for one path.
     ContradictingPreferences,
+    /// A `Sitemap:` value that is not an absolute `http(s)` URL (`/sitemap.xml`): crawlers
+    /// ignore it.
+    RelativeSitemap,
+}
+
+/// How much a finding matters: whether the file will be read otherwise than meant, or only by
+/// some crawlers, or not at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Severity {
+    /// The file will be read otherwise than meant: a rule that never applies or never
+    /// matches, a value read as unknown, a body crawlers cannot read.
+    Error,
+    /// Read by some crawlers and ignored by others (`Crawl-delay` for Google), or accepted
+    /// although not standard (a misspelt key, a missing colon).
+    Warning,
+    /// Worth knowing, changes nothing (a key no crawler uses).
+    Info,
+}
+
+impl Severity {
+    /// `error`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl DiagnosticKind {
@@ -81,6 +118,80 @@ impl DiagnosticKind {
             DiagnosticKind::UnknownPreferenceKey => "unknown_preference_key",
             DiagnosticKind::PreferenceForDisallowedPath => "preference_for_disallowed_path",
             DiagnosticKind::ContradictingPreferences => "contradicting_preferences",
+            DiagnosticKind::RelativeSitemap => "relative_sitemap",
+        }
+    }
+}
+
+impl DiagnosticKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [DiagnosticKind; 22] = [
+        DiagnosticKind::BodyTooLarge,
+        DiagnosticKind::HtmlBody,
+        DiagnosticKind::Utf16Body,
+        DiagnosticKind::LineTooLong,
+        DiagnosticKind::NulByte,
+        DiagnosticKind::NotUtf8,
+        DiagnosticKind::InvalidLine,
+        DiagnosticKind::MissingColon,
+        DiagnosticKind::TypoKey,
+        DiagnosticKind::UnknownKey,
+        DiagnosticKind::NonGoogleKey,
+        DiagnosticKind::RuleBeforeUserAgent,
+        DiagnosticKind::PatternNeverMatches,
+        DiagnosticKind::UserAgentCutShort,
+        DiagnosticKind::ShadowedRule,
+        DiagnosticKind::InvalidCrawlDelay,
+        DiagnosticKind::InvalidRequestRate,
+        DiagnosticKind::MalformedPreference,
+        DiagnosticKind::UnknownPreferenceKey,
+        DiagnosticKind::PreferenceForDisallowedPath,
+        DiagnosticKind::ContradictingPreferences,
+        DiagnosticKind::RelativeSitemap,
+    ];
+
+    /// The kind of a stable name ([`DiagnosticKind::as_str`]).
+    ///
+    /// ```
+    /// use robots_core::DiagnosticKind;
+    /// assert_eq!(DiagnosticKind::from_name("non_google_key"), Some(DiagnosticKind::NonGoogleKey));
+    /// assert_eq!(DiagnosticKind::from_name("nonsense"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<DiagnosticKind> {
+        DiagnosticKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// How much a finding of this kind matters.
+    ///
+    /// ```
+    /// use robots_core::{DiagnosticKind, Severity};
+    /// assert_eq!(DiagnosticKind::PatternNeverMatches.severity(), Severity::Error);
+    /// assert_eq!(DiagnosticKind::NonGoogleKey.severity(), Severity::Warning);
+    /// ```
+    pub fn severity(self) -> Severity {
+        match self {
+            DiagnosticKind::BodyTooLarge
+            | DiagnosticKind::HtmlBody
+            | DiagnosticKind::Utf16Body
+            | DiagnosticKind::LineTooLong
+            | DiagnosticKind::NulByte
+            | DiagnosticKind::RuleBeforeUserAgent
+            | DiagnosticKind::PatternNeverMatches
+            | DiagnosticKind::UserAgentCutShort
+            | DiagnosticKind::ShadowedRule
+            | DiagnosticKind::InvalidCrawlDelay
+            | DiagnosticKind::InvalidRequestRate
+            | DiagnosticKind::MalformedPreference
+            | DiagnosticKind::PreferenceForDisallowedPath
+            | DiagnosticKind::ContradictingPreferences
+            | DiagnosticKind::RelativeSitemap => Severity::Error,
+            DiagnosticKind::NotUtf8
+            | DiagnosticKind::InvalidLine
+            | DiagnosticKind::MissingColon
+            | DiagnosticKind::TypoKey
+            | DiagnosticKind::NonGoogleKey
+            | DiagnosticKind::UnknownPreferenceKey => Severity::Warning,
+            DiagnosticKind::UnknownKey => Severity::Info,
         }
     }
 }
@@ -101,6 +212,13 @@ pub struct Diagnostic {
     pub kind: DiagnosticKind,
     /// A sentence for people.
     pub message: String,
+}
+
+impl Diagnostic {
+    /// How much it matters (its kind's [`DiagnosticKind::severity`]).
+    pub fn severity(&self) -> Severity {
+        self.kind.severity()
+    }
 }
 
 impl fmt::Display for Diagnostic {

@@ -52,7 +52,7 @@ pub mod usage;
 mod verdict;
 
 pub use agent::{UserAgentToken, is_global_agent, is_valid_token, product_token, user_agent_token};
-pub use diagnostic::{Diagnostic, DiagnosticKind};
+pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
 pub use lint::lint;
 pub use matcher::{CrawlDelay, Matcher};
 pub use page::{Directives, ImagePreview, PageDirectives};

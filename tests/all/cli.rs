@@ -53,9 +53,9 @@ fn check_json_follows_the_contract_byte_for_byte() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         concat!(
-            "{\"url\": \"https://e.com/private/x\", \"allowed\": false, \"rule\": {\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/private\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n",
-            "{\"url\": \"https://e.com/private/ok\", \"allowed\": true, \"rule\": {\"line\": 3, \"kind\": \"allow\", \"pattern\": \"/private/ok\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n",
-            "{\"url\": \"https://e.com/\", \"allowed\": true, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n",
+            "{\"url\": \"https://e.com/private/x\", \"allowed\": false, \"rule\": {\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/private\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"resolved_path\": null}\n",
+            "{\"url\": \"https://e.com/private/ok\", \"allowed\": true, \"rule\": {\"line\": 3, \"kind\": \"allow\", \"pattern\": \"/private/ok\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"resolved_path\": null}\n",
+            "{\"url\": \"https://e.com/\", \"allowed\": true, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"resolved_path\": null}\n",
         )
     );
     assert!(out.stderr.is_empty());
@@ -82,7 +82,7 @@ fn check_reports_patterns_as_written_and_escapes_json() {
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "{\"url\": \"https://e.com/caf%C3%A9\\\"%7E\", \"allowed\": false, \"rule\": {\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/caf\u{e9}\\\"%7e\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n"
+        "{\"url\": \"https://e.com/caf%C3%A9\\\"%7E\", \"allowed\": false, \"rule\": {\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/caf\u{e9}\\\"%7e\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"resolved_path\": {\"path\": \"/caf%C3%A9\\\"~\", \"allowed\": true, \"line\": null}}\n"
     );
 }
 
@@ -247,13 +247,13 @@ fn lint_reports_lines_and_kinds() {
     assert!(
         text.lines()
             .next()
-            .is_some_and(|l| l.starts_with("{\"line\": 1, \"kind\": ")),
+            .is_some_and(|l| l.starts_with("{\"line\": 1, \"severity\": \"error\", \"kind\": ")),
         "{text}"
     );
     let path = file("lint.txt", body);
     let out = robots(&["lint", path.to_str().unwrap()], b"");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("lint.txt:3: typo_key:"), "{text}");
+    assert!(text.contains("lint.txt:3: warning: typo_key:"), "{text}");
     let clean = robots(&["lint", "-"], b"User-agent: *\nDisallow: /x\n");
     assert_eq!(clean.status.code(), Some(0));
     assert!(clean.stdout.is_empty());
@@ -339,7 +339,7 @@ fn text_output_notes_a_path_a_server_resolves_differently() {
         lines[2].starts_with("allowed") && lines.len() == 3,
         "{text}"
     );
-    // JSON keeps its contract.
+    // JSON says it too (`resolved_path`), beside the verdict for the URL as given.
     let out = robots(
         &[
             "check",
@@ -355,7 +355,7 @@ fn text_output_notes_a_path_a_server_resolves_differently() {
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "{\"url\": \"https://e.com/public/../private/x\", \"allowed\": true, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n"
+        "{\"url\": \"https://e.com/public/../private/x\", \"allowed\": true, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"resolved_path\": {\"path\": \"/private/x\", \"allowed\": false, \"line\": 2}}\n"
     );
 }
 
@@ -483,10 +483,10 @@ fn check_reports_usage_preferences_in_json_and_text() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         concat!(
-            "{\"url\": \"https://e.com/test\", \"allowed\": true, \"rule\": {\"line\": 2, \"kind\": \"allow\", \"pattern\": \"/\"}, \"usage\": {\"train-ai\": \"n\", \"search\": null, \"content-signal\": null}}\n",
-            "{\"url\": \"https://e.com/never/x\", \"allowed\": false, \"rule\": {\"line\": 3, \"kind\": \"disallow\", \"pattern\": \"/never/\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}}\n",
-            "{\"url\": \"https://e.com/ai-ok/a\", \"allowed\": true, \"rule\": {\"line\": 2, \"kind\": \"allow\", \"pattern\": \"/\"}, \"usage\": {\"train-ai\": \"y\", \"search\": \"y\", \"content-signal\": null}}\n",
-            "{\"url\": \"https://e.com/news/1\", \"allowed\": true, \"rule\": {\"line\": 2, \"kind\": \"allow\", \"pattern\": \"/\"}, \"usage\": {\"train-ai\": \"n\", \"search\": null, \"content-signal\": {\"search\": \"yes\", \"ai-input\": \"no\", \"ai-train\": null}}}\n",
+            "{\"url\": \"https://e.com/test\", \"allowed\": true, \"rule\": {\"line\": 2, \"kind\": \"allow\", \"pattern\": \"/\"}, \"usage\": {\"train-ai\": \"n\", \"search\": null, \"content-signal\": null}, \"resolved_path\": null}\n",
+            "{\"url\": \"https://e.com/never/x\", \"allowed\": false, \"rule\": {\"line\": 3, \"kind\": \"disallow\", \"pattern\": \"/never/\"}, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"resolved_path\": null}\n",
+            "{\"url\": \"https://e.com/ai-ok/a\", \"allowed\": true, \"rule\": {\"line\": 2, \"kind\": \"allow\", \"pattern\": \"/\"}, \"usage\": {\"train-ai\": \"y\", \"search\": \"y\", \"content-signal\": null}, \"resolved_path\": null}\n",
+            "{\"url\": \"https://e.com/news/1\", \"allowed\": true, \"rule\": {\"line\": 2, \"kind\": \"allow\", \"pattern\": \"/\"}, \"usage\": {\"train-ai\": \"n\", \"search\": null, \"content-signal\": {\"search\": \"yes\", \"ai-input\": \"no\", \"ai-train\": null}}, \"resolved_path\": null}\n",
         )
     );
     let out = robots(
@@ -513,6 +513,96 @@ fn check_reports_usage_preferences_in_json_and_text() {
         BODY,
     );
     assert!(!String::from_utf8_lossy(&plain.stdout).contains("usage"));
+}
+
+/// Issue 26: lint is a CI gate. Only errors fail, unless `--strict`; `--allow` silences a kind;
+/// a relative Sitemap and a bad value behind a malformed key are errors.
+#[test]
+fn lint_fails_only_on_errors_unless_strict() {
+    // The README's own example: valid, with a Crawl-delay Google ignores (a warning).
+    let valid =
+        b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nSitemap: https://e.com/s.xml\n";
+    let out = robots(&["lint", "-"], valid);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("-:3: warning: non_google_key:"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        robots(&["lint", "--strict", "-"], valid).status.code(),
+        Some(1)
+    );
+    // Allowed, the kind is not even reported: nothing to fail on, strict or not.
+    let out = robots(
+        &["lint", "--strict", "--allow", "non_google_key", "-"],
+        valid,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // An info alone passes too (a key no crawler uses).
+    assert_eq!(
+        robots(&["lint", "-"], b"User-agent: *\nFoo: bar\n")
+            .status
+            .code(),
+        Some(0)
+    );
+    // Errors fail: a relative Sitemap, an invalid preference behind an uppercase key.
+    let out = robots(
+        &["lint", "--format", "json", "-"],
+        b"User-agent: *\nSitemap: /relative.xml\nContent-Usage: / Train-AI=maybe\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("non_google_key"))
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0]
+            .starts_with("{\"line\": 2, \"severity\": \"error\", \"kind\": \"relative_sitemap\""),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("\"kind\": \"malformed_preference\"") && lines[1].contains("uppercase"),
+        "{text}"
+    );
+    assert!(
+        lines[2].contains("\"kind\": \"malformed_preference\"") && lines[2].contains("`maybe`"),
+        "{text}"
+    );
+    // Allowing every error kind found leaves nothing to fail on.
+    let out = robots(
+        &[
+            "lint",
+            "--allow",
+            "relative_sitemap",
+            "--allow",
+            "malformed_preference",
+            "-",
+        ],
+        b"User-agent: *\nSitemap: /relative.xml\nContent-Usage: / Train-AI=maybe\n",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    // An unknown kind is a usage error, in one line naming the kinds.
+    let out = robots(&["lint", "--allow", "nonsense", "-"], valid);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("`nonsense` is not a lint kind") && stderr.contains("non_google_key"),
+        "{stderr}"
+    );
 }
 
 #[test]

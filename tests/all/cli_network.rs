@@ -62,14 +62,14 @@ async fn fetched_rules_apply_once_per_origin() {
     assert_eq!(
         lines[0],
         format!(
-            "{{\"url\": \"{}/private/x\", \"allowed\": false, \"rule\": {{\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/private\"}}, \"usage\": {{\"train-ai\": null, \"search\": null, \"content-signal\": null}}, \"robots\": {{\"outcome\": \"parsed\", \"status\": 200}}}}",
+            "{{\"url\": \"{}/private/x\", \"allowed\": false, \"rule\": {{\"line\": 2, \"kind\": \"disallow\", \"pattern\": \"/private\"}}, \"usage\": {{\"train-ai\": null, \"search\": null, \"content-signal\": null}}, \"resolved_path\": null, \"robots\": {{\"outcome\": \"parsed\", \"status\": 200}}}}",
             server.uri()
         )
     );
     assert_eq!(
         lines[1],
         format!(
-            "{{\"url\": \"{}/public\", \"allowed\": true, \"rule\": null, \"usage\": {{\"train-ai\": null, \"search\": null, \"content-signal\": null}}, \"robots\": {{\"outcome\": \"parsed\", \"status\": 200}}}}",
+            "{{\"url\": \"{}/public\", \"allowed\": true, \"rule\": null, \"usage\": {{\"train-ai\": null, \"search\": null, \"content-signal\": null}}, \"resolved_path\": null, \"robots\": {{\"outcome\": \"parsed\", \"status\": 200}}}}",
             server.uri()
         )
     );
@@ -92,8 +92,8 @@ async fn missing_robots_txt_allows_and_server_errors_disallow() {
     assert_eq!(out.status.code(), Some(1));
     let lines = lines(&out);
     // The existing fields keep their meaning; `reason` (and more) say why.
-    assert!(lines[0].contains("\"allowed\": true, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"robots\": {\"outcome\": \"unavailable\", \"status\": 404, \"reason\": \"status\"}"), "{}", lines[0]);
-    assert!(lines[1].contains("\"allowed\": false, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"robots\": {\"outcome\": \"unreachable\", \"status\": 503, \"reason\": \"status\"}"), "{}", lines[1]);
+    assert!(lines[0].contains("\"allowed\": true, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"resolved_path\": null, \"robots\": {\"outcome\": \"unavailable\", \"status\": 404, \"reason\": \"status\"}"), "{}", lines[0]);
+    assert!(lines[1].contains("\"allowed\": false, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"resolved_path\": null, \"robots\": {\"outcome\": \"unreachable\", \"status\": 503, \"reason\": \"status\"}"), "{}", lines[1]);
     let text = {
         let (a, b) = (
             format!("{}/x", missing.uri()),
@@ -142,7 +142,7 @@ async fn a_silent_server_costs_at_most_the_timeout() {
         started.elapsed()
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(lines(&out)[0].contains("\"allowed\": false, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"robots\": {\"outcome\": \"unreachable\", \"status\": null, \"reason\": \"timeout\", \"message\": "), "{:?}", lines(&out));
+    assert!(lines(&out)[0].contains("\"allowed\": false, \"rule\": null, \"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"resolved_path\": null, \"robots\": {\"outcome\": \"unreachable\", \"status\": null, \"reason\": \"timeout\", \"message\": "), "{:?}", lines(&out));
     server.abort();
 }
 
@@ -359,14 +359,14 @@ async fn fetched_rules_carry_usage_preferences() {
     .unwrap();
     let lines = lines(&out);
     assert!(
-        lines[0].contains("\"usage\": {\"train-ai\": \"n\", \"search\": null, \"content-signal\": {\"search\": null, \"ai-input\": \"yes\", \"ai-train\": null}}, \"robots\": {\"outcome\": \"parsed\""),
+        lines[0].contains("\"usage\": {\"train-ai\": \"n\", \"search\": null, \"content-signal\": {\"search\": null, \"ai-input\": \"yes\", \"ai-train\": null}}, \"resolved_path\": null, \"robots\": {\"outcome\": \"parsed\""),
         "{}",
         lines[0]
     );
     assert!(
         lines[1].contains("\"allowed\": false")
             && lines[1].contains(
-                "\"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}"
+                "\"usage\": {\"train-ai\": null, \"search\": null, \"content-signal\": null}, \"resolved_path\": null"
             ),
         "{}",
         lines[1]

@@ -6,6 +6,8 @@ mod cli_messages;
 mod cli_network;
 #[cfg(feature = "redis")]
 mod crawl;
+#[cfg(feature = "redis")]
+mod json_doc;
 mod layout;
 #[cfg(feature = "redis")]
 mod politeness;

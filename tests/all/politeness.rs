@@ -88,7 +88,9 @@ async fn an_overlong_crawl_delay_is_refused_honoured_or_clamped() {
     // `tracing` events at warn level).
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
-        stderr.matches("Crawl-delay above the maximum: clamped").count(),
+        stderr
+            .matches("Crawl-delay above the maximum: clamped")
+            .count(),
         1,
         "{stderr}"
     );

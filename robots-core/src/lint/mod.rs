@@ -178,7 +178,21 @@ fn lint_lines(body: &[u8], out: &mut Vec<Diagnostic>) {
                     );
                 }
             }
-            KeyKind::Sitemap => {}
+            KeyKind::Sitemap => {
+                let absolute = d.value.len() > 8
+                    && (d.value[..7].eq_ignore_ascii_case(b"http://")
+                        || d.value[..8].eq_ignore_ascii_case(b"https://"));
+                if !absolute {
+                    push(
+                        n,
+                        DiagnosticKind::RelativeSitemap,
+                        format!(
+                            "sitemap `{}` is not an absolute http(s) URL; crawlers ignore it",
+                            String::from_utf8_lossy(d.value)
+                        ),
+                    );
+                }
+            }
             KeyKind::Other => {
                 let lower = key.to_ascii_lowercase();
                 if KNOWN_ELSEWHERE.contains(&lower.as_str()) {
@@ -350,6 +364,40 @@ mod tests {
             .iter()
             .map(|d| (d.line, d.kind.as_str()))
             .collect()
+    }
+
+    #[test]
+    fn a_sitemap_must_be_an_absolute_url() {
+        let body = b"Sitemap: /sitemap.xml\nSitemap: https://e.com/s.xml\nSitemap: HTTP://E.COM/s.xml\nSitemap: e.com/s.xml\nSitemap: ftp://e.com/s.xml\n";
+        assert_eq!(
+            kinds(body),
+            [
+                (1, "relative_sitemap"),
+                (4, "relative_sitemap"),
+                (5, "relative_sitemap")
+            ]
+        );
+    }
+
+    #[test]
+    fn every_kind_has_a_name_and_a_severity() {
+        use crate::Severity;
+        for kind in DiagnosticKind::ALL {
+            assert_eq!(DiagnosticKind::from_name(kind.as_str()), Some(kind));
+            let _ = kind.severity();
+        }
+        // What a crawler does with the file decides: read otherwise than meant is an error,
+        // read by some crawlers only a warning, harmless an info.
+        assert_eq!(DiagnosticKind::RelativeSitemap.severity(), Severity::Error);
+        assert_eq!(
+            DiagnosticKind::MalformedPreference.severity(),
+            Severity::Error
+        );
+        assert_eq!(DiagnosticKind::NonGoogleKey.severity(), Severity::Warning);
+        assert_eq!(DiagnosticKind::UnknownKey.severity(), Severity::Info);
+        let found = lint(b"User-agent: *\nCrawl-delay: 2\n");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity(), Severity::Warning);
     }
 
     #[test]

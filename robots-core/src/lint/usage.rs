@@ -111,7 +111,8 @@ fn content_usage(
         Ok(d) => d,
         Err(reason) => {
             let lower = preference.to_ascii_lowercase();
-            let message = if Dictionary::parse(&lower, false).is_ok() {
+            let lowered = Dictionary::parse(&lower, false);
+            let message = if lowered.is_ok() {
                 format!(
                     "`{text}` has uppercase in a key; keys are lowercase, so the whole {key} is ignored (every preference unknown)"
                 )
@@ -121,6 +122,27 @@ fn content_usage(
                 )
             };
             push(out, n, DiagnosticKind::MalformedPreference, message);
+            // A value that would be wrong with the key fixed is said too: fixing the case alone
+            // would not make it count.
+            if let Ok(dictionary) = lowered {
+                for (name, given) in [
+                    ("train-ai", dictionary.train_ai),
+                    ("search", dictionary.search),
+                ] {
+                    if let Given::Token(other) = given
+                        && !matches!(other, "y" | "n")
+                    {
+                        push(
+                            out,
+                            n,
+                            DiagnosticKind::MalformedPreference,
+                            format!(
+                                "{name} has `{other}`; only `y` or `n` count, so it would be unknown with a lowercase key too"
+                            ),
+                        );
+                    }
+                }
+            }
             return (Preference::Unknown, Preference::Unknown);
         }
     };
@@ -297,6 +319,22 @@ mod tests {
             .map(|d| (d.line, d.kind))
             .filter(|(_, k)| *k != DiagnosticKind::NonGoogleKey)
             .collect()
+    }
+
+    #[test]
+    fn an_uppercase_key_and_a_bad_value_are_both_said() {
+        let found = lint(b"User-agent: *\nContent-Usage: / Train-AI=maybe\n");
+        let messages: Vec<&str> = found
+            .iter()
+            .filter(|d| d.kind == DiagnosticKind::MalformedPreference)
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(messages[0].contains("uppercase in a key"), "{messages:?}");
+        assert!(
+            messages[1].contains("train-ai has `maybe`; only `y` or `n` count"),
+            "{messages:?}"
+        );
     }
 
     #[test]

@@ -62,6 +62,7 @@ struct JsonVerdict<'a> {
     allowed: bool,
     rule: Option<MatchedRule<'a>>,
     usage: UsageJson,
+    resolved_path: Option<&'a ResolvedPath>,
     #[serde(skip_serializing_if = "Option::is_none")]
     robots: Option<RobotsJson>,
 }
@@ -261,28 +262,49 @@ impl CheckArgs {
     }
 }
 
-/// For text output: when a server would resolve the URL's path to one decided differently, say
-/// so (the verdict itself stays Google's, for the URL as given).
-fn resolved_note<'a>(
-    url: &str,
-    verdict: &Verdict<'_>,
-    check: impl Fn(&[u8]) -> Verdict<'a>,
-) -> Option<String> {
-    served_paths(&path_of(url)).into_iter().find_map(|path| {
-        let resolved = check(path.as_bytes());
-        (resolved.allowed != verdict.allowed).then(|| {
-            let word = if resolved.allowed {
-                "allowed"
-            } else {
-                "disallowed"
-            };
-            let by = resolved
-                .rule
-                .map(|r| format!(" by line {}", r.line))
-                .unwrap_or_default();
-            format!("a server resolves the path to {path}, which is {word}{by}; polite clients decide by both")
+/// A path a server would resolve the URL's path to, decided differently from the URL as given
+/// (`/public/../private/x` is `/private/x`). The verdict itself stays Google's.
+#[derive(Serialize)]
+struct ResolvedPath {
+    path: String,
+    allowed: bool,
+    /// The deciding line, `null` when no rule decided.
+    line: Option<u32>,
+}
+
+impl ResolvedPath {
+    /// The first served path decided otherwise than `verdict`, if any.
+    fn of<'a>(
+        url: &str,
+        verdict: &Verdict<'_>,
+        check: impl Fn(&[u8]) -> Verdict<'a>,
+    ) -> Option<ResolvedPath> {
+        served_paths(&path_of(url)).into_iter().find_map(|path| {
+            let resolved = check(path.as_bytes());
+            (resolved.allowed != verdict.allowed).then(|| ResolvedPath {
+                allowed: resolved.allowed,
+                line: resolved.rule.map(|r| r.line),
+                path,
+            })
         })
-    })
+    }
+
+    /// For text output: the `note:` line.
+    fn note(&self) -> String {
+        let word = if self.allowed {
+            "allowed"
+        } else {
+            "disallowed"
+        };
+        let by = self
+            .line
+            .map(|line| format!(" by line {line}"))
+            .unwrap_or_default();
+        format!(
+            "a server resolves the path to {}, which is {word}{by}; polite clients decide by both",
+            self.path
+        )
+    }
 }
 
 pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
@@ -328,7 +350,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
                     verdict: &Verdict<'_>,
                     usage: &UsagePreferences,
                     robots: Result<Option<&CachedRobots>, &OriginError>,
-                    note: Option<String>|
+                    resolved: Option<ResolvedPath>|
      -> Result<(), CliError> {
         any_disallowed |= !verdict.allowed;
         if closed {
@@ -346,6 +368,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
                     allowed: verdict.allowed,
                     rule: verdict.rule,
                     usage: UsageJson::of(usage),
+                    resolved_path: resolved.as_ref(),
                     robots,
                 },
             ),
@@ -353,7 +376,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
                 let mut text = text_line(url, verdict, robots.as_ref());
                 for extra in usage_note(usage)
                     .into_iter()
-                    .chain(note.map(|n| format!("note: {n}")))
+                    .chain(resolved.map(|r| format!("note: {}", r.note())))
                 {
                     text.push_str("\n            ");
                     text.push_str(&extra);
@@ -375,8 +398,8 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
             let matcher = robots.matcher(&crawler.token);
             for url in &urls {
                 let usage = matcher.usage(url);
-                let note = resolved_note(url, &usage.verdict, |p| matcher.check_path(p));
-                emit(url, &usage.verdict, &usage.preferences, Ok(None), note)?;
+                let resolved = ResolvedPath::of(url, &usage.verdict, |p| matcher.check_path(p));
+                emit(url, &usage.verdict, &usage.preferences, Ok(None), resolved)?;
             }
         }
         None => {
@@ -404,7 +427,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
                 };
                 let path = robots_fetch::path_of_url(parsed_url);
                 let usage = entry.usage_at(path.as_bytes(), now);
-                let note = resolved_note(parsed_url.as_str(), &usage.verdict, |p| {
+                let resolved = ResolvedPath::of(parsed_url.as_str(), &usage.verdict, |p| {
                     entry.verdict_at(p, now)
                 });
                 emit(
@@ -412,7 +435,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
                     &usage.verdict,
                     &usage.preferences,
                     Ok(Some(entry)),
-                    note,
+                    resolved,
                 )?;
             }
         }

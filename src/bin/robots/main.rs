@@ -1,7 +1,8 @@
 //! `robots`: check URLs against a robots.txt, lint robots.txt files, and crawl politely.
 //!
-//! Exit status of `check` and `lint`: 0 when every URL is allowed (or a lint found nothing), 1
-//! when any URL is disallowed (or a lint found something), 2 on a usage or input error. `crawl`:
+//! Exit status of `check` and `lint`: 0 when every URL is allowed (or a lint found no error), 1
+//! when any URL is disallowed (or a lint found an error; anything with `--strict`), 2 on a usage
+//! or input error. `crawl`:
 //! 0 when every URL was fetched or disallowed, 1 when any was unreachable or failed, 2 on a
 //! usage error.
 
@@ -20,7 +21,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 const EXIT_CODES: &str = "\
 Exit status:
   check     0 every URL allowed, 1 any disallowed, 2 usage or input error
-  lint      0 nothing found, 1 findings, 2 usage or input error
+  lint      0 no errors found (any finding with --strict), 1 otherwise, 2 usage or input error
   sitemaps  0 every robots.txt read, 1 any unreachable, 2 usage error
   crawl     0 every URL fetched or disallowed, 1 any unreachable or failed, 2 usage error
 A closed output pipe (`| head -1`) does not change the status.";
@@ -83,9 +84,10 @@ Exit status: 0 every URL allowed, 1 any disallowed, 2 usage or input error.")]
     #[command(after_help = "\
 Examples:
   robots lint robots.txt
+  robots lint --strict --allow non_google_key robots.txt
   curl -s https://example.com/robots.txt | robots lint --format json -
 
-Exit status: 0 nothing found, 1 findings, 2 usage or input error.")]
+Exit status: 0 no errors found (nor anything, with --strict), 1 otherwise, 2 usage or input error.")]
     Lint(lint::LintArgs),
     /// List the sitemap URLs each origin's robots.txt names (one fetch per origin).
     #[command(after_help = "\

@@ -1,0 +1,183 @@
+//! `docs/json.md` lists every JSON field of every command: each command runs here with
+//! `--format json` on inputs that bring out its optional fields, and every field it prints must
+//! be on that page.
+
+use std::collections::BTreeSet;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::site::{Answer, Site};
+
+/// Every field path of a JSON value (`rule.line`, `usage.content-signal.search`).
+fn paths(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                paths(inner, &path, out);
+                out.insert(path);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| paths(i, prefix, out)),
+        _ => {}
+    }
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> Vec<Value> {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robots"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the robots binary runs");
+    if let Some(mut input) = child.stdin.take() {
+        let _ = input.write_all(stdin);
+    }
+    let out = child.wait_with_output().expect("it finishes");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_json_field_of_every_command_is_documented() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/json.md"))
+        .expect("docs/json.md");
+    let robots_txt = "User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\nContent-Signal: search=yes\nSitemap: https://e.com/s.xml\n";
+    let site = Site::start(move |target, _| match target {
+        "/robots.txt" => Answer::ok(robots_txt),
+        _ => Answer::ok("page"),
+    })
+    .await;
+    let down =
+        Site::start(|_, _| Answer::status("503 Service Unavailable", &["Retry-After: 30"])).await;
+    let mut found: Vec<(String, BTreeSet<String>)> = Vec::new();
+    let mut collect = |command: &str, lines: Vec<Value>| {
+        assert!(!lines.is_empty(), "{command} printed nothing");
+        let mut set = BTreeSet::new();
+        lines.iter().for_each(|l| paths(l, "", &mut set));
+        found.push((command.to_string(), set));
+    };
+    let (public, private, dotted) = (
+        site.url("/public"),
+        site.url("/private/x"),
+        site.url("/public/../private/x"),
+    );
+    let down_url = down.url("/x");
+    let urls = [
+        public.as_str(),
+        private.as_str(),
+        dotted.as_str(),
+        down_url.as_str(),
+        "mailto:a@b.c",
+    ];
+    let blocking = |args: Vec<String>, stdin: &'static [u8]| {
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            run(&args, stdin)
+        })
+    };
+    let strings = |fixed: &[&str], extra: &[&str]| -> Vec<String> {
+        fixed.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    collect(
+        "check --robots",
+        blocking(
+            strings(
+                &[
+                    "check", "--robots", "-", "--agent", "FooBot", "--format", "json",
+                ],
+                &urls[..3],
+            ),
+            robots_txt.as_bytes(),
+        )
+        .await
+        .unwrap(),
+    );
+    collect(
+        "check",
+        blocking(
+            strings(&["check", "--agent", "FooBot", "--format", "json"], &urls),
+            b"",
+        )
+        .await
+        .unwrap(),
+    );
+    collect(
+        "lint",
+        blocking(
+            strings(&["lint", "--format", "json", "-"], &[]),
+            b"Disallow: /x\nUser-agent: *\nCrawl-delay: 2\n",
+        )
+        .await
+        .unwrap(),
+    );
+    collect(
+        "sitemaps",
+        blocking(
+            strings(&["sitemaps", "--format", "json"], &[&public, &down_url]),
+            b"",
+        )
+        .await
+        .unwrap(),
+    );
+    if cfg!(feature = "redis") {
+        collect(
+            "crawl",
+            blocking(
+                strings(
+                    &[
+                        "crawl",
+                        "--user-agent",
+                        "FooBot/1.0",
+                        "--min-delay",
+                        "0",
+                        "--format",
+                        "json",
+                    ],
+                    &[&public, &private, &down_url, "not a url"],
+                ),
+                b"",
+            )
+            .await
+            .unwrap(),
+        );
+    }
+    let mut missing = Vec::new();
+    for (command, fields) in &found {
+        for field in fields {
+            if !doc.contains(&format!("`{field}`")) {
+                missing.push(format!("{command}: `{field}`"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "fields docs/json.md does not list:\n{}",
+        missing.join("\n")
+    );
+    // The optional fields were brought out, so the check means something.
+    let all: BTreeSet<&String> = found.iter().flat_map(|(_, f)| f).collect();
+    for field in [
+        "resolved_path.path",
+        "robots.reason",
+        "robots.retry_after",
+        "usage.content-signal.search",
+        "severity",
+        "sitemaps",
+        "waited_ms",
+    ] {
+        assert!(
+            all.contains(&field.to_string()),
+            "no command printed `{field}`: {all:?}"
+        );
+    }
+}
