@@ -437,8 +437,10 @@ impl FleetPacing {
         origin: &str,
         interval: Duration,
     ) -> Result<(FleetPermit, Duration), RobotsError> {
-        let started = Instant::now();
         let place = self.local.place(origin).await;
+        // The wait counts from here, once this process's own earlier requests to the group are
+        // out of the way (the fleet's turn, its pauses and an outage's grace count).
+        let started = Instant::now();
         let shared = loop {
             let result = self.acquire_shared(origin, interval).await;
             match self.outage_grace_left(result.is_ok()) {

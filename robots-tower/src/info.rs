@@ -93,7 +93,9 @@ impl RobotsInfo {
         self.rare.as_ref().and_then(|rare| rare.pause)
     }
 
-    /// Time spent waiting for the origin's politeness slot.
+    /// How long the request waited for politeness once it was its turn in this process: the
+    /// interval (Crawl-delay), a pause, the fleet's other requests. Time queued behind this
+    /// process's own earlier requests to the group is not counted.
     pub fn waited(&self) -> Duration {
         self.waited
     }

@@ -519,8 +519,10 @@ impl Politeness {
 
     /// [`Politeness::acquire`] when the turn is not now: waits for a place and the interval.
     async fn acquire_waiting(&self, origin: &str, interval: Duration) -> (LocalPermit, Duration) {
-        let started = Instant::now();
         let place = self.place(origin).await;
+        // The wait counts from here: time queued behind this process's own earlier requests to
+        // the group is theirs, not a politeness wait.
+        let started = Instant::now();
         let permit = self.space(origin, interval, place).await;
         (permit, started.elapsed())
     }

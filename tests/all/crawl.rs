@@ -508,3 +508,85 @@ async fn an_unreachable_redis_is_said_once_unless_quiet() {
         String::from_utf8_lossy(&quiet.stderr)
     );
 }
+
+/// Issue 26: URLs of one origin go in the order given (across origins too), and `waited` is the
+/// politeness wait once it was the URL's turn, not the time it sat queued behind the others.
+#[tokio::test(flavor = "multi_thread")]
+async fn urls_of_one_origin_go_in_order_and_waited_is_the_politeness_wait() {
+    let one = Site::start(route).await;
+    let two = Site::start(route).await;
+    let paths = ["/d", "/b", "/e", "/a", "/c"];
+    let mut args: Vec<String> = [
+        "--user-agent",
+        UA,
+        "--min-delay",
+        "0.3",
+        "--delay-factor",
+        "0",
+        "--politeness-key",
+        "origin",
+        "--format",
+        "json",
+    ]
+    .map(String::from)
+    .to_vec();
+    for path in paths {
+        args.push(one.url(path));
+        args.push(two.url(path));
+    }
+    let out = crawl_async(args).await;
+    assert_eq!(out.status.code(), Some(0));
+    for site in [&one, &two] {
+        let order: Vec<String> = site.pages().iter().map(|s| s.target.clone()).collect();
+        assert_eq!(order, paths, "in the order given");
+    }
+    let lines = json_lines(&out);
+    for site in [&one, &two] {
+        for (n, path) in paths.iter().enumerate() {
+            let waited = by_url(&lines, &site.url(path))["waited_ms"]
+                .as_u64()
+                .unwrap();
+            // The first goes at once; each later one waits one interval from its turn, not the
+            // n intervals it was queued behind.
+            assert!(waited <= 450, "{path} (number {n}) waited {waited} ms");
+            if n > 0 {
+                assert!(waited >= 200, "{path} (number {n}) waited {waited} ms");
+            }
+        }
+    }
+}
+
+/// Issue 26: a one-shot command says what happened to robots.txt, not when the cache would try
+/// again (the process exits when done).
+#[tokio::test(flavor = "multi_thread")]
+async fn one_shot_commands_say_unreachable_with_the_cause_only() {
+    let down = Site::start(|_, _| Answer::status("503 Service Unavailable", &[])).await;
+    let out = crawl_async(
+        ["--user-agent", UA, "--format", "json", &down.url("/x")]
+            .map(String::from)
+            .to_vec(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let lines = json_lines(&out);
+    let origin = down.url("");
+    let origin = origin.trim_end_matches('/');
+    assert_eq!(
+        lines[0]["error"],
+        format!("robots.txt of {origin} unreachable: the server answered 503")
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_robots"))
+        .args(["sitemaps", &down.url("/x")])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("# {origin}: no sitemaps (unreachable: the server answered 503)")
+    );
+    for text in [&out.stdout, &out.stderr] {
+        let text = String::from_utf8_lossy(text);
+        assert!(!text.contains("retr") && !text.contains("since"), "{text}");
+    }
+}

@@ -136,7 +136,10 @@ pub(super) fn log_entry(entry: &CachedRobots) {
         Source::Unreachable {
             cause, next_retry, ..
         } => {
-            warn!(origin = %entry.origin, %cause, retry_in = ?next_retry.saturating_duration_since(Instant::now()), "robots.txt unreachable, no good copy: disallow all")
+            // Info, not warn: every caller of the origin gets it as a typed answer
+            // (`RobotsUnreachable`, an `unreachable` outcome); a crawl of many sites would
+            // otherwise print one warning per dead site.
+            info!(origin = %entry.origin, %cause, retry_in = ?next_retry.saturating_duration_since(Instant::now()), "robots.txt unreachable, no good copy: disallow all")
         }
         Source::Stale { cause, .. } => {
             info!(origin = %entry.origin, %cause, "robots.txt unreachable, using the last good copy")

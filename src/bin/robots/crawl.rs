@@ -5,7 +5,7 @@
 //! `{"url", "outcome": "fetched"|"disallowed"|"crawl-delay-too-long"|"unreachable"|"error",
 //! "status", "rule", "waited_ms", "error"}`, one per URL as it finishes.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -185,13 +185,23 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
     let mut running: JoinSet<Done> = JoinSet::new();
     // Origins are paced by the middleware; this only bounds the work in flight.
     let in_flight = 64;
+    // Requests in flight per origin: no more than its concurrency are handed to the client at
+    // once, so that each origin's URLs start in the order given.
+    let per_origin = args.concurrency.max(1) as usize;
+    let mut active: HashMap<String, usize> = HashMap::new();
     loop {
         // With --follow, pages being fetched count toward --max-pages until they are done.
         let room = |running: usize| !args.follow || fetched + running < args.max_pages;
-        while running.len() < in_flight
-            && room(running.len())
-            && let Some(url) = queue.pop_front()
-        {
+        while running.len() < in_flight && room(running.len()) {
+            // The first queued URL whose origin has room: its origin's earliest.
+            let Some(at) = queue
+                .iter()
+                .position(|url| active.get(&origin_key(url)).copied().unwrap_or(0) < per_origin)
+            else {
+                break;
+            };
+            let Some(url) = queue.remove(at) else { break };
+            *active.entry(origin_key(&url)).or_default() += 1;
             let client = client.clone();
             let follow = args.follow;
             running.spawn(async move { fetch(&client, url, follow).await });
@@ -203,6 +213,9 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
             Ok(done) => done,
             Err(e) => return Err(CliError::Usage(format!("a crawl task failed: {e}"))),
         };
+        if let Some(count) = active.get_mut(&origin_key(&outcome.url)) {
+            *count = count.saturating_sub(1);
+        }
         failed |= matches!(outcome.outcome, "unreachable" | "error");
         if outcome.outcome == "fetched" {
             fetched += 1;
@@ -227,6 +240,12 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// What a URL's requests are counted by for ordering: its origin, or the text itself when it
+/// has none (its line will say why).
+fn origin_key(url: &str) -> String {
+    Url::parse(url).map_or_else(|_| url.to_string(), |u| u.origin().ascii_serialization())
 }
 
 fn client(args: &CrawlArgs) -> Result<reqwest_middleware::ClientWithMiddleware, CliError> {
@@ -336,9 +355,17 @@ async fn fetch(
                 Some(
                     RobotsError::Disallowed { rule, .. } | RobotsError::DisallowedFor { rule, .. },
                 ) => outcome("disallowed", None, rule.as_ref(), Duration::ZERO, None),
-                Some(
-                    RobotsError::RobotsUnreachable { .. } | RobotsError::FleetUnavailable { .. },
-                ) => outcome("unreachable", None, None, Duration::ZERO, message),
+                // What happened, without the cache's "retry in": this process exits when done.
+                Some(RobotsError::RobotsUnreachable { origin, cause, .. }) => outcome(
+                    "unreachable",
+                    None,
+                    None,
+                    Duration::ZERO,
+                    Some(format!("robots.txt of {origin} unreachable: {cause}")),
+                ),
+                Some(RobotsError::FleetUnavailable { .. }) => {
+                    outcome("unreachable", None, None, Duration::ZERO, message)
+                }
                 Some(RobotsError::CrawlDelayTooLong { .. }) => {
                     outcome("crawl-delay-too-long", None, None, Duration::ZERO, message)
                 }

@@ -48,3 +48,23 @@ pub fn json_line<W: Write, T: Serialize>(out: &mut W, value: &T) -> Result<(), C
         .map_err(|e| CliError::Write(io::Error::other(e)))?;
     out.write_all(b"\n").map_err(CliError::Write)
 }
+
+/// Where a one-shot command's rules came from, in its own words: what happened, without the
+/// cache's timings ("retried in 1 min" means nothing to a process that exits now).
+pub fn once(source: &robots_fetch::Source) -> String {
+    use robots_fetch::Source;
+    match source {
+        Source::Parsed {
+            status,
+            redirected_to: Some(url),
+            ..
+        } => format!("robots.txt read, HTTP {status}, redirected to {url}"),
+        Source::Parsed { status, .. } => format!("robots.txt read, HTTP {status}"),
+        Source::Inserted { .. } => "robots.txt given".to_string(),
+        Source::Unavailable { status, .. } => format!("no robots.txt, HTTP {status}: allow all"),
+        Source::Stale { cause, status, .. } => {
+            format!("unreachable: {cause}; its last good copy (HTTP {status}) used")
+        }
+        Source::Unreachable { cause, .. } => format!("unreachable: {cause}"),
+    }
+}

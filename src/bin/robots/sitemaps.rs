@@ -78,8 +78,12 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
             )?,
             Format::Text => {
                 if sitemaps.is_empty() {
-                    writeln!(out, "# {origin}: no sitemaps ({})", source.describe())
-                        .map_err(CliError::Write)?;
+                    writeln!(
+                        out,
+                        "# {origin}: no sitemaps ({})",
+                        crate::output::once(source)
+                    )
+                    .map_err(CliError::Write)?;
                 }
                 for sitemap in sitemaps {
                     writeln!(out, "{origin}  {sitemap}").map_err(CliError::Write)?;
