@@ -10,6 +10,7 @@
 //! redirect into a disallowed path. Every URL gets one line as it happens, then a summary.
 
 use std::collections::{HashSet, VecDeque};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -29,8 +30,9 @@ struct Args {
     agent: String,
 }
 
+/// Exits 1 when any URL failed (its cause is on its line), 0 otherwise.
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let args = Args::parse();
     let (start, _demo, min_delay) = match args.start {
         Some(url) => (url, None, Duration::from_secs(1)),
@@ -150,20 +152,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     };
                     println!("{at:6.2}s  blocked      {url}{via}  by robots.txt: {why}");
                 }
-                Some(RobotsError::RobotsUnreachable {
-                    origin,
-                    retry_after,
-                    ..
-                }) => {
+                Some(RobotsError::RobotsUnreachable { origin, cause, .. }) => {
                     failed += 1;
                     println!(
-                        "{at:6.2}s  unreachable  {url}  (robots.txt of {origin} unreachable; retry in {} s)",
-                        retry_after.as_secs()
+                        "{at:6.2}s  unreachable  {url}  (robots.txt of {origin} unreachable: {cause})"
                     );
                 }
                 _ => {
                     failed += 1;
-                    println!("{at:6.2}s  failed       {url}  ({error})");
+                    println!("{at:6.2}s  failed       {url}  ({})", causes(&error));
                 }
             },
         }
@@ -190,7 +187,26 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             sitemaps.join(", ")
         }
     );
-    Ok(())
+    Ok(if failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// An error with its causes, `outer: inner: innermost` (reqwest's own text leaves them out).
+fn causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 fn robots_error(error: &reqwest_middleware::Error) -> Option<&RobotsError> {

@@ -9,8 +9,10 @@
 //! 0.2 s, and links to a private page and to a redirect into one. The site's own request log is
 //! printed at the end: nothing under `/private/` is in it, and robots.txt was fetched once.
 
+use std::process::ExitCode;
 use std::time::Instant;
 
+use robots_fetch::{Origin, RobotsCache, Source};
 use robots_spider::polite_client;
 use robots_tower::RobotsMiddleware;
 use spider::website::Website;
@@ -19,8 +21,9 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const AGENT: &str = "PoliteSpider/0.1 (+https://foo.example/bot)";
 
+/// Exits 1 when a robots.txt could not be had (nothing of that site was fetched), 0 otherwise.
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let start = std::env::args().nth(1);
     let demo = match start {
         Some(_) => None,
@@ -38,7 +41,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         // The middleware enforces robots.txt; spider's own check would fetch it a second time.
         .with_respect_robots_txt(false)
         .with_limit(25);
-    let robots = RobotsMiddleware::builder(AGENT);
+    // The cache the middleware decides with, kept to say afterwards why a link was refused.
+    let cache = RobotsCache::builder(AGENT).build();
+    let robots = RobotsMiddleware::builder(AGENT).cache(cache.clone());
     website.set_http_client(polite_client(&website, robots)?);
 
     let started = Instant::now();
@@ -56,8 +61,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         links.len(),
         started.elapsed()
     );
+    let mut unreachable = false;
     for link in &links {
-        println!("  {link}");
+        let why = refusal(&cache, link);
+        unreachable |= why.as_deref().is_some_and(|w| w.contains("unreachable"));
+        match why {
+            Some(why) => println!("  {link}  refused: {why}"),
+            None => println!("  {link}"),
+        }
     }
 
     if let Some(server) = demo {
@@ -76,7 +87,40 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .count();
         println!("\n/private/ requests: {private}; robots.txt fetches: {robots}");
     }
-    Ok(())
+    Ok(if unreachable {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Why the middleware refused `link`, from the rules it decided with; `None` when it may be
+/// fetched.
+fn refusal(cache: &RobotsCache, link: &str) -> Option<String> {
+    let Ok(url) = url::Url::parse(link) else {
+        return Some("not a URL".into());
+    };
+    let Ok(origin) = Origin::from_url(&url) else {
+        return Some("no robots.txt for this kind of URL".into());
+    };
+    let Some(entry) = cache.cached(&origin) else {
+        return Some(format!("robots.txt of {origin} was never fetched"));
+    };
+    if let Source::Unreachable { cause, .. } = entry.source() {
+        return Some(format!("robots.txt of {origin} unreachable: {cause}"));
+    }
+    let verdict = entry.check(&url);
+    if verdict.allowed {
+        return None;
+    }
+    Some(match verdict.rule {
+        Some(rule) => format!(
+            "disallowed by robots.txt line {}: {}",
+            rule.line,
+            rule.pattern_lossy()
+        ),
+        None => "robots.txt disallows everything".into(),
+    })
 }
 
 async fn demo_site() -> MockServer {

@@ -174,6 +174,7 @@ impl<Target> RobotsConfig<Target> {
     /// # let _ = config;
     /// # Ok::<(), robots_tower::FleetError>(())
     /// ```
+    #[cfg(feature = "redis")]
     pub fn fleet_outage_grace(mut self, grace: Duration) -> Self {
         self.fleet.outage_grace = grace;
         self

@@ -7,6 +7,8 @@ mod cli_network;
 #[cfg(feature = "redis")]
 mod crawl;
 #[cfg(feature = "redis")]
+mod examples;
+#[cfg(feature = "redis")]
 mod json_doc;
 mod layout;
 #[cfg(feature = "redis")]
