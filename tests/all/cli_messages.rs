@@ -242,3 +242,23 @@ fn one_message_per_cause_in_every_mode_and_command() {
         );
     }
 }
+
+/// Issue 26: the README tells how to use the tool after its test command without a rebuild
+/// (`cargo run --bin robots` builds it again with the package's own features): the binary the
+/// tests build, `target/debug/robots`. That is where it is.
+#[test]
+fn the_readme_names_the_binary_the_tests_build() {
+    let readme = include_str!("../../README.md");
+    assert!(
+        readme.contains("./target/debug/robots check"),
+        "the README names the tests' binary"
+    );
+    if option_env!("CARGO_TARGET_DIR").is_some() {
+        eprintln!(
+            "SKIPPED: CARGO_TARGET_DIR is set, so the binary is elsewhere than the README says"
+        );
+        return;
+    }
+    let expected = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/debug/robots");
+    assert_eq!(std::path::Path::new(env!("CARGO_BIN_EXE_robots")), expected);
+}
