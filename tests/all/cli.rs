@@ -3,9 +3,17 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn robots(args: &[&str], stdin: &[u8]) -> Output {
+/// Runs the `robots` binary with `args`, writing `stdin` to it.
+pub(crate) fn robots(args: &[&str], stdin: &[u8]) -> Output {
+    robots_with_env(args, stdin, &[])
+}
+
+/// [`robots`] with these environment variables set, and `RUST_LOG` unset unless among them.
+pub(crate) fn robots_with_env(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_robots"))
         .args(args)
+        .env_remove("RUST_LOG")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -4,27 +4,7 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn robots(args: &[&str], stdin: &[u8]) -> Output {
-    robots_with_env(args, stdin, &[])
-}
-
-fn robots_with_env(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_robots"))
-        .args(args)
-        .envs(env.iter().copied())
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the robots binary runs");
-    if let Some(mut input) = child.stdin.take() {
-        let _ = input.write_all(stdin);
-    }
-    child
-        .wait_with_output()
-        .expect("the robots binary finishes")
-}
+use crate::cli::robots;
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

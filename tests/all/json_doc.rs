@@ -3,7 +3,6 @@
 //! be on that page.
 
 use std::collections::BTreeSet;
-use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
@@ -29,18 +28,7 @@ fn paths(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
 }
 
 fn run(args: &[&str], stdin: &[u8]) -> Vec<Value> {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_robots"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the robots binary runs");
-    if let Some(mut input) = child.stdin.take() {
-        let _ = input.write_all(stdin);
-    }
-    let out = child.wait_with_output().expect("it finishes");
+    let out = crate::cli::robots(args, stdin);
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
