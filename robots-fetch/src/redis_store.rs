@@ -113,6 +113,9 @@ struct FleetInner {
     /// Outages seen (each counted once, when it begins).
     outages: AtomicU64,
     response_timeout: Duration,
+    /// The `run_id` of the server last answering (one server only), read again after any
+    /// failure: a different one means another server (a restart, a failover).
+    identity: std::sync::Mutex<Option<String>>,
 }
 
 /// The Redis server a fleet of crawler processes shares: one robots.txt fetch per origin and one
@@ -194,6 +197,7 @@ impl RedisFleet {
                 down: AtomicBool::new(false),
                 outages: AtomicU64::new(0),
                 response_timeout: Duration::from_secs(2),
+                identity: std::sync::Mutex::new(None),
             }),
         }
     }
@@ -217,6 +221,7 @@ impl RedisFleet {
             down: AtomicBool::new(false),
             outages: AtomicU64::new(0),
             response_timeout: self.inner.response_timeout,
+            identity: std::sync::Mutex::new(None),
         };
         change(&mut inner);
         RedisFleet {
@@ -233,7 +238,9 @@ impl RedisFleet {
     /// chosen so that the key shares the slot of `group`'s keys). A script can then read the
     /// epoch and the group's state atomically, on one node of a cluster too. The key holds when
     /// the server's state began (the server's milliseconds); a server that lost its state has no
-    /// epoch, and the first script to notice records the loss.
+    /// epoch, and the first script to notice records the loss. The value is `<since>:<run_id>`:
+    /// when the state began (the server's milliseconds) and the server that kept it, so that a
+    /// failover to another server is noticed too.
     pub fn epoch_key(&self, group: &str) -> String {
         let slot = redis::cluster_routing::Slot::for_key(format!("{{{group}}}"));
         let n = epoch_tags().get(&slot).copied().unwrap_or(0);
@@ -297,8 +304,50 @@ impl RedisFleet {
         result
     }
 
+    /// Which server answers (its `run_id`): another one after a restart or a failover. Read
+    /// once, and again after any command failed (a failover breaks the connections to the old
+    /// server first). `None` on a Redis Cluster (each node has its own) or when it cannot be
+    /// read.
+    pub async fn server_identity(&self) -> Option<String> {
+        if self.is_cluster() {
+            return None;
+        }
+        if let Some(known) = self
+            .inner
+            .identity
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            return Some(known);
+        }
+        let mut connection = self.connection().ok()?;
+        let mut command = redis::cmd("INFO");
+        command.arg("server");
+        let info: String = self.run(command.query_async(&mut connection)).await.ok()?;
+        let id = info
+            .lines()
+            .find_map(|line| line.strip_prefix("run_id:"))
+            .map(|id| id.trim().to_string())
+            .filter(|id| !id.is_empty())?;
+        *self
+            .inner
+            .identity
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(id.clone());
+        Some(id)
+    }
+
     /// Records whether the server answered: logs the outage once, and its end once.
     pub fn observe<T>(&self, result: &Result<T, FleetError>) {
+        if result.is_err() {
+            // The next command may reach another server.
+            *self
+                .inner
+                .identity
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = None;
+        }
         match result {
             Ok(_) => {
                 // At the outage's own level: whoever saw it begin sees it end.

@@ -20,7 +20,8 @@
 //! Keys are `<prefix>:{<group>}:pace` (a hash), `…:leases`, `…:waiters` and `…:waiting` (sorted
 //! sets), one cluster slot per group, and expire once the group is idle; the acquire script also
 //! reads the epoch key of the group's slot (`RedisFleet::epoch_key`), which says when the
-//! server's state began: a group with no state less than an interval after that is fenced.
+//! server's state began and which server kept it: less than an interval after a loss of state or
+//! a failover to another server, every start is fenced to an interval after it.
 //! While Redis fails, requests wait up to the outage grace, then [`FleetFallback`] decides:
 //! local pacing with the interval multiplied by the fleet size, or refusal.
 
@@ -56,7 +57,8 @@ const ACQUIRE: &str = r"
 -- [4] its waiters by first ask and [5] by latest ask (sorted sets).
 -- ARGV: [1] interval ms, [2] concurrency, [3] lease ttl ms, [4] lease id, [5] spacing (0: several
 -- at a time, 1: one at a time, 2: one at a time and from the end), [6] idle ttl ms, [7] mode
--- (wait, try, peek), [8] the pause this process knows is left for the group, ms (0: none).
+-- (wait, try, peek), [8] the pause this process knows is left for the group, ms (0: none),
+-- [9] the server this process talks to (its run_id; empty when unknown).
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local interval = tonumber(ARGV[1])
@@ -64,13 +66,26 @@ local concurrency = tonumber(ARGV[2])
 local lease_ttl = tonumber(ARGV[3])
 local mode = ARGV[7]
 local known_pause = tonumber(ARGV[8])
--- When the server's state began. None: the fleet is new, or the server lost its state (a
--- restart without persistence): it began when the server started, as far as anyone can tell.
-local since = tonumber(redis.call('GET', KEYS[3]))
+-- The epoch, `<since>:<server>`: since when this state holds, and which server kept it.
+-- None: the fleet is new, or the server lost its state (a restart without persistence): it
+-- began when the server started, as far as anyone can tell. Another server than the one that
+-- kept it (a failover to a replica, which may lag behind): it holds from now.
+local stored = redis.call('GET', KEYS[3])
+local since, server
+if stored then
+  local at, id = string.match(stored, '^(%-?%d+):?(.*)$')
+  since, server = tonumber(at), id
+end
+local epoch = stored
 if not since then
   local up = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) or 0
   since = now - up * 1000
-  redis.call('SET', KEYS[3], since)
+  epoch = since .. ':' .. ARGV[9]
+  redis.call('SET', KEYS[3], epoch)
+elseif ARGV[9] ~= '' and server ~= ARGV[9] then
+  if server ~= '' then since = now end
+  epoch = since .. ':' .. ARGV[9]
+  redis.call('SET', KEYS[3], epoch)
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 -- Waiters are served first come, first served; one that stopped asking for 2 s is dropped.
@@ -86,7 +101,7 @@ local function wait_turn(ms)
     redis.call('PEXPIRE', KEYS[4], 4000)
     redis.call('PEXPIRE', KEYS[5], 4000)
   end
-  return {0, ms, 0, since}
+  return {0, ms, 0, epoch}
 end
 local free = concurrency - redis.call('ZCARD', KEYS[2])
 if free <= 0 then
@@ -109,9 +124,9 @@ end
 local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive')
 local pause = tonumber(state[2]) or 0
 local start = math.max(now, tonumber(state[1]) or 0, pause)
--- Fenced: a group without state less than an interval after the loss may have had a request
--- start just before it, so its first start waits until an interval after the loss.
-if fresh and now < since + interval then
+-- Fenced: less than an interval after the state began (a loss, a failover), a request may have
+-- started just before, unrecorded, so no start comes before an interval after it.
+if now < since + interval then
   start = math.max(start, since + interval)
 end
 if ARGV[5] ~= '0' and state[3] then
@@ -122,10 +137,10 @@ end
 if mode ~= 'wait' and start > now then
   local paused = 0
   if pause > now and pause >= start then paused = 1 end
-  return {2, start - now, paused, since}
+  return {2, start - now, paused, epoch}
 end
 if mode == 'peek' then
-  return {2, 0, 0, since}
+  return {2, 0, 0, epoch}
 end
 redis.call('HSET', KEYS[1], 'tat', start + interval)
 redis.call('ZREM', KEYS[4], ARGV[4])
@@ -133,7 +148,7 @@ redis.call('ZREM', KEYS[5], ARGV[4])
 redis.call('ZADD', KEYS[2], start + lease_ttl, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], start - now + interval + tonumber(ARGV[6]))
 redis.call('PEXPIRE', KEYS[2], start - now + lease_ttl)
-return {1, start - now, 0, since}
+return {1, start - now, 0, epoch}
 ";
 
 const RELEASE: &str = r"
@@ -257,7 +272,7 @@ struct Release {
     /// How long after the reservation the start is.
     wait_ms: u64,
     /// The epoch of the server state that granted the lease (see `START_CHECK`).
-    epoch: i64,
+    epoch: String,
     /// When the request may start (the adaptive delay measures from here); none for a
     /// response observed without a lease.
     starts_at: Option<Instant>,
@@ -416,7 +431,7 @@ impl FleetPacing {
             config: self.config.clone(),
             idle_ttl: self.config.backoff_max,
             wait_ms: 0,
-            epoch: 0,
+            epoch: String::new(),
             starts_at: None,
         };
         match tokio::runtime::Handle::try_current() {
@@ -591,8 +606,12 @@ impl FleetPacing {
             // A pause set while this reservation waited for its start (another process saw a
             // 429 or a 5xx) stands, and a reservation the server forgot (it lost its state)
             // holds no place: the lease is given back, and the turn asked for again.
-            let epoch = lease.release.as_ref().map_or(0, |r| r.epoch);
-            if wait_ms > 0 && !self.start_holds(origin, epoch).await {
+            let epoch = lease
+                .release
+                .as_ref()
+                .map(|r| r.epoch.clone())
+                .unwrap_or_default();
+            if wait_ms > 0 && !self.start_holds(origin, &epoch).await {
                 drop(lease);
                 continue;
             }
@@ -606,7 +625,7 @@ impl FleetPacing {
     /// meanwhile, and the server still has the state that granted it. When Redis cannot say, it
     /// does not stand: the server may have restarted and granted the place again (the turn is
     /// asked for again, and an outage is then waited out or falls back as any other).
-    async fn start_holds(&self, group: &str, epoch: i64) -> bool {
+    async fn start_holds(&self, group: &str, epoch: &str) -> bool {
         let Ok(mut connection) = self.fleet.connection() else {
             return false;
         };
@@ -665,6 +684,8 @@ impl FleetPacing {
         let known_pause = self.local.paused_until(origin).map_or(0, |until| {
             millis(until.saturating_duration_since(Instant::now()))
         });
+        // Which server answers: a failover to another is fenced like a loss.
+        let server = self.fleet.server_identity().await.unwrap_or_default();
         let mut invocation = scripts().0.key(&keys.0);
         invocation
             .key(&keys.1)
@@ -678,8 +699,9 @@ impl FleetPacing {
             .arg(spacing)
             .arg(millis(idle_ttl).max(1))
             .arg(mode.as_str())
-            .arg(known_pause);
-        let (granted, wait_ms, paused, epoch): (u8, u64, u8, i64) = self
+            .arg(known_pause)
+            .arg(server);
+        let (granted, wait_ms, paused, epoch): (u8, u64, u8, String) = self
             .fleet
             .run(invocation.invoke_async(&mut connection))
             .await

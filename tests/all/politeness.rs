@@ -635,3 +635,123 @@ async fn two_processes_share_a_redis_cluster() {
         }
     }
 }
+
+/// A TCP proxy on 127.0.0.1 to a Redis port that can be switched, as a failover behind one
+/// address (a virtual IP, a Sentinel-aware proxy) switches: the connections to the old server
+/// are cut.
+struct SwitchingProxy {
+    port: u16,
+    backend: Arc<std::sync::atomic::AtomicU16>,
+    links: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+}
+
+impl SwitchingProxy {
+    async fn start(backend: u16) -> SwitchingProxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let backend = Arc::new(std::sync::atomic::AtomicU16::new(backend));
+        let links: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
+        let (to, held) = (backend.clone(), links.clone());
+        tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let port = to.load(Ordering::SeqCst);
+                let link = tokio::spawn(async move {
+                    if let Ok(mut server) =
+                        tokio::net::TcpStream::connect(("127.0.0.1", port)).await
+                    {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+                held.lock().unwrap().push(link);
+            }
+        });
+        SwitchingProxy {
+            port,
+            backend,
+            links,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// New connections go to `backend`; the ones open now are cut.
+    fn switch_to(&self, backend: u16) {
+        self.backend.store(backend, Ordering::SeqCst);
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+    }
+}
+
+/// Spec 11: a failover to a replica that lags behind does not let requests to one group start
+/// closer than its interval. The replica stops following the master after a first crawl; a
+/// second crawl goes on through the master, which then dies, the address now leading to the
+/// replica; a third crawl starts at once. The replica's state is a crawl behind, but it kept
+/// the master's epoch: the fleet sees another server answer and fences as after a loss.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failover_to_a_lagging_replica_never_lets_requests_collide() {
+    let Some(mut master) = RedisServer::start() else {
+        return;
+    };
+    let replica = RedisServer::replica_of(&master);
+    let proxy = SwitchingProxy::start(master.port).await;
+    let mut sites = Vec::new();
+    for _ in 0..6 {
+        sites.push(site("", |_| Answer::ok("page")).await);
+    }
+    let options = [
+        "--redis",
+        &proxy.url(),
+        "--fleet-size",
+        "2",
+        "--min-delay",
+        "0.25",
+        "--delay-factor",
+        "0",
+        "--politeness-key",
+        "origin",
+    ]
+    .map(String::from);
+    let options: Vec<&str> = options.iter().map(String::as_str).collect();
+    let crawl = |phase: &str| {
+        let runs: Vec<_> = (0..2)
+            .map(|process| {
+                let urls: Vec<String> = sites
+                    .iter()
+                    .map(|site| site.url(&format!("/{phase}-{process}")))
+                    .collect();
+                crawl_async(args(&options, &urls))
+            })
+            .collect();
+        futures_util::future::join_all(runs)
+    };
+    let outputs = crawl("first").await;
+    // The replica has the fleet's state of the first crawl, then stops following.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(replica.command(&["REPLICAOF", "NO", "ONE"]).trim(), "+OK");
+    let mut all = outputs;
+    all.extend(crawl("second").await);
+    // The master dies; the address now leads to the replica; the crawl goes on at once.
+    proxy.switch_to(replica.port);
+    master.stop();
+    all.extend(crawl("third").await);
+    for output in &all {
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    for site in &sites {
+        let starts = starts(&site.pages());
+        assert_eq!(starts.len(), 6, "every page fetched once");
+        for gap in gaps(starts) {
+            assert!(
+                secs(&gap) >= 0.245,
+                "requests to one site collided across the failover: {gap:?}"
+            );
+        }
+    }
+}

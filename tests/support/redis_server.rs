@@ -64,6 +64,34 @@ impl RedisServer {
         format!("redis://127.0.0.1:{}/", self.port)
     }
 
+    /// A replica of `master` on a free port, once it has synchronised.
+    pub fn replica_of(master: &RedisServer) -> RedisServer {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port on 127.0.0.1");
+        let mut replica = RedisServer {
+            port,
+            child: None,
+            extra: vec![
+                "--replicaof".into(),
+                "127.0.0.1".into(),
+                master.port.to_string(),
+            ],
+            dir: None,
+        };
+        replica.restart();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !replica
+            .command(&["INFO", "replication"])
+            .contains("master_link_status:up")
+        {
+            assert!(Instant::now() < deadline, "the replica did not synchronise");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        replica
+    }
+
     /// Starts the server again on the same port (after `stop`).
     pub fn restart(&mut self) {
         let binary = binary().expect("redis-server");
