@@ -504,6 +504,80 @@ async fn a_fleet_groups_by_domain_across_processes() {
     }
 }
 
+/// The frame of the fleet-under-fault tests: sites, one group each (`--politeness-key origin`),
+/// crawled by several `robots crawl --redis` processes at once, each site's arrivals read.
+struct SiteFleet {
+    sites: Vec<Site>,
+    options: Vec<String>,
+    /// The interval, seconds.
+    interval: f64,
+}
+
+impl SiteFleet {
+    async fn start(sites: usize, redis: &str, fleet_size: u32, interval: f64) -> SiteFleet {
+        let mut started = Vec::with_capacity(sites);
+        for _ in 0..sites {
+            started.push(site("", |_| Answer::ok("page")).await);
+        }
+        let options = [
+            "--redis",
+            redis,
+            "--fleet-size",
+            &fleet_size.to_string(),
+            "--min-delay",
+            &interval.to_string(),
+            "--delay-factor",
+            "0",
+            "--politeness-key",
+            "origin",
+        ]
+        .map(String::from)
+        .to_vec();
+        SiteFleet {
+            sites: started,
+            options,
+            interval,
+        }
+    }
+
+    /// `processes` crawls at once, each asking every site for `per_site` pages (named by `tag`,
+    /// the process and the page); each must succeed.
+    async fn crawl(&self, tag: &str, processes: usize, per_site: usize) {
+        let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
+        let runs = (0..processes).map(|process| {
+            let urls: Vec<String> = (0..per_site)
+                .flat_map(|n| {
+                    self.sites
+                        .iter()
+                        .map(move |site| site.url(&format!("/{tag}-{process}-{n}")))
+                })
+                .collect();
+            crawl_async(args(&options, &urls))
+        });
+        for output in futures_util::future::join_all(runs).await {
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
+
+    /// Every site saw `pages` pages, no two closer than the interval (less 5 ms of rounding).
+    fn assert_spaced(&self, pages: usize, what: &str) {
+        for site in &self.sites {
+            let all = starts(&site.pages());
+            assert_eq!(all.len(), pages, "every page fetched once");
+            for gap in gaps(all) {
+                assert!(
+                    secs(&gap) >= self.interval - 0.005,
+                    "{what}: two requests to one site {gap:?} apart"
+                );
+            }
+        }
+    }
+}
+
 /// Spec 11: a Redis that loses its state in the middle of a crawl (restarted without
 /// persistence) does not let two processes start requests to one group closer than its
 /// interval. Four processes, six sites (one group each), the server restarted 1.2 s in; every
@@ -513,38 +587,7 @@ async fn a_redis_restart_mid_crawl_never_lets_two_processes_collide() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let mut sites = Vec::new();
-    for _ in 0..6 {
-        sites.push(site("", |_| Answer::ok("page")).await);
-    }
-    let mut options = vec![
-        "--redis".to_string(),
-        redis.url(),
-        "--fleet-size".into(),
-        "4".into(),
-    ];
-    options.extend(
-        [
-            "--min-delay",
-            "0.25",
-            "--delay-factor",
-            "0",
-            "--politeness-key",
-            "origin",
-        ]
-        .map(String::from),
-    );
-    let options: Vec<&str> = options.iter().map(String::as_str).collect();
-    let runs = (0..4).map(|process| {
-        let urls: Vec<String> = (0..4)
-            .flat_map(|n| {
-                sites
-                    .iter()
-                    .map(move |site| site.url(&format!("/p{process}-{n}")))
-            })
-            .collect();
-        crawl_async(args(&options, &urls))
-    });
+    let fleet = SiteFleet::start(6, &redis.url(), 4, 0.25).await;
     let restart = tokio::task::spawn_blocking(move || {
         std::thread::sleep(Duration::from_millis(1200));
         let mut redis = redis;
@@ -552,25 +595,9 @@ async fn a_redis_restart_mid_crawl_never_lets_two_processes_collide() {
         redis.restart();
         redis
     });
-    let outputs = futures_util::future::join_all(runs).await;
+    fleet.crawl("p", 4, 4).await;
     let _redis = restart.await.unwrap();
-    for output in &outputs {
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    for site in &sites {
-        let all = starts(&site.pages());
-        assert_eq!(all.len(), 16, "every page fetched once");
-        for gap in gaps(all) {
-            assert!(
-                secs(&gap) >= 0.245,
-                "two processes collided at one site across the restart: {gap:?}"
-            );
-        }
-    }
+    fleet.assert_spaced(16, "across the restart");
 }
 
 /// `robots crawl --redis redis+cluster://…`: two processes on a real three-master Redis Cluster
@@ -580,60 +607,22 @@ async fn two_processes_share_a_redis_cluster() {
     let Some(cluster) = crate::redis_server::RedisCluster::start() else {
         return;
     };
-    let mut sites = Vec::new();
-    for _ in 0..4 {
-        sites.push(site("", |_| Answer::ok("page")).await);
-    }
-    let options = [
-        "--redis",
-        &cluster.url(),
-        "--fleet-size",
-        "2",
-        "--min-delay",
-        "0.3",
-        "--delay-factor",
-        "0",
-        "--politeness-key",
-        "origin",
-    ]
-    .map(String::from);
-    let options: Vec<&str> = options.iter().map(String::as_str).collect();
-    let runs = (0..2).map(|process| {
-        let urls: Vec<String> = (0..3)
-            .flat_map(|n| {
-                sites
-                    .iter()
-                    .map(move |site| site.url(&format!("/p{process}-{n}")))
-            })
-            .collect();
-        crawl_async(args(&options, &urls))
-    });
-    let outputs = futures_util::future::join_all(runs).await;
-    for output in &outputs {
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
+    let fleet = SiteFleet::start(4, &cluster.url(), 2, 0.3).await;
+    fleet.crawl("p", 2, 3).await;
     // The shared state is in the cluster, spread over its nodes (a fallback would leave none).
     let keys = cluster.keys_per_node();
     assert!(
         keys.iter().filter(|&&k| k > 0).count() >= 2,
         "keys per node: {keys:?}"
     );
-    for site in &sites {
+    for site in &fleet.sites {
         assert_eq!(
             site.count("/robots.txt"),
             1,
             "one robots.txt fetch per origin"
         );
-        let all = starts(&site.pages());
-        assert_eq!(all.len(), 6);
-        for gap in gaps(all) {
-            assert!(secs(&gap) >= 0.29, "two processes, one cluster: {gap:?}");
-        }
     }
+    fleet.assert_spaced(6, "two processes, one cluster");
 }
 
 /// A TCP proxy on 127.0.0.1 to a Redis port that can be switched, as a failover behind one
@@ -697,61 +686,15 @@ async fn a_failover_to_a_lagging_replica_never_lets_requests_collide() {
     };
     let replica = RedisServer::replica_of(&master);
     let proxy = SwitchingProxy::start(master.port).await;
-    let mut sites = Vec::new();
-    for _ in 0..6 {
-        sites.push(site("", |_| Answer::ok("page")).await);
-    }
-    let options = [
-        "--redis",
-        &proxy.url(),
-        "--fleet-size",
-        "2",
-        "--min-delay",
-        "0.25",
-        "--delay-factor",
-        "0",
-        "--politeness-key",
-        "origin",
-    ]
-    .map(String::from);
-    let options: Vec<&str> = options.iter().map(String::as_str).collect();
-    let crawl = |phase: &str| {
-        let runs: Vec<_> = (0..2)
-            .map(|process| {
-                let urls: Vec<String> = sites
-                    .iter()
-                    .map(|site| site.url(&format!("/{phase}-{process}")))
-                    .collect();
-                crawl_async(args(&options, &urls))
-            })
-            .collect();
-        futures_util::future::join_all(runs)
-    };
-    let outputs = crawl("first").await;
+    let fleet = SiteFleet::start(6, &proxy.url(), 2, 0.25).await;
+    fleet.crawl("first", 2, 1).await;
     // The replica has the fleet's state of the first crawl, then stops following.
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(replica.command(&["REPLICAOF", "NO", "ONE"]).trim(), "+OK");
-    let mut all = outputs;
-    all.extend(crawl("second").await);
+    fleet.crawl("second", 2, 1).await;
     // The master dies; the address now leads to the replica; the crawl goes on at once.
     proxy.switch_to(replica.port);
     master.stop();
-    all.extend(crawl("third").await);
-    for output in &all {
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    for site in &sites {
-        let starts = starts(&site.pages());
-        assert_eq!(starts.len(), 6, "every page fetched once");
-        for gap in gaps(starts) {
-            assert!(
-                secs(&gap) >= 0.245,
-                "requests to one site collided across the failover: {gap:?}"
-            );
-        }
-    }
+    fleet.crawl("third", 2, 1).await;
+    fleet.assert_spaced(6, "across the failover");
 }
