@@ -5,7 +5,7 @@
 //! `{"url", "outcome": "fetched"|"disallowed"|"crawl-delay-too-long"|"unreachable"|"error",
 //! "status", "rule", "waited_ms", "error"}`, one per URL as it finishes.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashSet;
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -20,6 +20,8 @@ use robots::tower::{
 use serde::Serialize;
 use tokio::task::JoinSet;
 use url::Url;
+
+use crate::frontier::Frontier;
 
 use crate::{CliError, Format, input, output};
 
@@ -181,27 +183,22 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
     let mut failed = false;
     let mut fetched = 0usize;
     let mut seen: HashSet<String> = urls.iter().cloned().collect();
-    let mut queue: VecDeque<String> = urls.into();
+    // No more than an origin's concurrency are handed to the client at once, so that each
+    // origin's URLs start in the order given.
+    let mut frontier = Frontier::new(args.concurrency as usize);
+    for url in urls {
+        frontier.push(url);
+    }
     let mut running: JoinSet<Done> = JoinSet::new();
     // Origins are paced by the middleware; this only bounds the work in flight.
     let in_flight = 64;
-    // Requests in flight per origin: no more than its concurrency are handed to the client at
-    // once, so that each origin's URLs start in the order given.
-    let per_origin = args.concurrency.max(1) as usize;
-    let mut active: HashMap<String, usize> = HashMap::new();
     loop {
         // With --follow, pages being fetched count toward --max-pages until they are done.
         let room = |running: usize| !args.follow || fetched + running < args.max_pages;
-        while running.len() < in_flight && room(running.len()) {
-            // The first queued URL whose origin has room: its origin's earliest.
-            let Some(at) = queue
-                .iter()
-                .position(|url| active.get(&origin_key(url)).copied().unwrap_or(0) < per_origin)
-            else {
-                break;
-            };
-            let Some(url) = queue.remove(at) else { break };
-            *active.entry(origin_key(&url)).or_default() += 1;
+        while running.len() < in_flight
+            && room(running.len())
+            && let Some(url) = frontier.pop()
+        {
             let client = client.clone();
             let follow = args.follow;
             running.spawn(async move { fetch(&client, url, follow).await });
@@ -213,9 +210,7 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
             Ok(done) => done,
             Err(e) => return Err(CliError::Usage(format!("a crawl task failed: {e}"))),
         };
-        if let Some(count) = active.get_mut(&origin_key(&outcome.url)) {
-            *count = count.saturating_sub(1);
-        }
+        frontier.done(&outcome.url);
         failed |= matches!(outcome.outcome, "unreachable" | "error");
         if outcome.outcome == "fetched" {
             fetched += 1;
@@ -230,7 +225,7 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
         if args.follow && fetched < args.max_pages {
             for link in links {
                 if seen.insert(link.to_string()) {
-                    queue.push_back(link.to_string());
+                    frontier.push(link.to_string());
                 }
             }
         }
@@ -240,12 +235,6 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// What a URL's requests are counted by for ordering: its origin, or the text itself when it
-/// has none (its line will say why).
-fn origin_key(url: &str) -> String {
-    Url::parse(url).map_or_else(|_| url.to_string(), |u| u.origin().ascii_serialization())
 }
 
 fn client(args: &CrawlArgs) -> Result<reqwest_middleware::ClientWithMiddleware, CliError> {

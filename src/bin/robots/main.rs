@@ -9,6 +9,8 @@
 mod check;
 #[cfg(feature = "redis")]
 mod crawl;
+#[cfg(feature = "redis")]
+mod frontier;
 mod input;
 mod lint;
 mod output;
