@@ -78,8 +78,10 @@ if stored then
 end
 local epoch = stored
 if not since then
+  -- The uptime is a difference of whole seconds of the wall clock: a server started 0.1 s ago
+  -- can say 1. The latest the start can have been is now less one second less than it says.
   local up = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) or 0
-  since = now - up * 1000
+  since = now - math.max(up - 1, 0) * 1000
   epoch = since .. ':' .. ARGV[9]
   redis.call('SET', KEYS[3], epoch)
 elseif ARGV[9] ~= '' and server ~= ARGV[9] then

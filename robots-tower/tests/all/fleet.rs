@@ -234,6 +234,79 @@ async fn a_pause_lost_with_redis_is_set_again_from_a_members_memory() {
     }
 }
 
+/// Milliseconds of the wall clock (the one Redis reads).
+fn wall_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+}
+
+/// Spec 11: a server that lost its state fences a full interval from when it started, even
+/// when its uptime (a difference of whole seconds of the wall clock) already reads one second:
+/// restarted just before a second turns, asked just after, about 0.2 s after its start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_just_before_a_second_turns_is_fenced_from_its_start() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    let interval = Duration::from_secs(1);
+    let client = member(&redis.url(), interval, |c| c);
+    // robots.txt is had before the restart: only the page is paced afterwards.
+    client
+        .get(format!("{}/before", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    let (restarted, restarted_ms) = loop {
+        redis.stop();
+        // Restart at 0.8 s into a second of the wall clock, ask at 0.05 s into the next.
+        let into = wall_ms() % 1000;
+        tokio::time::sleep(Duration::from_millis(((1800 - into) % 1000) as u64)).await;
+        let (at, at_ms) = (Instant::now(), wall_ms());
+        redis.restart();
+        tokio::time::sleep(Duration::from_millis(
+            (1050 - wall_ms() % 1000) as u64 % 1000,
+        ))
+        .await;
+        // Only a server whose uptime already reads a second tests the rounding (a machine
+        // too slow to restart it within 0.2 s tries again).
+        if redis
+            .command(&["INFO", "server"])
+            .contains("uptime_in_seconds:1\r\n")
+        {
+            break (at, at_ms);
+        }
+    };
+    client
+        .get(format!("{}/after", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    let key = RedisFleet::new(&redis.url())
+        .unwrap()
+        .epoch_key("127.0.0.1");
+    let epoch = redis.command(&["GET", &key]);
+    let since: u128 = epoch
+        .lines()
+        .nth(1)
+        .and_then(|value| value.split(':').next())
+        .and_then(|since| since.parse().ok())
+        .unwrap_or_else(|| panic!("no epoch: {epoch}"));
+    assert!(
+        since >= restarted_ms,
+        "the state is said to have begun {} ms before the server started",
+        restarted_ms - since
+    );
+    let (path, at) = site.pages().pop().unwrap();
+    assert_eq!(path, "/after");
+    assert!(
+        at - restarted >= interval - Duration::from_millis(5),
+        "the first request went {:?} after the restart",
+        at - restarted
+    );
+}
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lease_of_a_dead_member_expires() {
     let Some(redis) = RedisServer::start() else {
