@@ -571,8 +571,9 @@ impl FleetPacing {
     }
 
     async fn acquire_shared(&self, origin: &str, interval: Duration) -> Result<Release, String> {
-        // One id for every ask of this request: its place among the waiters is kept.
-        let id = request_id();
+        // One id for every ask of this request while it waits (its place among the waiters is
+        // kept); a new one after a lease given back, whose release must not free the next.
+        let mut id = request_id();
         let mut queued: Option<Waiter> = None;
         loop {
             let (lease, wait_ms) = match self.ask(origin, interval, Mode::Wait, &id).await? {
@@ -615,6 +616,7 @@ impl FleetPacing {
                 .unwrap_or_default();
             if wait_ms > 0 && !self.start_holds(origin, &epoch).await {
                 drop(lease);
+                id = request_id();
                 continue;
             }
             if let Some(release) = lease.release.take() {

@@ -39,6 +39,10 @@ impl Respond for Site {
             "/slow-busy" => ResponseTemplate::new(429)
                 .insert_header("Retry-After", "2")
                 .set_delay(Duration::from_millis(300)),
+            // A page that takes 1.5 s to come.
+            p if p.starts_with("/long/") => ResponseTemplate::new(200)
+                .set_body_string("page")
+                .set_delay(Duration::from_millis(1500)),
             p if p.starts_with("/slow/") => ResponseTemplate::new(200)
                 .set_body_string("page")
                 .set_delay(Duration::from_millis(30)),
@@ -624,6 +628,58 @@ async fn a_reservation_waiting_for_its_start_honours_a_pause_set_meanwhile() {
     assert!(
         gap >= Duration::from_millis(2200),
         "B started {gap:?} after A's request, inside the pause its 429 set"
+    );
+}
+
+/// A reservation given back at its start because the server's state changed (spec 11) is asked
+/// again under a new lease: giving back the old one must not free the new one, or another
+/// member would be let in while the request is in flight (one place at the site).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reservation_asked_again_keeps_its_new_place() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    settled(&redis, "127.0.0.1");
+    let one_at_a_time = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
+        c.concurrency(1).delay_factor(0.0)
+    };
+    let a = member(&redis.url(), Duration::from_secs(1), one_at_a_time);
+    let b = member(&redis.url(), Duration::from_secs(1), one_at_a_time);
+    a.get(format!("{}/a", server.uri())).send().await.unwrap();
+    b.get(format!("{}/warm-b", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    // A's long page is reserved a second after /warm-b…
+    let long = tokio::spawn({
+        let url = format!("{}/long/page", server.uri());
+        async move { a.get(url).send().await.map(|r| r.status().as_u16()) }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let fleet = RedisFleet::new(&redis.url()).unwrap();
+    let leases = || redis.command(&["ZRANGE", &fleet.key("127.0.0.1", "leases"), "0", "-1"]);
+    let first = leases();
+    // …and before its start the state it was granted under is no longer the server's (as after
+    // a failover): at its start it is asked again, fenced a second further.
+    let key = fleet.epoch_key("127.0.0.1");
+    assert_eq!(redis.command(&["SET", &key, "1:another"]).trim(), "+OK");
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // The old lease's release (in the background, racing the new ask) names the old lease only.
+    let second = leases();
+    assert!(
+        first.starts_with("*1\r\n") && second.starts_with("*1\r\n") && first != second,
+        "one lease, and a new one: {first:?} then {second:?}"
+    );
+    // B asks while A's request waits for its new start: it must wait for A's response.
+    b.get(format!("{}/b", server.uri())).send().await.unwrap();
+    assert_eq!(long.await.unwrap().unwrap(), 200);
+    let pages = site.pages();
+    let at = |p: &str| pages.iter().find(|(path, _)| path == p).unwrap().1;
+    let gap = at("/b") - at("/long/page");
+    assert!(
+        gap >= Duration::from_millis(1500),
+        "B started {gap:?} after A's request, which takes 1.5 s: two at once"
     );
 }
 
