@@ -236,11 +236,11 @@ impl RedisFleet {
 
     /// The fleet's epoch key for `group`'s hash slot (`<prefix>:{epoch-<n>}:epoch`, with `n`
     /// chosen so that the key shares the slot of `group`'s keys). A script can then read the
-    /// epoch and the group's state atomically, on one node of a cluster too. The key holds when
-    /// the server's state began (the server's milliseconds); a server that lost its state has no
-    /// epoch, and the first script to notice records the loss. The value is `<since>:<run_id>`:
-    /// when the state began (the server's milliseconds) and the server that kept it, so that a
-    /// failover to another server is noticed too.
+    /// epoch and the group's state atomically, on one node of a cluster too. A server that lost
+    /// its state has no epoch, and the first script to notice records the loss. The value is
+    /// `<since>:<run_id>`: since when the server has held the fleet's state (the server's
+    /// milliseconds) and which server it is, so that a failover to another server is noticed
+    /// too.
     pub fn epoch_key(&self, group: &str) -> String {
         let slot = redis::cluster_routing::Slot::for_key(format!("{{{group}}}"));
         let n = epoch_tags().get(&slot).copied().unwrap_or(0);

@@ -19,9 +19,9 @@
 //!
 //! Keys are `<prefix>:{<group>}:pace` (a hash), `…:leases`, `…:waiters` and `…:waiting` (sorted
 //! sets), one cluster slot per group, and expire once the group is idle; the acquire script also
-//! reads the epoch key of the group's slot (`RedisFleet::epoch_key`), which says when the
-//! server's state began and which server kept it: less than an interval after a loss of state or
-//! a failover to another server, every start is fenced to an interval after it.
+//! reads the epoch key of the group's slot (`RedisFleet::epoch_key`), which says since when the
+//! server has held the fleet's state and which server it is: less than an interval after a loss
+//! of state or a failover to another server, every start is fenced to an interval after it.
 //! While Redis fails, requests wait up to the outage grace, then [`FleetFallback`] decides:
 //! local pacing with the interval multiplied by the fleet size, or refusal.
 
@@ -67,9 +67,9 @@ local lease_ttl = tonumber(ARGV[3])
 local mode = ARGV[7]
 local known_pause = tonumber(ARGV[8])
 -- The epoch, `<since>:<server>`: since when this state holds, and which server kept it.
--- None: the fleet is new, or the server lost its state (a restart without persistence): it
--- began when the server started, as far as anyone can tell. Another server than the one that
--- kept it (a failover to a replica, which may lag behind): it holds from now.
+-- None: the fleet is new, or the server lost its state (a restart without persistence, a
+-- FLUSHALL, an evicted key), which nothing else tells apart: it holds from now. Another server
+-- than the one that kept it (a failover to a replica, which may lag behind): from now too.
 local stored = redis.call('GET', KEYS[3])
 local since, server
 if stored then
@@ -78,10 +78,9 @@ if stored then
 end
 local epoch = stored
 if not since then
-  -- The uptime is a difference of whole seconds of the wall clock: a server started 0.1 s ago
-  -- can say 1. The latest the start can have been is now less one second less than it says.
-  local up = tonumber(string.match(redis.call('INFO', 'server'), 'uptime_in_seconds:(%d+)')) or 0
-  since = now - math.max(up - 1, 0) * 1000
+  -- (Not the server's start by its uptime: a FLUSHALL loses the state of a server up for
+  -- days, and the uptime counts whole seconds of the wall clock, up to one too many.)
+  since = now
   epoch = since .. ':' .. ARGV[9]
   redis.call('SET', KEYS[3], epoch)
 elseif ARGV[9] ~= '' and server ~= ARGV[9] then

@@ -238,6 +238,42 @@ async fn a_pause_lost_with_redis_is_set_again_from_a_members_memory() {
     }
 }
 
+/// Spec 11: a server that loses the fleet's state without restarting (a `FLUSHALL`, an evicted
+/// epoch key), after running for a while, is fenced as a restart is: the next request to the
+/// group waits an interval from the loss.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flushall_is_fenced_like_a_restart() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    settled(&redis, "127.0.0.1");
+    let interval = Duration::from_millis(500);
+    let a = member(&redis.url(), interval, |c| c);
+    let b = member(&redis.url(), interval, |c| c);
+    b.get(format!("{}/warm-b", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    // A server up for some seconds (its uptime is not what fences).
+    while !redis
+        .command(&["INFO", "server"])
+        .contains("uptime_in_seconds:2\r\n")
+    {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    a.get(format!("{}/a", server.uri())).send().await.unwrap();
+    assert_eq!(redis.command(&["FLUSHALL"]).trim(), "+OK");
+    b.get(format!("{}/b", server.uri())).send().await.unwrap();
+    let pages = site.pages();
+    let at = |p: &str| pages.iter().find(|(path, _)| path == p).unwrap().1;
+    let gap = at("/b") - at("/a");
+    assert!(
+        gap >= interval - Duration::from_millis(5),
+        "B started {gap:?} after A, its state flushed in between"
+    );
+}
+
 /// Milliseconds of the wall clock (the one Redis reads).
 fn wall_ms() -> u128 {
     std::time::SystemTime::now()
