@@ -18,6 +18,38 @@ pub struct RedisServer {
     dir: Option<std::path::PathBuf>,
 }
 
+/// The first port of the range the system hands out for outgoing connections (Linux's
+/// `ip_local_port_range`; 32768 by default).
+fn ephemeral_start() -> u16 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32_768)
+}
+
+/// A free port of 127.0.0.1 in `low..high` (at random), or `None`. Below the ephemeral range:
+/// a server restarted on its port must find it free, and an outgoing connection of any
+/// process on the machine could take a port of that range while the server is down.
+fn free_port_in(low: u16, high: u16, also_free: impl Fn(u16) -> bool) -> Option<u16> {
+    use std::hash::{BuildHasher, Hasher};
+    let span = u64::from(high.checked_sub(low).filter(|s| *s > 0)?);
+    for _ in 0..200 {
+        let mut random = std::collections::hash_map::RandomState::new().build_hasher();
+        random.write_u64(span);
+        let port = low + u16::try_from(random.finish() % span).ok()?;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() && also_free(port) {
+            return Some(port);
+        }
+    }
+    None
+}
+
+/// A free port for a server that may be restarted on it.
+fn free_port() -> u16 {
+    let high = ephemeral_start();
+    free_port_in(high / 2, high, |_| true).expect("a free port on 127.0.0.1")
+}
+
 fn binary() -> Option<String> {
     let candidates = [
         "redis-server",
@@ -46,18 +78,20 @@ impl RedisServer {
             );
             return None;
         }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port on 127.0.0.1");
-        let mut server = RedisServer {
-            port,
-            child: None,
-            extra: Vec::new(),
-            dir: None,
-        };
-        server.restart();
-        Some(server)
+        // A port found free can be taken before the server binds it (tests run in parallel):
+        // then another.
+        for _ in 0..5 {
+            let mut server = RedisServer {
+                port: free_port(),
+                child: None,
+                extra: Vec::new(),
+                dir: None,
+            };
+            if server.try_start() {
+                return Some(server);
+            }
+        }
+        panic!("redis-server did not start on any of five free ports");
     }
 
     pub fn url(&self) -> String {
@@ -66,10 +100,7 @@ impl RedisServer {
 
     /// A replica of `master` on a free port, once it has synchronised.
     pub fn replica_of(master: &RedisServer) -> RedisServer {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port on 127.0.0.1");
+        let port = free_port();
         let mut replica = RedisServer {
             port,
             child: None,
@@ -94,6 +125,16 @@ impl RedisServer {
 
     /// Starts the server again on the same port (after `stop`).
     pub fn restart(&mut self) {
+        assert!(
+            self.try_start(),
+            "redis-server did not answer on port {}",
+            self.port
+        );
+    }
+
+    /// Starts the server on its port; false when it exits (the port is taken) or does not
+    /// answer within 10 s.
+    fn try_start(&mut self) -> bool {
         let binary = binary().expect("redis-server");
         let child = Command::new(binary)
             .args([
@@ -118,11 +159,20 @@ impl RedisServer {
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if self.ping() {
-                return;
+                return true;
+            }
+            let exited = self
+                .child
+                .as_mut()
+                .is_none_or(|child| !matches!(child.try_wait(), Ok(None)));
+            if exited {
+                self.child = None;
+                return false;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        panic!("redis-server did not answer on port {}", self.port);
+        self.stop();
+        false
     }
 
     /// Kills the server (as a crash would).
@@ -188,14 +238,11 @@ impl Drop for TempDir {
 }
 
 fn free_cluster_port() -> Option<u16> {
-    for _ in 0..50 {
-        let listener = TcpListener::bind("127.0.0.1:0").ok()?;
-        let port = listener.local_addr().ok()?.port();
-        if port < 55_000 && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
-            return Some(port);
-        }
-    }
-    None
+    // The node's port and its bus port (+10000), both below the ephemeral range.
+    let high = ephemeral_start().checked_sub(10_000)?;
+    free_port_in(high / 2, high, |port| {
+        TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok()
+    })
 }
 
 impl RedisCluster {
