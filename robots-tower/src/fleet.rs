@@ -7,11 +7,14 @@
 //! - **acquire** drops expired leases; when the group's concurrency is used up, or when requests
 //!   that asked earlier are still waiting (a queue, first come first served), it says when to
 //!   ask again; otherwise it reserves the next start — GCRA reserve-and-wait: the later of now,
-//!   the theoretical arrival time, the end of any pause, and (with one request in flight) the
-//!   previous end plus the larger of the interval and the adaptive delay — takes a lease that
-//!   expires if the process dies, and tells the caller how long to wait. Callers are never
-//!   refused, only told to wait. When the start comes, a pause set in the meantime is checked
-//!   (**pause left**); if one is in force the lease is given back and the turn asked for again.
+//!   the theoretical arrival time, the end of any pause, the last start that went plus this
+//!   request's interval, and (with one request in flight) the previous end plus the larger of
+//!   the interval and the adaptive delay — takes a lease that expires if the process dies, and
+//!   tells the caller how long to wait. Callers are never refused, only told to wait.
+//! - **start check**, when a reserved start comes: a reservation whose state was lost, or that
+//!   a pause set in the meantime covers, is given back and the turn asked for again; one that
+//!   comes less than an interval after a start that went late (a busy process, a late timer)
+//!   waits; otherwise the start is recorded as it goes, so what follows counts from it.
 //! - **release** drops the lease, records the end and the adaptive delay the process measured,
 //!   and applies the response: distress pauses the group for every process (`Retry-After`, or
 //!   the back-off with the jitter the process drew), any other response ends the streak, and an
@@ -122,9 +125,12 @@ if fresh and known_pause > 0 then
   redis.call('HSET', KEYS[1], 'pause', now + known_pause)
   redis.call('PEXPIRE', KEYS[1], known_pause + tonumber(ARGV[6]))
 end
-local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive')
+local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive', 'start')
 local pause = tonumber(state[2]) or 0
 local start = math.max(now, tonumber(state[1]) or 0, pause)
+-- This request's own interval from the last start that went (a group's origins may ask for
+-- different intervals; the reservation's `tat` holds the previous one's).
+if state[5] then start = math.max(start, tonumber(state[5]) + interval) end
 -- Fenced: less than an interval after the state began (a loss, a failover), a request may have
 -- started just before, unrecorded, so no start comes before an interval after it.
 if now < since + interval then
@@ -144,6 +150,8 @@ if mode == 'peek' then
   return {2, 0, 0, epoch}
 end
 redis.call('HSET', KEYS[1], 'tat', start + interval)
+-- A start that is now goes now; a later one is recorded when it goes (START_CHECK).
+if start == now then redis.call('HSET', KEYS[1], 'start', now) end
 redis.call('ZREM', KEYS[4], ARGV[4])
 redis.call('ZREM', KEYS[5], ARGV[4])
 redis.call('ZADD', KEYS[2], start + lease_ttl, ARGV[4])
@@ -204,15 +212,48 @@ return {pause_ms, reason, failures}
 /// granted it (its epoch changed: lost, and the reservation with it), else how much of a pause
 /// set in the meantime is left (0: none). A reservation that fails the check is asked again.
 const START_CHECK: &str = r"
--- KEYS: [1] the group's pace hash, [2] the epoch of its slot. ARGV: [1] the epoch at the grant.
+-- KEYS: [1] the group's pace hash, [2] the epoch of its slot.
+-- ARGV: [1] the epoch at the grant, [2] interval ms, [3] idle ttl ms.
+-- Returns {verdict, ms}: 0 go (the start is recorded), 1 ask again (the state changed), 2 ask
+-- again (a pause set meanwhile, ms left), 3 check again after ms (a start that went late is
+-- less than an interval before).
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then
-  return -1
+  return {1, 0}
 end
-local pause = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
-return math.max(0, pause - now)
+local state = redis.call('HMGET', KEYS[1], 'pause', 'start', 'tat')
+local pause = tonumber(state[1]) or 0
+if pause > now then
+  return {2, pause - now}
+end
+local interval = tonumber(ARGV[2])
+local last = tonumber(state[2])
+if last and now < last + interval then
+  return {3, last + interval - now}
+end
+-- The start as it goes, which may be later than reserved (a process busy, a timer late): the
+-- next reservations and checks count from it.
+redis.call('HSET', KEYS[1], 'start', now)
+if now + interval > (tonumber(state[3]) or 0) then
+  redis.call('HSET', KEYS[1], 'tat', now + interval)
+end
+if redis.call('PTTL', KEYS[1]) < interval + tonumber(ARGV[3]) then
+  redis.call('PEXPIRE', KEYS[1], interval + tonumber(ARGV[3]))
+end
+return {0, 0}
 ";
+
+/// What the start check said.
+enum StartCheck {
+    /// The request goes now (its start is recorded).
+    Go,
+    /// Check again after this long: a start that went late is less than an interval before.
+    Later(Duration),
+    /// The reservation does not stand (the state changed, a pause was set, or Redis could not
+    /// say): give it back and ask again.
+    AskAgain,
+}
 
 fn start_check_script() -> &'static redis::Script {
     static SCRIPT: OnceLock<redis::Script> = OnceLock::new();
@@ -607,56 +648,82 @@ impl FleetPacing {
             let Some(mut lease) = lease else { continue };
             // A pause set while this reservation waited for its start (another process saw a
             // 429 or a 5xx) stands, and a reservation the server forgot (it lost its state)
-            // holds no place: the lease is given back, and the turn asked for again.
+            // holds no place: the lease is given back, and the turn asked for again. A start
+            // that went late holds this one back until an interval after it.
             let epoch = lease
                 .release
                 .as_ref()
                 .map(|r| r.epoch.clone())
                 .unwrap_or_default();
-            if wait_ms > 0 && !self.start_holds(origin, &epoch).await {
+            if wait_ms > 0 && !self.start_stands(origin, interval, &epoch).await {
                 drop(lease);
                 id = request_id();
                 continue;
             }
-            if let Some(release) = lease.release.take() {
+            if let Some(mut release) = lease.release.take() {
+                release.starts_at = Some(Instant::now());
                 return Ok(release);
             }
         }
     }
 
+    /// Checks a reservation at its start, waiting while a start that went late is less than an
+    /// interval before (a bounded number of times); whether it stands.
+    async fn start_stands(&self, group: &str, interval: Duration, epoch: &str) -> bool {
+        for _ in 0..16 {
+            match self.start_check(group, interval, epoch).await {
+                StartCheck::Go => return true,
+                StartCheck::Later(wait) => tokio::time::sleep(wait).await,
+                StartCheck::AskAgain => return false,
+            }
+        }
+        false
+    }
+
     /// Whether a reservation granted under `epoch` may start now: no pause was set for the group
-    /// meanwhile, and the server still has the state that granted it. When Redis cannot say, it
-    /// does not stand: the server may have restarted and granted the place again (the turn is
-    /// asked for again, and an outage is then waited out or falls back as any other).
-    async fn start_holds(&self, group: &str, epoch: &str) -> bool {
+    /// meanwhile, the server still has the state that granted it, and no start that went late
+    /// is less than an interval before (if none, the start is recorded as it goes). When Redis
+    /// cannot say, it does not stand: the server may have restarted and granted the place again
+    /// (the turn is asked for again, and an outage is then waited out or falls back as any
+    /// other).
+    async fn start_check(&self, group: &str, interval: Duration, epoch: &str) -> StartCheck {
         let Ok(mut connection) = self.fleet.connection() else {
-            return false;
+            return StartCheck::AskAgain;
         };
+        let idle_ttl = self.config.backoff_max.max(interval);
         let mut invocation = start_check_script().key(self.fleet.key(group, "pace"));
-        invocation.key(self.fleet.epoch_key(group)).arg(epoch);
+        invocation
+            .key(self.fleet.epoch_key(group))
+            .arg(epoch)
+            .arg(millis(interval))
+            .arg(millis(idle_ttl).max(1));
         match self
             .fleet
-            .run(invocation.invoke_async::<i64>(&mut connection))
+            .run(invocation.invoke_async::<(u8, u64)>(&mut connection))
             .await
         {
-            Ok(-1) => {
+            Ok((0, _)) => StartCheck::Go,
+            Ok((1, _)) => {
                 warn!(
                     group,
                     "the fleet's Redis lost its state while this request waited: asking again (fenced)"
                 );
-                false
+                StartCheck::AskAgain
             }
-            Ok(left) if left > 0 => {
+            Ok((3, ms)) => {
+                debug!(group, ms, "a start that went late holds this one back");
+                StartCheck::Later(Duration::from_millis(ms.max(1)))
+            }
+            Ok(_) => {
                 debug!(
                     group,
                     "the group was paused while this request waited: asking again"
                 );
-                false
+                StartCheck::AskAgain
             }
-            Ok(_) => true,
             Err(error) => {
                 debug!(group, %error, "the reservation could not be checked at its start: asking again");
-                false
+                StartCheck::AskAgain
             }
         }
     }

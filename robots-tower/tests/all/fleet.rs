@@ -719,6 +719,107 @@ async fn a_reservation_asked_again_keeps_its_new_place() {
     );
 }
 
+/// Spec 8 and 11: starts are spaced by when they went, not only by when they were reserved. A
+/// member whose start comes late (its process was busy when its timer fired) holds back the
+/// next start, though that one was reserved before (two places at the site).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_that_goes_late_holds_back_the_next() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    settled(&redis, "127.0.0.1");
+    let interval = Duration::from_secs(1);
+    let two = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
+        c.concurrency(2).delay_factor(0.0)
+    };
+    let b = member(&redis.url(), interval, two);
+    b.get(format!("{}/warm-b", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    tokio::time::sleep(interval + Duration::from_millis(100)).await;
+    // A runs on a runtime of its own, one thread, which the test keeps busy at A's start.
+    let (url, base) = (redis.url(), server.uri());
+    let a = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let a = member(&url, interval, two);
+            a.get(format!("{base}/a1")).send().await.unwrap();
+            // /a2 is reserved an interval after /a1; its timer fires 0.6 s late.
+            let busy = tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(800)).await;
+                std::thread::sleep(Duration::from_millis(600));
+            });
+            a.get(format!("{base}/a2")).send().await.unwrap();
+            busy.await.unwrap();
+        });
+    });
+    // B asks once A's /a2 is reserved: its own start is reserved an interval after that.
+    while !site.pages().iter().any(|(p, _)| p == "/a1") {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    b.get(format!("{}/b", server.uri())).send().await.unwrap();
+    a.join().unwrap();
+    let pages = site.pages();
+    let at = |p: &str| pages.iter().find(|(path, _)| path == p).unwrap().1;
+    assert!(
+        at("/a2") - at("/a1") >= Duration::from_millis(1300),
+        "A's start was not late: the test did not test"
+    );
+    let gap = at("/b") - at("/a2");
+    assert!(
+        gap >= interval - Duration::from_millis(5),
+        "B started {gap:?} after A's late start"
+    );
+}
+
+/// Spec 8: a request's interval counts from the last start in its group, whichever member made
+/// it: a member with a longer interval (a larger minimum delay, an origin's Crawl-delay) waits
+/// its own interval after a start made with a shorter one, as the in-process pacer does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_longer_interval_counts_from_the_last_start_in_the_group() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = Site::start().await;
+    settled(&redis, "127.0.0.1");
+    // Start to start: spacing from the end would hold the second back by itself.
+    let config = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
+        c.delay_factor(0.0)
+            .spacing(robots_tower::Spacing::StartToStart)
+    };
+    let short = member(&redis.url(), Duration::from_millis(250), config);
+    let long = member(&redis.url(), Duration::from_secs(1), config);
+    long.get(format!("{}/warm", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    short
+        .get(format!("{}/short", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    // Asked once the short interval is over: granted at once without the long one's count.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    long.get(format!("{}/long", server.uri()))
+        .send()
+        .await
+        .unwrap();
+    let pages = site.pages();
+    let at = |p: &str| pages.iter().find(|(path, _)| path == p).unwrap().1;
+    let gap = at("/long") - at("/short");
+    assert!(
+        gap >= Duration::from_millis(995),
+        "the 1 s member started {gap:?} after the 0.25 s member"
+    );
+}
+
 /// Spec 11 on a Redis Cluster (three masters started from `redis-server`): two members share one
 /// robots.txt fetch per origin and one interval per group, with groups spread over the nodes and
 /// every script on one node (a cross-slot script would fail, and the members would fall back).
