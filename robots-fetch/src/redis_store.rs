@@ -116,6 +116,8 @@ struct FleetInner {
     /// The `run_id` of the server last answering (one server only), read again after any
     /// failure: a different one means another server (a restart, a failover).
     identity: std::sync::Mutex<Option<String>>,
+    /// Whether the server's eviction policy was looked at (once per handle and its clones).
+    eviction_checked: AtomicBool,
 }
 
 /// The Redis server a fleet of crawler processes shares: one robots.txt fetch per origin and one
@@ -198,6 +200,7 @@ impl RedisFleet {
                 outages: AtomicU64::new(0),
                 response_timeout: Duration::from_secs(2),
                 identity: std::sync::Mutex::new(None),
+                eviction_checked: AtomicBool::new(false),
             }),
         }
     }
@@ -222,6 +225,7 @@ impl RedisFleet {
             outages: AtomicU64::new(0),
             response_timeout: self.inner.response_timeout,
             identity: std::sync::Mutex::new(None),
+            eviction_checked: AtomicBool::new(false),
         };
         change(&mut inner);
         RedisFleet {
@@ -307,7 +311,7 @@ impl RedisFleet {
     /// Which server answers (its `run_id`): another one after a restart or a failover. Read
     /// once, and again after any command failed (a failover breaks the connections to the old
     /// server first). `None` on a Redis Cluster (each node has its own) or when it cannot be
-    /// read.
+    /// read. The first time, a server that evicts keys when full is warned about (once).
     pub async fn server_identity(&self) -> Option<String> {
         if self.is_cluster() {
             return None;
@@ -335,7 +339,35 @@ impl RedisFleet {
             .identity
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(id.clone());
+        if !self.inner.eviction_checked.swap(true, Ordering::Relaxed) {
+            self.warn_if_evicting(&mut connection).await;
+        }
         Some(id)
+    }
+
+    /// Warns when the server may evict keys when it is full (a `maxmemory` with a policy other
+    /// than `noeviction`): a group's pacing state evicted is a loss of state no process can see,
+    /// where a full server that refuses writes is an outage, which the fleet handles.
+    async fn warn_if_evicting(&self, connection: &mut FleetConnection) {
+        let mut command = redis::cmd("INFO");
+        command.arg("memory");
+        let Ok(info) = self.run(command.query_async::<String>(connection)).await else {
+            return;
+        };
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|line| line.strip_prefix(name))
+                .map(str::trim)
+        };
+        let limit = field("maxmemory:").and_then(|m| m.parse::<u64>().ok());
+        let policy = field("maxmemory_policy:").unwrap_or("noeviction");
+        if limit.is_some_and(|limit| limit > 0) && policy != "noeviction" {
+            warn!(
+                prefix = %self.inner.prefix,
+                "the fleet's Redis evicts keys when full (maxmemory-policy {policy}): pacing state it \
+                 evicts is lost without the fleet knowing; set maxmemory-policy noeviction"
+            );
+        }
     }
 
     /// Records whether the server answered: logs the outage once, and its end once.

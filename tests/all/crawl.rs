@@ -509,6 +509,45 @@ async fn an_unreachable_redis_is_said_once_unless_quiet() {
     );
 }
 
+/// A fleet Redis that evicts keys when full would lose pacing state without anyone knowing: the
+/// tool says so once, on stderr; with the default policy (no eviction) it says nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleet_redis_that_evicts_keys_is_warned_about() {
+    let Some(evicting) =
+        RedisServer::start_with(&["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"])
+    else {
+        return;
+    };
+    let Some(plain) = RedisServer::start_with(&["--maxmemory", "64mb"]) else {
+        return;
+    };
+    let site = Site::start(route).await;
+    let paths = ["/a".to_string(), "/b".to_string()];
+    let (warned, silent) = tokio::join!(
+        crawl_async(fleet_args(&evicting.url(), &site, &paths)),
+        crawl_async(fleet_args(&plain.url(), &site, &paths))
+    );
+    for out in [&warned, &silent] {
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(json_lines(out).len(), 2, "both pages fetched");
+    }
+    let stderr = String::from_utf8_lossy(&warned.stderr);
+    assert_eq!(
+        stderr.matches("maxmemory-policy allkeys-lru").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("set maxmemory-policy noeviction"),
+        "{stderr}"
+    );
+    assert!(
+        silent.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&silent.stderr)
+    );
+}
+
 /// Issue 26: URLs of one origin go in the order given (across origins too), and `waited` is the
 /// politeness wait once it was the URL's turn, not the time it sat queued behind the others.
 #[tokio::test(flavor = "multi_thread")]

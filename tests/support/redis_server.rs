@@ -72,6 +72,11 @@ fn binary() -> Option<String> {
 impl RedisServer {
     /// A fresh server, or `None` (with a message) when there is no `redis-server` binary.
     pub fn start() -> Option<RedisServer> {
+        RedisServer::start_with(&[])
+    }
+
+    /// A fresh server started with extra arguments (`--maxmemory 10mb`), or `None` as `start`.
+    pub fn start_with(args: &[&str]) -> Option<RedisServer> {
         if binary().is_none() {
             eprintln!(
                 "SKIPPED: no redis-server binary (apt-get install -y redis-server); fleet test not run"
@@ -84,7 +89,7 @@ impl RedisServer {
             let mut server = RedisServer {
                 port: free_port(),
                 child: None,
-                extra: Vec::new(),
+                extra: args.iter().map(|a| a.to_string()).collect(),
                 dir: None,
             };
             if server.try_start() {
