@@ -72,6 +72,15 @@ impl Site {
             .collect()
     }
 
+    /// When the page `path` arrived (the first time).
+    fn arrival(&self, path: &str) -> Instant {
+        self.pages()
+            .into_iter()
+            .find(|(p, _)| p == path)
+            .unwrap_or_else(|| panic!("{path} never arrived"))
+            .1
+    }
+
     fn robots_fetches(&self) -> usize {
         self.arrivals
             .lock()
@@ -265,8 +274,7 @@ async fn a_flushall_is_fenced_like_a_restart() {
     a.get(format!("{}/a", server.uri())).send().await.unwrap();
     assert_eq!(redis.command(&["FLUSHALL"]).trim(), "+OK");
     b.get(format!("{}/b", server.uri())).send().await.unwrap();
-    let pages = site.pages();
-    let at = |p: &str| pages.iter().find(|(path, _)| path == p).unwrap().1;
+    let at = |p: &str| site.arrival(p);
     let gap = at("/b") - at("/a");
     assert!(
         gap >= interval - Duration::from_millis(5),
@@ -658,8 +666,7 @@ async fn a_reservation_waiting_for_its_start_honours_a_pause_set_meanwhile() {
         .await
         .unwrap();
     assert_eq!(busy.await.unwrap().unwrap(), 429);
-    let pages = site.pages();
-    let at = |p: &str| pages.iter().find(|(path, _)| path == p).unwrap().1;
+    let at = |p: &str| site.arrival(p);
     let gap = at("/page") - at("/slow-busy");
     assert!(
         gap >= Duration::from_millis(2200),
@@ -710,8 +717,7 @@ async fn a_reservation_asked_again_keeps_its_new_place() {
     // B asks while A's request waits for its new start: it must wait for A's response.
     b.get(format!("{}/b", server.uri())).send().await.unwrap();
     assert_eq!(long.await.unwrap().unwrap(), 200);
-    let pages = site.pages();
-    let at = |p: &str| pages.iter().find(|(path, _)| path == p).unwrap().1;
+    let at = |p: &str| site.arrival(p);
     let gap = at("/b") - at("/long/page");
     assert!(
         gap >= Duration::from_millis(1500),
@@ -765,8 +771,7 @@ async fn a_start_that_goes_late_holds_back_the_next() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     b.get(format!("{}/b", server.uri())).send().await.unwrap();
     a.join().unwrap();
-    let pages = site.pages();
-    let at = |p: &str| pages.iter().find(|(path, _)| path == p).unwrap().1;
+    let at = |p: &str| site.arrival(p);
     assert!(
         at("/a2") - at("/a1") >= Duration::from_millis(1300),
         "A's start was not late: the test did not test"
@@ -811,8 +816,7 @@ async fn a_longer_interval_counts_from_the_last_start_in_the_group() {
         .send()
         .await
         .unwrap();
-    let pages = site.pages();
-    let at = |p: &str| pages.iter().find(|(path, _)| path == p).unwrap().1;
+    let at = |p: &str| site.arrival(p);
     let gap = at("/long") - at("/short");
     assert!(
         gap >= Duration::from_millis(995),
