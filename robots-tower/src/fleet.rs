@@ -208,9 +208,9 @@ redis.call('PEXPIRE', KEYS[1], math.max(pause - now, 0) + tonumber(ARGV[8]))
 return {pause_ms, reason, failures}
 ";
 
-/// Checked when a reservation's start comes: -1 when the server's state is not the one that
-/// granted it (its epoch changed: lost, and the reservation with it), else how much of a pause
-/// set in the meantime is left (0: none). A reservation that fails the check is asked again.
+/// Checked when a reservation's start comes (see `StartCheck`): the server's state must be the
+/// one that granted it (its epoch unchanged), no pause set in the meantime may be left, and no
+/// start that went late may be less than an interval before; then the start is recorded.
 const START_CHECK: &str = r"
 -- KEYS: [1] the group's pace hash, [2] the epoch of its slot.
 -- ARGV: [1] the epoch at the grant, [2] interval ms, [3] idle ttl ms.
@@ -222,7 +222,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then
   return {1, 0}
 end
-local state = redis.call('HMGET', KEYS[1], 'pause', 'start', 'tat')
+local state = redis.call('HMGET', KEYS[1], 'pause', 'start')
 local pause = tonumber(state[1]) or 0
 if pause > now then
   return {2, pause - now}
@@ -233,11 +233,8 @@ if last and now < last + interval then
   return {3, last + interval - now}
 end
 -- The start as it goes, which may be later than reserved (a process busy, a timer late): the
--- next reservations and checks count from it.
+-- next reservations (the acquire script reads it) and checks count from it.
 redis.call('HSET', KEYS[1], 'start', now)
-if now + interval > (tonumber(state[3]) or 0) then
-  redis.call('HSET', KEYS[1], 'tat', now + interval)
-end
 if redis.call('PTTL', KEYS[1]) < interval + tonumber(ARGV[3]) then
   redis.call('PEXPIRE', KEYS[1], interval + tonumber(ARGV[3]))
 end
@@ -315,8 +312,8 @@ struct Release {
     wait_ms: u64,
     /// The epoch of the server state that granted the lease (see `START_CHECK`).
     epoch: String,
-    /// When the request may start (the adaptive delay measures from here); none for a
-    /// response observed without a lease.
+    /// When the request starts (the adaptive delay measures from here): as granted, then as it
+    /// goes once the start check passed; none for a response observed without a lease.
     starts_at: Option<Instant>,
 }
 
@@ -690,13 +687,12 @@ impl FleetPacing {
         let Ok(mut connection) = self.fleet.connection() else {
             return StartCheck::AskAgain;
         };
-        let idle_ttl = self.config.backoff_max.max(interval);
         let mut invocation = start_check_script().key(self.fleet.key(group, "pace"));
         invocation
             .key(self.fleet.epoch_key(group))
             .arg(epoch)
             .arg(millis(interval))
-            .arg(millis(idle_ttl).max(1));
+            .arg(millis(self.idle_ttl(interval)).max(1));
         match self
             .fleet
             .run(invocation.invoke_async::<(u8, u64)>(&mut connection))
@@ -728,6 +724,11 @@ impl FleetPacing {
         }
     }
 
+    /// How long a group's keys outlive its last request: past any back-off and the interval.
+    fn idle_ttl(&self, interval: Duration) -> Duration {
+        self.config.backoff_max.max(interval)
+    }
+
     /// One run of the acquire script.
     async fn ask(
         &self,
@@ -749,7 +750,7 @@ impl FleetPacing {
             (true, crate::Spacing::FromEnd) => "2",
             (true, _) => "1",
         };
-        let idle_ttl = config.backoff_max.max(interval);
+        let idle_ttl = self.idle_ttl(interval);
         // What this process remembers of a pause, for a server that lost it.
         let known_pause = self.local.paused_until(origin).map_or(0, |until| {
             millis(until.saturating_duration_since(Instant::now()))
