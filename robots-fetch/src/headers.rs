@@ -61,27 +61,44 @@ pub fn max_age(headers: &HeaderMap) -> Option<Duration> {
     found
 }
 
+/// What a response's rate-limit headers say when they say nothing is left: how long until the
+/// reset, and whether an exhausted policy gave no reset at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RateLimitPause {
+    /// The longest reset given by an exhausted policy (zero when none gave one). Saturates
+    /// rather than overflows: callers cap it.
+    pub reset: Duration,
+    /// An exhausted policy gave neither a reset nor a `RateLimit-Policy` window: the caller backs
+    /// off a step, as after a distress response, since the server said "stop" without "until".
+    pub without_reset: bool,
+}
+
 /// How long a response's rate-limit headers ask the client to stop: `Some` only when they say
-/// nothing is left, for the time until the reset they give.
+/// nothing is left.
 ///
 /// Read, most restrictive first:
 /// - the IETF `RateLimit` field, a list of policies (`"burst";r=0;t=30`): remaining `r`, seconds
-///   to reset `t`; a policy without `t` takes the window `w` of the same policy in
-///   `RateLimit-Policy`. Of several exhausted policies the longest reset wins;
+///   to reset `t`. Each member is read alone: a malformed one is ignored and the others still
+///   count. An exhausted policy without `t` takes the window `w` of the same policy in
+///   `RateLimit-Policy`, else it is [`RateLimitPause::without_reset`]. Of several exhausted
+///   policies the longest reset wins;
 /// - the older draft's `RateLimit-Remaining`/`RateLimit-Reset`;
 /// - the common `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` in seconds, or as a Unix time
 ///   when above 10^9 (compared with `now`).
 ///
-/// A field that cannot be read is ignored; callers cap the result. A response without any of
-/// these fields (most) costs one pass over its header names and no clock read.
+/// Fractional seconds are rounded up in every form. No value can overflow: a reset too large to
+/// represent saturates, and callers cap it. A response without any of these fields (most) costs
+/// one pass over its header names and no clock read.
 ///
 /// ```
 /// use std::time::Duration;
 /// let mut headers = http::HeaderMap::new();
 /// headers.insert("ratelimit", r#""burst";r=0;t=2, "day";r=900;t=3600"#.parse().unwrap());
-/// assert_eq!(robots_fetch::rate_limit_pause(&headers), Some(Duration::from_secs(2)));
+/// let pause = robots_fetch::rate_limit_pause(&headers).unwrap();
+/// assert_eq!(pause.reset, Duration::from_secs(2));
+/// assert!(!pause.without_reset);
 /// ```
-pub fn rate_limit_pause(headers: &HeaderMap) -> Option<Duration> {
+pub fn rate_limit_pause(headers: &HeaderMap) -> Option<RateLimitPause> {
     // Hand-written pre-check, because it runs on every response: one pass over the names, no
     // hashing, instead of five lookups.
     let named = headers.keys().any(|name| {
@@ -95,13 +112,30 @@ pub fn rate_limit_pause(headers: &HeaderMap) -> Option<Duration> {
 }
 
 /// [`rate_limit_pause`] as of `now` (a Unix-time reset is compared with it).
-fn rate_limit_pause_at(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let ietf = headers
-        .get(&RATELIMIT)
-        .and_then(|value| ietf_pause(value.as_bytes(), headers));
-    let draft = remaining_and_reset(headers, &RATELIMIT_REMAINING, &RATELIMIT_RESET, now);
-    let common = remaining_and_reset(headers, &X_RATELIMIT_REMAINING, &X_RATELIMIT_RESET, now);
-    [ietf, draft, common].into_iter().flatten().max()
+fn rate_limit_pause_at(headers: &HeaderMap, now: SystemTime) -> Option<RateLimitPause> {
+    let mut found: Option<RateLimitPause> = None;
+    let mut add = |pause: RateLimitPause| {
+        let so_far = found.get_or_insert_with(RateLimitPause::default);
+        so_far.reset = so_far.reset.max(pause.reset);
+        so_far.without_reset |= pause.without_reset;
+    };
+    for value in headers.get_all(&RATELIMIT) {
+        if let Some(pause) = ietf_pause(value.as_bytes(), headers) {
+            add(pause);
+        }
+    }
+    for (remaining, reset) in [
+        (&RATELIMIT_REMAINING, &RATELIMIT_RESET),
+        (&X_RATELIMIT_REMAINING, &X_RATELIMIT_RESET),
+    ] {
+        if let Some(reset) = remaining_and_reset(headers, remaining, reset, now) {
+            add(RateLimitPause {
+                reset,
+                without_reset: false,
+            });
+        }
+    }
+    found
 }
 
 static RATELIMIT: http::HeaderName = http::HeaderName::from_static("ratelimit");
@@ -112,47 +146,86 @@ static X_RATELIMIT_REMAINING: http::HeaderName =
     http::HeaderName::from_static("x-ratelimit-remaining");
 static X_RATELIMIT_RESET: http::HeaderName = http::HeaderName::from_static("x-ratelimit-reset");
 
-/// The IETF `RateLimit` list: the longest reset among policies with nothing remaining.
-fn ietf_pause(value: &[u8], headers: &HeaderMap) -> Option<Duration> {
-    let policies: sfv::List = sfv::Parser::new(value).parse().ok()?;
-    let mut pause = None;
-    for entry in &policies {
-        let sfv::ListEntry::Item(item) = entry else {
+/// The members of a Structured Fields list, split at the commas outside quoted strings, so that
+/// each can be parsed alone (sfv refuses a whole list for one bad member).
+fn list_members(value: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut quoted = false;
+    let mut escaped = false;
+    value
+        .split(move |&byte| {
+            if escaped {
+                escaped = false;
+                return false;
+            }
+            match byte {
+                b'\\' if quoted => escaped = true,
+                b'"' => quoted = !quoted,
+                b',' if !quoted => return true,
+                _ => {}
+            }
+            false
+        })
+        .map(<[u8]>::trim_ascii)
+        .filter(|member| !member.is_empty())
+}
+
+/// A Structured Fields number as whole seconds, rounded up; `None` for a negative one or
+/// another type.
+fn whole_seconds(value: &sfv::BareItem) -> Option<u64> {
+    if let Some(integer) = value.as_integer() {
+        return u64::try_from(i64::from(integer)).ok();
+    }
+    let thousandths = i64::from(value.as_decimal()?.as_integer_scaled_1000());
+    u64::try_from(thousandths).ok().map(|t| t.div_ceil(1000))
+}
+
+/// The IETF `RateLimit` list: the longest reset among members with nothing remaining, each
+/// member read alone.
+fn ietf_pause(value: &[u8], headers: &HeaderMap) -> Option<RateLimitPause> {
+    let mut pause: Option<RateLimitPause> = None;
+    for member in list_members(value) {
+        let Ok(item) = sfv::Parser::new(member).parse::<sfv::Item>() else {
             continue;
         };
         let (mut remaining, mut reset) = (None, None);
         for (key, value) in &item.params {
             match key.as_str() {
                 "r" => remaining = value.as_integer().map(i64::from),
-                "t" => reset = value.as_integer().map(i64::from),
+                "t" => reset = whole_seconds(value),
                 _ => {}
             }
         }
         if remaining != Some(0) {
             continue;
         }
-        let reset = match reset {
-            Some(seconds) => seconds,
-            None => policy_window(headers, &item.bare_item)?,
+        let this = match reset.or_else(|| policy_window(headers, &item.bare_item)) {
+            Some(seconds) => RateLimitPause {
+                reset: Duration::from_secs(seconds),
+                without_reset: false,
+            },
+            None => RateLimitPause {
+                reset: Duration::ZERO,
+                without_reset: true,
+            },
         };
-        let wait = Duration::from_secs(u64::try_from(reset).unwrap_or(0));
-        pause = pause.max(Some(wait));
+        let so_far = pause.get_or_insert_with(RateLimitPause::default);
+        so_far.reset = so_far.reset.max(this.reset);
+        so_far.without_reset |= this.without_reset;
     }
     pause
 }
 
-/// The window `w` of the named policy in `RateLimit-Policy`.
-fn policy_window(headers: &HeaderMap, name: &sfv::BareItem) -> Option<i64> {
+/// The window `w` of the named policy in `RateLimit-Policy` (members read alone there too).
+fn policy_window(headers: &HeaderMap, name: &sfv::BareItem) -> Option<u64> {
     for value in headers.get_all(&RATELIMIT_POLICY) {
-        let Ok(policies) = sfv::Parser::new(value.as_bytes()).parse::<sfv::List>() else {
-            continue;
-        };
-        for entry in &policies {
-            if let sfv::ListEntry::Item(item) = entry
-                && &item.bare_item == name
+        for member in list_members(value.as_bytes()) {
+            let Ok(item) = sfv::Parser::new(member).parse::<sfv::Item>() else {
+                continue;
+            };
+            if &item.bare_item == name
                 && let Some(window) = item.params.iter().find(|(k, _)| k.as_str() == "w")
             {
-                return window.1.as_integer().map(i64::from);
+                return whole_seconds(window.1);
             }
         }
     }
@@ -170,6 +243,9 @@ fn remaining_and_reset(
         let text = headers.get(name)?.to_str().ok()?.trim();
         // Some servers send a decimal: the whole seconds, rounded up.
         let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+        if !fraction.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
         let whole = saturating_seconds(whole)?.as_secs();
         let up = fraction.bytes().any(|b| b != b'0');
         Some(whole.saturating_add(u64::from(up)))
@@ -179,8 +255,14 @@ fn remaining_and_reset(
     }
     let reset = number(reset)?;
     if reset > 1_000_000_000 {
-        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(reset);
-        return Some(at.duration_since(now).unwrap_or(Duration::ZERO));
+        // A time too far to represent is as far as possible (callers cap it).
+        return Some(
+            SystemTime::UNIX_EPOCH
+                .checked_add(Duration::from_secs(reset))
+                .map_or(Duration::MAX, |at| {
+                    at.duration_since(now).unwrap_or(Duration::ZERO)
+                }),
+        );
     }
     Some(Duration::from_secs(reset))
 }
@@ -264,7 +346,18 @@ mod tests {
             }
             rate_limit_pause_at(&h, now)
         };
-        let secs = |s| Some(Duration::from_secs(s));
+        let secs = |s| {
+            Some(RateLimitPause {
+                reset: Duration::from_secs(s),
+                without_reset: false,
+            })
+        };
+        let step = |s| {
+            Some(RateLimitPause {
+                reset: Duration::from_secs(s),
+                without_reset: true,
+            })
+        };
         // IETF: the most restrictive of the exhausted policies.
         assert_eq!(pause(&[("ratelimit", r#""burst";r=0;t=2"#)]), secs(2));
         assert_eq!(
@@ -283,9 +376,30 @@ mod tests {
             ]),
             secs(86400)
         );
-        // Unreadable fields say nothing.
+        // Without `t` or a window: a back-off step, and the other members still count.
+        assert_eq!(
+            pause(&[("ratelimit", r#""burst";r=0;t=3, "day";r=0"#)]),
+            step(3)
+        );
+        assert_eq!(pause(&[("ratelimit", r#""day";r=0"#)]), step(0));
+        // A malformed member is ignored alone.
+        assert_eq!(
+            pause(&[(
+                "ratelimit",
+                r#""burst";r=0;t=3, ;;bad"", "x";r=0;t=99999999999999999999"#
+            )]),
+            secs(3)
+        );
+        assert_eq!(
+            pause(&[("ratelimit", r#""a,b";r=0;t=4, "c\"d";r=0;t=5"#)]),
+            secs(5)
+        );
+        // Decimal resets are rounded up, as in the other forms.
+        assert_eq!(pause(&[("ratelimit", r#""burst";r=0;t=3.5"#)]), secs(4));
+        assert_eq!(pause(&[("ratelimit", r#""burst";r=0;t=3.000"#)]), secs(3));
+        // Unreadable fields say nothing; an unusable reset is no reset.
         assert_eq!(pause(&[("ratelimit", "r=0;;t=")]), None);
-        assert_eq!(pause(&[("ratelimit", r#""x";r=0;t=-5"#)]), secs(0));
+        assert_eq!(pause(&[("ratelimit", r#""x";r=0;t=-5"#)]), step(0));
         // The older draft's fields and the common ones.
         assert_eq!(
             pause(&[("ratelimit-remaining", "0"), ("ratelimit-reset", "7")]),
@@ -298,6 +412,10 @@ mod tests {
         assert_eq!(
             pause(&[("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1.2")]),
             secs(2)
+        );
+        assert_eq!(
+            pause(&[("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1.x")]),
+            None
         );
         assert_eq!(
             pause(&[("x-ratelimit-remaining", "1"), ("x-ratelimit-reset", "2")]),
@@ -318,6 +436,23 @@ mod tests {
             ]),
             secs(0)
         );
+        // Hostile resets saturate instead of overflowing (a Unix time past what the clock holds).
+        for reset in [
+            "9223372036854775808",
+            "18446744073709551615",
+            "99999999999999999999999",
+        ] {
+            for (remaining, reset_name) in [
+                ("x-ratelimit-remaining", "x-ratelimit-reset"),
+                ("ratelimit-remaining", "ratelimit-reset"),
+            ] {
+                let found = pause(&[(remaining, "0"), (reset_name, reset)]).unwrap();
+                assert!(
+                    found.reset > Duration::from_secs(1 << 40),
+                    "{reset}: {found:?}"
+                );
+            }
+        }
         assert_eq!(pause(&[("x-ratelimit-remaining", "0")]), None);
         assert_eq!(pause(&[]), None);
         // The pre-check finds them in any case (header names are lowercase in `http`).

@@ -25,12 +25,43 @@ pub enum FleetError {
         /// What the Redis client said.
         message: String,
     },
-    /// The server did not answer (refused, timed out, down, or an error reply).
+    /// The server did not answer (refused, timed out, down, loading, read-only after a
+    /// failover, a cluster without a master for the slot).
     #[error("Redis is unavailable: {message}")]
     Unavailable {
         /// What the Redis client said.
         message: String,
     },
+    /// The server answered, with an error: a command or script it refused (a bug, not an
+    /// outage). Never counted as an outage.
+    #[error("Redis refused a command: {message}")]
+    Rejected {
+        /// What the server said.
+        message: String,
+    },
+}
+
+impl FleetError {
+    /// Whether the server could not be reached (an outage), rather than refusing a command.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, FleetError::Unavailable { .. })
+    }
+}
+
+/// Whether an error is the server's answer to a command it refused (a script error, a wrong
+/// type), as opposed to a server that could not answer.
+fn is_refusal(error: &redis::RedisError) -> bool {
+    use redis::{ErrorKind, ServerErrorKind};
+    matches!(
+        error.kind(),
+        ErrorKind::Server(
+            ServerErrorKind::ResponseError
+                | ServerErrorKind::CrossSlot
+                | ServerErrorKind::NoPerm
+                | ServerErrorKind::ExecAbort
+        ) | ErrorKind::Extension
+            | ErrorKind::UnexpectedReturnType
+    )
 }
 
 /// Where the fleet's server is: one server, or a Redis Cluster.
@@ -297,6 +328,9 @@ impl RedisFleet {
     {
         let result = match tokio::time::timeout(self.inner.response_timeout, command).await {
             Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) if is_refusal(&e) => Err(FleetError::Rejected {
+                message: e.to_string(),
+            }),
             Ok(Err(e)) => Err(FleetError::Unavailable {
                 message: e.to_string(),
             }),
@@ -372,6 +406,13 @@ impl RedisFleet {
 
     /// Records whether the server answered: logs the outage once, and its end once.
     pub fn observe<T>(&self, result: &Result<T, FleetError>) {
+        if let Err(error) = result
+            && !error.is_unavailable()
+        {
+            // The server answered: no outage, but a bug worth an error line.
+            tracing::error!(prefix = %self.inner.prefix, %error, "Redis refused a fleet command");
+            return;
+        }
         if result.is_err() {
             // The next command may reach another server.
             *self

@@ -369,14 +369,17 @@ impl<Target> RobotsConfig<Target> {
         self
     }
 
-    /// Longest pause a `Retry-After` or a rate-limit reset may impose (10 min).
+    /// Longest pause a `Retry-After` or a rate-limit reset may impose (10 min); a longer one is
+    /// clamped and said once per group. Neither can shorten the back-off a distress streak calls
+    /// for: `Retry-After: 0` on a 503 still backs off.
     pub fn max_retry_after(mut self, cap: Duration) -> Self {
         self.politeness.max_retry_after = cap;
         self
     }
 
-    /// Pause after a distress response without `Retry-After`: `base`, doubled per consecutive
-    /// one, up to `max` (5 s … 5 min), each varied by -10%…+10% at random.
+    /// Pause after a distress response (or a rate limit exhausted without a reset): `base`,
+    /// doubled per consecutive one, each varied by -10%…+10% at random, and never above `max`
+    /// after the jitter (5 s … 5 min). A longer `Retry-After` lengthens the pause.
     pub fn backoff(mut self, base: Duration, max: Duration) -> Self {
         self.politeness.backoff_base = base;
         self.politeness.backoff_max = max;

@@ -31,7 +31,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use robots_fetch::{RedisFleet, later};
+use robots_fetch::{FleetError, RedisFleet, later};
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
@@ -162,8 +162,8 @@ return {1, start - now, 0, epoch}
 
 const RELEASE: &str = r"
 -- KEYS: [1] the group's pace hash, [2] its leases.
--- ARGV: [1] lease id, [2] distress (1/0), [3] ends the back-off streak (1/0), [4] Retry-After ms
--- (-1: none), [5] back-off base ms, [6] back-off max ms, [7] longest pause ms, [8] idle ttl ms,
+-- ARGV: [1] lease id, [2] backs off (1/0: distress, or a rate limit exhausted without a reset),
+-- [3] ends the back-off streak (1/0), [4] Retry-After ms (-1: none), [5] back-off base ms, [6] back-off max ms, [7] longest pause ms, [8] idle ttl ms,
 -- [9] jitter factor (0.9 to 1.1, drawn by the caller), [10] rate-limit pause ms (-1: none),
 -- [11] adaptive delay ms (-1: none).
 local t = redis.call('TIME')
@@ -178,16 +178,20 @@ local function pause_until(ms)
 end
 if ARGV[2] == '1' then
   failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+  -- The back-off the streak calls for; a longer Retry-After lengthens it, a shorter one does not
+  -- shorten it. The jitter comes before the cap.
+  local max_backoff = tonumber(ARGV[6])
+  local backoff = math.min(tonumber(ARGV[5]) * math.pow(2, math.min(failures - 1, 40)), max_backoff)
+  pause_ms = math.floor(math.min(backoff * tonumber(ARGV[9]), max_backoff))
+  reason = 2
   local retry = tonumber(ARGV[4])
   if retry >= 0 then
-    pause_ms = math.min(retry, max_retry)
-    reason = 1
-  else
-    local backoff = math.min(tonumber(ARGV[5]) * math.pow(2, math.min(failures - 1, 40)), tonumber(ARGV[6]))
-    pause_ms = backoff * tonumber(ARGV[9])
-    reason = 2
+    retry = math.min(retry, max_retry)
+    if retry >= pause_ms then
+      pause_ms = retry
+      reason = 1
+    end
   end
-  pause_ms = math.floor(pause_ms)
   pause_until(pause_ms)
 elseif ARGV[3] == '1' then
   redis.call('HDEL', KEYS[1], 'failures', 'pause')
@@ -263,8 +267,15 @@ fn scripts() -> &'static (redis::Script, redis::Script) {
     SCRIPTS.get_or_init(|| (redis::Script::new(ACQUIRE), redis::Script::new(RELEASE)))
 }
 
+/// The longest duration a script is given, in milliseconds (10 years). Lua numbers are doubles
+/// and Redis formats them with 14 significant digits, so a script only ever sees integers that
+/// the server time plus them keeps exact; every duration from the network or the configuration
+/// is capped here before it becomes an argument.
+const SCRIPT_MS_MAX: u64 = 10 * 365 * 24 * 3600 * 1000;
+
+/// A duration as a script argument: whole milliseconds, at most [`SCRIPT_MS_MAX`].
 fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+    u64::try_from(duration.as_millis()).map_or(SCRIPT_MS_MAX, |ms| ms.min(SCRIPT_MS_MAX))
 }
 
 /// Politeness shared through Redis, with local pacing as the fallback.
@@ -330,11 +341,10 @@ impl Release {
         };
         let config = &*self.config;
         let distress = config.is_distress(observed.outcome);
+        let backs_off = observed.backs_off(config);
+        // (A capped one was said by this process's own pacing, once per group.)
         let retry_after = observed.retry_after.filter(|_| distress);
-        if let Some(asked) = retry_after.filter(|a| *a > config.max_retry_after) {
-            warn!(?asked, applied = ?config.max_retry_after, "Retry-After above the maximum: clamped");
-        }
-        let ends_streak = !distress && matches!(observed.outcome, Outcome::Status(_));
+        let ends_streak = !backs_off && matches!(observed.outcome, Outcome::Status(_));
         let adaptive = match observed.outcome {
             Outcome::Status(_) if config.delay_factor > 0.0 && config.concurrency <= 1 => {
                 self.starts_at.map(|at| config.adaptive(at.elapsed()))
@@ -347,7 +357,7 @@ impl Release {
         invocation
             .key(&self.keys.1)
             .arg(&self.id)
-            .arg(if distress { "1" } else { "0" })
+            .arg(if backs_off { "1" } else { "0" })
             .arg(if ends_streak { "1" } else { "0" })
             .arg(millis_or_none(retry_after))
             .arg(millis(config.backoff_base))
@@ -368,13 +378,9 @@ impl Release {
                     2 => PauseReason::Backoff { failures },
                     _ => PauseReason::RateLimit,
                 };
+                // (Counted in `robots_pauses_total` by this process's own pacing, which applied
+                // the same response first.)
                 warn!(key = %self.keys.0, outcome = ?observed.outcome, pause_ms, reason = reason.as_str(), "pausing the group (the whole fleet)");
-                if reason != PauseReason::RateLimit {
-                    crate::telemetry::paused(match observed.outcome {
-                        Outcome::Status(status) => status,
-                        _ => 0,
-                    });
-                }
                 Some(GroupPause {
                     duration: Duration::from_millis(pause_ms),
                     reason,
@@ -497,7 +503,9 @@ impl FleetPacing {
         let started = Instant::now();
         let shared = loop {
             let result = self.acquire_shared(origin, interval).await;
-            match self.outage_grace_left(result.is_ok()) {
+            // A command the server refused (a bug, not an outage) is not waited out.
+            let answered = !matches!(&result, Err(error) if error.is_unavailable());
+            match self.outage_grace_left(answered) {
                 Some(left) if !left.is_zero() => {
                     tokio::time::sleep(left.min(Duration::from_millis(100))).await;
                 }
@@ -516,8 +524,10 @@ impl FleetPacing {
                 };
                 Ok((FleetPermit::Lease(Box::new(lease)), started.elapsed()))
             }
-            Err(message) => match self.fallback {
-                FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable { message }),
+            Err(error) => match self.fallback {
+                FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable {
+                    message: error.to_string(),
+                }),
                 FleetFallback::LocalFallback => {
                     let interval = interval.saturating_mul(self.fleet_size);
                     let permit = self.local.space(origin, interval, place).await;
@@ -570,8 +580,10 @@ impl FleetPacing {
                 ready_in: None,
                 reason: NotReadyReason::InFlight,
             })),
-            Err(message) => match self.fallback {
-                FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable { message }),
+            Err(error) => match self.fallback {
+                FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable {
+                    message: error.to_string(),
+                }),
                 FleetFallback::LocalFallback => Ok(self
                     .local
                     .try_space(
@@ -598,8 +610,10 @@ impl FleetPacing {
             Ok(Answer::ReadyLater(not_yet)) => Ok(not_yet.ready_in.map(|r| r.max(local))),
             Ok(Answer::Wait(_)) => Ok(None),
             Ok(Answer::Granted(_)) => Ok(Some(local)),
-            Err(message) => match self.fallback {
-                FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable { message }),
+            Err(error) => match self.fallback {
+                FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable {
+                    message: error.to_string(),
+                }),
                 FleetFallback::LocalFallback => Ok(self
                     .local
                     .next_ready(origin, interval.saturating_mul(self.fleet_size))),
@@ -607,7 +621,11 @@ impl FleetPacing {
         }
     }
 
-    async fn acquire_shared(&self, origin: &str, interval: Duration) -> Result<Release, String> {
+    async fn acquire_shared(
+        &self,
+        origin: &str,
+        interval: Duration,
+    ) -> Result<Release, FleetError> {
         // One id for every ask of this request while it waits (its place among the waiters is
         // kept); a new one after a lease given back, whose release must not free the next.
         let mut id = request_id();
@@ -736,9 +754,9 @@ impl FleetPacing {
         interval: Duration,
         mode: Mode,
         id: &str,
-    ) -> Result<Answer, String> {
+    ) -> Result<Answer, FleetError> {
         let config = self.config();
-        let mut connection = self.fleet.connection().map_err(|e| e.to_string())?;
+        let mut connection = self.fleet.connection()?;
         let keys = (
             self.fleet.key(origin, "pace"),
             self.fleet.key(origin, "leases"),
@@ -775,8 +793,7 @@ impl FleetPacing {
         let (granted, wait_ms, paused, epoch): (u8, u64, u8, String) = self
             .fleet
             .run(invocation.invoke_async(&mut connection))
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         Ok(match granted {
             1 => Answer::Granted(Release {
                 fleet: self.fleet.clone(),

@@ -86,7 +86,7 @@ pub use info::RobotsInfo;
 #[cfg(feature = "reqwest")]
 pub use middleware::RobotsMiddleware;
 pub use overrides::{AlsoCheckAs, SkipRobotsCheck};
-pub use politeness::{GroupPause, OverlongCrawlDelay, PauseReason, Spacing};
+pub use politeness::{GroupPause, MAX_INTERVAL, OverlongCrawlDelay, PauseReason, Spacing};
 #[cfg(feature = "redis")]
 pub use robots_fetch::{FleetError, RedisFleet};
 pub use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};

@@ -176,6 +176,12 @@ impl Default for PolitenessConfig {
     }
 }
 
+/// The longest interval a site may ask for (24 hours, the longest a robots.txt copy lives): a
+/// Crawl-delay or Request-rate above it is refused under every [`OverlongCrawlDelay`] policy,
+/// since a site asking for more is in effect asking not to be crawled. It also bounds every
+/// interval the pacers compute with, whatever the configuration says.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
+
 /// The interval an origin's requests are spaced by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Interval {
@@ -189,13 +195,19 @@ impl PolitenessConfig {
     /// The interval for an origin given what its robots.txt asks.
     pub fn interval(&self, asked: Option<Duration>) -> Interval {
         let asked = asked.filter(|_| self.obey_crawl_delay);
-        let wanted = asked.map_or(self.min_delay, |a| a.max(self.min_delay));
+        let wanted = asked
+            .map_or(self.min_delay, |a| a.max(self.min_delay))
+            .min(MAX_INTERVAL);
         match asked {
+            // More than a robots.txt copy lives: refused whatever the policy.
+            Some(asked) if asked > MAX_INTERVAL => Interval::TooLong(asked),
             Some(asked) if wanted > self.max_delay && asked > self.max_delay => match self.overlong
             {
                 OverlongCrawlDelay::Refuse => Interval::TooLong(asked),
                 OverlongCrawlDelay::Honour => Interval::Applied(wanted, None),
-                OverlongCrawlDelay::Clamp => Interval::Applied(self.max_delay, Some(asked)),
+                OverlongCrawlDelay::Clamp => {
+                    Interval::Applied(self.max_delay.min(MAX_INTERVAL), Some(asked))
+                }
             },
             _ => Interval::Applied(wanted, None),
         }
@@ -225,6 +237,12 @@ impl PolitenessConfig {
             .min(self.backoff_max)
     }
 
+    /// The back-off after `failures` consecutive distress responses, jittered, and never above
+    /// `backoff_max` (the jitter is applied before the cap).
+    pub(crate) fn jittered_backoff(&self, failures: u32) -> Duration {
+        jittered(self.backoff(failures)).min(self.backoff_max)
+    }
+
     /// Whether a response (or a request's failure) is distress.
     pub(crate) fn is_distress(&self, outcome: Outcome) -> bool {
         match outcome {
@@ -246,9 +264,11 @@ impl PolitenessConfig {
     }
 }
 
-/// A back-off varied by -10%…+10% at random, so groups paused together do not return together.
+/// A back-off varied by -10%…+10% at random, so groups paused together do not return together
+/// (saturating: a configured maximum may be as long as `Duration::MAX`).
 pub(crate) fn jittered(pause: Duration) -> Duration {
-    pause.mul_f64(0.9 + 0.2 * fastrand::f64())
+    Duration::try_from_secs_f64(pause.as_secs_f64() * (0.9 + 0.2 * fastrand::f64()))
+        .unwrap_or(pause)
 }
 
 /// How a request ended, as pacing sees it.
@@ -266,10 +286,12 @@ pub(crate) enum Outcome {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Observed {
     pub(crate) outcome: Outcome,
-    /// `Retry-After`.
+    /// `Retry-After` (read on distress only), as the server sent it (capped where applied).
     pub(crate) retry_after: Option<Duration>,
     /// The rate-limit headers' reset, when they said nothing is left.
     pub(crate) rate_limited: Option<Duration>,
+    /// The rate-limit headers said nothing is left without saying until when: a back-off step.
+    pub(crate) rate_limit_step: bool,
 }
 
 impl Observed {
@@ -281,16 +303,17 @@ impl Observed {
     ) -> Observed {
         // `Retry-After` matters only for a distress status: not looked up on the usual 200.
         let distress = config.backoff_statuses.contains(status);
+        let limited = config
+            .rate_limit_headers
+            .then(|| robots_fetch::rate_limit_pause(headers))
+            .flatten();
         Observed {
             outcome: Outcome::Status(status),
             retry_after: distress
                 .then(|| robots_fetch::retry_after(headers))
                 .flatten(),
-            rate_limited: if config.rate_limit_headers {
-                robots_fetch::rate_limit_pause(headers)
-            } else {
-                None
-            },
+            rate_limited: limited.map(|l| l.reset).filter(|r| !r.is_zero()),
+            rate_limit_step: limited.is_some_and(|l| l.without_reset),
         }
     }
 
@@ -300,7 +323,14 @@ impl Observed {
             outcome,
             retry_after: None,
             rate_limited: None,
+            rate_limit_step: false,
         }
+    }
+
+    /// Whether it backs the group off a step: a distress response or failure, or rate-limit
+    /// headers that said "stop" without "until".
+    pub(crate) fn backs_off(&self, config: &PolitenessConfig) -> bool {
+        config.is_distress(self.outcome) || self.rate_limit_step
     }
 }
 
@@ -350,7 +380,7 @@ struct TokioInstant(Instant);
 impl Add<Nanos> for TokioInstant {
     type Output = TokioInstant;
     fn add(self, nanos: Nanos) -> TokioInstant {
-        TokioInstant(self.0 + Duration::from_nanos(nanos.as_u64()))
+        TokioInstant(later(self.0, Duration::from_nanos(nanos.as_u64())))
     }
 }
 
@@ -387,11 +417,49 @@ struct SlotState {
     /// `delay_factor` × the last response time (one request at a time): the least interval
     /// from the last end.
     adaptive: Duration,
+    /// A `Retry-After` or rate-limit reset above the maximum was said (once per group).
+    cap_warned: bool,
+    /// The requests waiting for their turn, by ticket, first come first served (at most the
+    /// group's concurrency: only requests holding a place wait here).
+    queue: std::collections::VecDeque<u64>,
+    /// The next ticket.
+    tickets: u64,
+}
+
+/// What [`Slot::next_start`] says.
+enum Turn {
+    /// The request starts now (its start is recorded).
+    Go,
+    /// Not before this, and why.
+    At(Instant, NotReadyReason),
+    /// Requests that began to wait earlier go first.
+    Behind,
+}
+
+/// A request's place in its group's queue, left when dropped (its turn came, or the request
+/// was given up), which wakes the others to look again.
+struct Queued<'a> {
+    slot: &'a Slot,
+    ticket: Option<u64>,
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        let Some(ticket) = self.ticket else { return };
+        let mut state = self.slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = state.queue.iter().position(|t| *t == ticket) {
+            state.queue.remove(at);
+        }
+        drop(state);
+        self.slot.turns.notify_waiters();
+    }
 }
 
 struct Slot {
     /// The group's key, for logs.
     key: Arc<str>,
+    /// Said when the first of the queue of waiting requests leaves it, so the next one looks.
+    turns: tokio::sync::Notify,
     /// Free places. A place taken is `forget`-ed and given back by [`InFlight`]'s drop: no
     /// `Arc` of the semaphore per request.
     in_flight: Semaphore,
@@ -488,6 +556,7 @@ impl Politeness {
         let key: Arc<str> = origin.into();
         let slot = Arc::new(Slot {
             key: key.clone(),
+            turns: tokio::sync::Notify::new(),
             in_flight: Semaphore::new(self.config.concurrency.max(1)),
             state: Mutex::new(SlotState {
                 limiter: None,
@@ -496,6 +565,9 @@ impl Politeness {
                 paused_until: None,
                 failures: 0,
                 adaptive: Duration::ZERO,
+                cap_warned: false,
+                queue: std::collections::VecDeque::new(),
+                tickets: 0,
             }),
         });
         origins.slots.insert(key, slot.clone());
@@ -543,6 +615,10 @@ impl Politeness {
 
     /// With a place held, waits for the end of any pause and the interval since the last start
     /// (and end), then records the start. An interval of zero only records it.
+    ///
+    /// Requests that wait are served in the order they began to wait (a queue per group): after
+    /// a pause, the group's requests start in the order they were made, not in the order their
+    /// timers happen to fire.
     pub(crate) async fn space(
         &self,
         origin: &str,
@@ -550,11 +626,22 @@ impl Politeness {
         place: Place,
     ) -> LocalPermit {
         let started = Instant::now();
+        let slot = place.in_flight.0.clone();
+        // The place in the group's queue once this request waits; leaving it (its turn came, or
+        // the request was dropped) lets the next one look.
+        let mut queued = Queued {
+            slot: &slot,
+            ticket: None,
+        };
         loop {
+            // Made before the look, so that a turn handed on meanwhile is not missed.
+            let handed_on = slot.turns.notified();
             let now = Instant::now();
-            match place.in_flight.0.next_start(interval, &self.config, now) {
-                Some((at, _)) => tokio::time::sleep_until(at).await,
-                None => {
+            match slot.next_start(interval, &self.config, now, Some(&mut queued.ticket)) {
+                Turn::At(at, _) => tokio::time::sleep_until(at).await,
+                Turn::Behind => handed_on.await,
+                Turn::Go => {
+                    drop(queued);
                     let waited = now.saturating_duration_since(started);
                     if !waited.is_zero() {
                         debug!(group = origin, ?waited, ?interval, "politeness wait");
@@ -591,14 +678,24 @@ impl Politeness {
         place: Place,
         now: Instant,
     ) -> Result<LocalPermit, ReadyLater> {
-        match place.in_flight.0.next_start(interval, &self.config, now) {
-            None => Ok(LocalPermit {
+        let slot = &place.in_flight.0;
+        match slot.next_start(interval, &self.config, now, None) {
+            Turn::Go => Ok(LocalPermit {
                 in_flight: place.in_flight,
                 ended: false,
             }),
-            Some((at, reason)) => Err(ReadyLater {
+            Turn::At(at, reason) => Err(ReadyLater {
                 ready_in: Some(at.saturating_duration_since(now)),
                 reason,
+            }),
+            // Requests waiting already go first: ready once they have gone, which is at least
+            // when the group would be ready for the next.
+            Turn::Behind => Err(ReadyLater {
+                ready_in: Some(
+                    slot.peek(interval, &self.config)
+                        .map_or(interval, |at| at.saturating_duration_since(now)),
+                ),
+                reason: NotReadyReason::Spacing,
             }),
         }
     }
@@ -680,16 +777,19 @@ impl Politeness {
     ) -> Option<GroupPause> {
         let config = &self.config;
         let mut pause = None;
-        if config.is_distress(observed.outcome) {
+        if observed.backs_off(config) {
             state.failures = state.failures.saturating_add(1);
-            let (duration, reason) = match observed.retry_after {
-                Some(asked) if asked > config.max_retry_after => {
-                    warn!(group, ?asked, applied = ?config.max_retry_after, "Retry-After above the maximum: clamped");
-                    (config.max_retry_after, PauseReason::RetryAfter)
-                }
-                Some(asked) => (asked, PauseReason::RetryAfter),
-                None => (
-                    jittered(config.backoff(state.failures)),
+            // A `Retry-After` may lengthen the back-off the streak calls for, never shorten it:
+            // `Retry-After: 0` (or a date in the past) on a 503 still backs off.
+            let backoff = config.jittered_backoff(state.failures);
+            let asked = observed
+                .retry_after
+                .filter(|_| config.is_distress(observed.outcome))
+                .map(|asked| state.capped(group, asked, config.max_retry_after, "Retry-After"));
+            let (duration, reason) = match asked {
+                Some(asked) if asked >= backoff => (asked, PauseReason::RetryAfter),
+                _ => (
+                    backoff,
                     PauseReason::Backoff {
                         failures: state.failures,
                     },
@@ -714,7 +814,7 @@ impl Politeness {
             debug!(group, outcome = ?observed.outcome, "back-off ended");
         }
         if let Some(reset) = observed.rate_limited {
-            let duration = reset.min(config.max_retry_after);
+            let duration = state.capped(group, reset, config.max_retry_after, "rate-limit reset");
             state.pause_for(duration);
             debug!(
                 group,
@@ -754,6 +854,67 @@ impl Politeness {
 }
 
 impl SlotState {
+    /// `None` when a request may start at `now` (and records the start), else when to look
+    /// again and why.
+    fn turn_at(
+        &mut self,
+        interval: Duration,
+        config: &PolitenessConfig,
+        now: Instant,
+    ) -> Option<(Instant, NotReadyReason)> {
+        let spacing = |at| Some((at, NotReadyReason::Spacing));
+        if let Some(until) = self.paused_until.filter(|p| *p > now) {
+            return Some((until, NotReadyReason::Paused));
+        }
+        let after_end = self.after_end(interval, config);
+        if !after_end.is_zero()
+            && let Some(end) = self.last_end
+            && now < later(end, after_end)
+        {
+            return spacing(later(end, after_end));
+        }
+        if interval.is_zero() {
+            self.last_start = Some(now);
+            return None;
+        }
+        let rebuild = self
+            .limiter
+            .as_ref()
+            .is_none_or(|(built_for, _)| *built_for != interval);
+        if rebuild {
+            let quota = Quota::with_period(interval)?; // non-zero here
+            let limiter = RateLimiter::direct_with_clock(quota, TokioClock);
+            // A new interval still counts from the last start.
+            if let Some(last) = self.last_start
+                && now < later(last, interval)
+            {
+                self.limiter = Some((interval, limiter));
+                return spacing(later(last, interval));
+            }
+            self.limiter = Some((interval, limiter));
+        }
+        let (_, limiter) = self.limiter.as_ref()?;
+        match limiter.check() {
+            Ok(()) => {
+                self.last_start = Some(now);
+                None
+            }
+            Err(not_until) => spacing(not_until.earliest_possible().0),
+        }
+    }
+
+    /// A pause a server asked for, capped at `max`; a capped one is warned about once per group.
+    fn capped(&mut self, group: &str, asked: Duration, max: Duration, what: &str) -> Duration {
+        if asked <= max {
+            return asked;
+        }
+        if !self.cap_warned {
+            self.cap_warned = true;
+            warn!(group, ?asked, applied = ?max, "{what} above the maximum: clamped (said once per group)");
+        }
+        max
+    }
+
     /// Pauses the group for `duration` from now (a longer pause in force stays).
     fn pause_for(&mut self, duration: Duration) {
         let until = later(Instant::now(), duration);
@@ -786,54 +947,41 @@ impl Outcome {
 }
 
 impl Slot {
-    /// `None` when a request may start at `now` (and records the start), else when to look
+    /// Whether a request may start at `now` (then its start is recorded), else when to look
     /// again and why. With one request at a time, the interval (and the adaptive delay) also
-    /// run from the previous request's end.
+    /// run from the previous request's end. `queue`: the caller's place in the group's queue
+    /// (`None`: it does not wait, so it only goes when no one is waiting); a waiting caller
+    /// without a ticket is given one, under the same lock as the look.
     fn next_start(
         &self,
         interval: Duration,
         config: &PolitenessConfig,
         now: Instant,
-    ) -> Option<(Instant, NotReadyReason)> {
-        let spacing = |at| Some((at, NotReadyReason::Spacing));
+        queue: Option<&mut Option<u64>>,
+    ) -> Turn {
+        // (Bounded whatever the caller computed: governor's quota cannot hold 584 years.)
+        let interval = interval.min(MAX_INTERVAL);
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(until) = state.paused_until.filter(|p| *p > now) {
-            return Some((until, NotReadyReason::Paused));
+        let first = state.queue.front().copied();
+        let ticket = queue.map(|ticket| {
+            *ticket.get_or_insert_with(|| {
+                let ticket = state.tickets;
+                state.tickets = state.tickets.wrapping_add(1);
+                state.queue.push_back(ticket);
+                ticket
+            })
+        });
+        if first.is_some() && first != ticket {
+            return Turn::Behind;
         }
-        let after_end = state.after_end(interval, config);
-        if !after_end.is_zero()
-            && let Some(end) = state.last_end
-            && now < later(end, after_end)
-        {
-            return spacing(later(end, after_end));
-        }
-        if interval.is_zero() {
-            state.last_start = Some(now);
-            return None;
-        }
-        let rebuild = state
-            .limiter
-            .as_ref()
-            .is_none_or(|(built_for, _)| *built_for != interval);
-        if rebuild {
-            let quota = Quota::with_period(interval)?; // non-zero here
-            let limiter = RateLimiter::direct_with_clock(quota, TokioClock);
-            // A new interval still counts from the last start.
-            if let Some(last) = state.last_start
-                && now < later(last, interval)
-            {
-                state.limiter = Some((interval, limiter));
-                return spacing(later(last, interval));
+        match state.turn_at(interval, config, now) {
+            Some((at, reason)) => Turn::At(at, reason),
+            None => {
+                if ticket.is_some() {
+                    state.queue.pop_front();
+                }
+                Turn::Go
             }
-            state.limiter = Some((interval, limiter));
-        }
-        let (_, limiter) = state.limiter.as_ref()?;
-        match limiter.check() {
-            Ok(()) => {
-                state.last_start = Some(now);
-                None
-            }
-            Err(not_until) => spacing(not_until.earliest_possible().0),
         }
     }
 
@@ -1007,6 +1155,7 @@ mod tests {
             outcome: Outcome::Status(status),
             retry_after,
             rate_limited,
+            rate_limit_step: false,
         };
         let pause = politeness.observe(group, observed(503, Some(secs(7)), None));
         assert_eq!(
@@ -1031,6 +1180,159 @@ mod tests {
         assert_eq!(paused_ms(&politeness, group), 2000);
         let pause = politeness.observe(group, observed(200, None, Some(secs(86_400))));
         assert_eq!(pause.map(|p| p.duration), Some(secs(600)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn headers_only_lengthen_the_back_off_and_the_cap_holds_after_jitter() {
+        let politeness = Politeness::new(PolitenessConfig {
+            backoff_base: Duration::from_millis(400),
+            backoff_max: Duration::from_secs(1),
+            max_retry_after: Duration::from_secs(60),
+            ..Default::default()
+        });
+        let group = "example.com";
+        let distress = |retry_after| Observed {
+            outcome: Outcome::Status(503),
+            retry_after,
+            rate_limited: None,
+            rate_limit_step: false,
+        };
+        // `Retry-After: 0` waits the back-off its streak calls for: 0.4, 0.8, then the cap.
+        for (nominal, failures) in [(400u128, 1), (800, 2), (1000, 3), (1000, 4)] {
+            let pause = politeness
+                .observe(group, distress(Some(Duration::ZERO)))
+                .unwrap();
+            assert_eq!(pause.reason, PauseReason::Backoff { failures });
+            let ms = pause.duration.as_millis();
+            assert!(
+                ms >= nominal * 9 / 10 && ms <= 1000,
+                "{ms} ms for {nominal}"
+            );
+        }
+        // A longer one lengthens it.
+        let pause = politeness.observe(group, distress(Some(secs(7)))).unwrap();
+        assert_eq!(
+            (pause.duration, pause.reason),
+            (secs(7), PauseReason::RetryAfter)
+        );
+        // Never above the maximum after jitter, however often drawn.
+        let config = PolitenessConfig {
+            backoff_max: Duration::from_millis(1200),
+            ..Default::default()
+        };
+        for failures in 1..40 {
+            assert!(config.jittered_backoff(failures) <= Duration::from_millis(1200));
+        }
+        // Rate-limit headers that say "stop" without "until" are a back-off step, even on a 200;
+        // a reset too long to represent is capped, not an overflow.
+        let fresh = Politeness::new(PolitenessConfig::default());
+        let pause = fresh
+            .observe(
+                group,
+                Observed {
+                    outcome: Outcome::Status(200),
+                    retry_after: None,
+                    rate_limited: Some(Duration::MAX),
+                    rate_limit_step: true,
+                },
+            )
+            .unwrap();
+        assert_eq!(pause.duration, secs(600));
+        assert_eq!(paused_ms(&fresh, group), 600_000);
+        let step = fresh
+            .observe(
+                "other.example",
+                Observed {
+                    outcome: Outcome::Status(200),
+                    retry_after: None,
+                    rate_limited: None,
+                    rate_limit_step: true,
+                },
+            )
+            .unwrap();
+        assert_eq!(step.reason, PauseReason::Backoff { failures: 1 });
+        // A jitter on a maximum as long as `Duration::MAX` saturates instead of panicking.
+        assert!(jittered(Duration::MAX) >= Duration::from_secs(u64::MAX / 2));
+    }
+
+    #[test]
+    fn intervals_above_a_day_are_refused_under_every_policy_and_never_reach_governor() {
+        for overlong in [
+            OverlongCrawlDelay::Refuse,
+            OverlongCrawlDelay::Honour,
+            OverlongCrawlDelay::Clamp,
+        ] {
+            let config = PolitenessConfig {
+                overlong,
+                ..Default::default()
+            };
+            for asked in [MAX_INTERVAL + Duration::from_secs(1), Duration::MAX] {
+                assert_eq!(config.interval(Some(asked)), Interval::TooLong(asked));
+            }
+        }
+        // A configured minimum beyond a day is bounded too: the pacer cannot be made to panic.
+        let config = PolitenessConfig {
+            min_delay: Duration::MAX,
+            max_delay: Duration::MAX,
+            ..Default::default()
+        };
+        assert_eq!(config.interval(None), Interval::Applied(MAX_INTERVAL, None));
+        let politeness = Politeness::new(config);
+        assert!(
+            politeness
+                .try_acquire("a.example", Duration::MAX, Instant::now())
+                .is_ok()
+        );
+        assert!(
+            politeness
+                .try_acquire("a.example", Duration::MAX, Instant::now())
+                .is_err()
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn waiting_requests_start_in_the_order_they_began_to_wait() {
+        let politeness = Arc::new(Politeness::new(PolitenessConfig {
+            concurrency: 4,
+            min_delay: Duration::from_millis(100),
+            backoff_base: Duration::from_millis(100),
+            ..Default::default()
+        }));
+        let group = "example.com";
+        let interval = Duration::from_millis(100);
+        let started = Arc::new(Mutex::new(Vec::new()));
+        let request = |name: &'static str| {
+            let (politeness, started) = (politeness.clone(), started.clone());
+            tokio::spawn(async move {
+                let (permit, _) = politeness.acquire(group, interval).await;
+                started.lock().unwrap().push(name);
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                drop(permit);
+            })
+        };
+        let first = request("first");
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        // `a` waits for the interval; then a 503 pauses the group, and `b` and `c` wait for the
+        // pause's end. `a` looks again when its interval is over, after them: its timer is set
+        // last, yet it began to wait first.
+        let a = request("a");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        politeness.observe(
+            group,
+            Observed {
+                outcome: Outcome::Status(503),
+                retry_after: Some(secs(1)),
+                rate_limited: None,
+                rate_limit_step: false,
+            },
+        );
+        let b = request("b");
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        let c = request("c");
+        for task in [first, a, b, c] {
+            task.await.unwrap();
+        }
+        assert_eq!(*started.lock().unwrap(), ["first", "a", "b", "c"]);
     }
 
     #[tokio::test(start_paused = true)]
@@ -1078,6 +1380,7 @@ mod tests {
                     outcome: Outcome::Status(429),
                     retry_after: Some(Duration::from_secs(60)),
                     rate_limited: None,
+                    rate_limit_step: false,
                 },
             );
         }

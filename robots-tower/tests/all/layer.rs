@@ -404,36 +404,69 @@ async fn responses_and_the_cache_name_the_origins_sitemaps() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_crawl_delay_too_large_to_represent_is_the_longest_delay() {
+async fn a_crawl_delay_above_a_day_is_refused_under_every_policy() {
+    // Too large to represent, a day and a second, and a Request-rate of one per 10^20 hours:
+    // each is refused whatever the policy (a site asking for more than a robots.txt copy lives
+    // is asking not to be crawled), and none can panic the pacer.
+    for (robots, asked) in [
+        (
+            "User-agent: *\nCrawl-delay: 99999999999999999999\n",
+            Duration::MAX,
+        ),
+        (
+            "User-agent: *\nCrawl-delay: 86401\n",
+            Duration::from_secs(86_401),
+        ),
+        (
+            "User-agent: *\nCrawl-delay: 18446744074\n",
+            Duration::from_secs(18_446_744_074),
+        ),
+        (
+            "User-agent: *\nRequest-rate: 1/99999999999999999999h\n",
+            Duration::from_secs(u64::MAX),
+        ),
+    ] {
+        let site = Site::new(vec![("a.example", host(robots))], Duration::ZERO);
+        for policy in [
+            OverlongCrawlDelay::Refuse,
+            OverlongCrawlDelay::Honour,
+            OverlongCrawlDelay::Clamp,
+        ] {
+            let service = RobotsLayer::builder("FooBot")
+                .overlong_crawl_delay(policy)
+                .build()
+                .layer(site.service());
+            let error = send(&service, "http://a.example/1").await.unwrap_err();
+            match error.downcast_ref::<RobotsError>() {
+                Some(RobotsError::CrawlDelayTooLong { asked: got, .. }) => {
+                    assert_eq!(*got, asked, "{robots} {policy:?}");
+                }
+                other => panic!("{robots} {policy:?}: {other:?}"),
+            }
+        }
+        // Nothing but robots.txt reached the site.
+        assert!(
+            site.log
+                .lock()
+                .unwrap()
+                .iter()
+                .all(|(_, path, _)| path == "/robots.txt")
+        );
+    }
+    // A day exactly is the longest honoured.
     let site = Site::new(
-        vec![(
-            "a.example",
-            host("User-agent: *\nCrawl-delay: 99999999999999999999\n"),
-        )],
+        vec![("a.example", host("User-agent: *\nCrawl-delay: 86400\n"))],
         Duration::ZERO,
     );
-    let service = RobotsLayer::builder("FooBot").build().layer(site.service());
-    let error = send(&service, "http://a.example/1").await.unwrap_err();
-    assert!(matches!(
-        error.downcast_ref::<RobotsError>(),
-        Some(RobotsError::CrawlDelayTooLong {
-            asked: Duration::MAX,
-            ..
-        })
-    ));
     let service = RobotsLayer::builder("FooBot")
-        .overlong_crawl_delay(OverlongCrawlDelay::Clamp)
+        .overlong_crawl_delay(OverlongCrawlDelay::Honour)
         .build()
         .layer(site.service());
     send(&service, "http://a.example/1").await.unwrap();
     let response = send(&service, "http://a.example/2").await.unwrap();
     let info = response.extensions().get::<RobotsInfo>().unwrap();
-    assert_eq!(
-        (info.interval(), info.interval_clamped_from()),
-        (Duration::from_secs(30), Some(Duration::MAX)),
-        "asking for more delay never means crawling faster"
-    );
-    assert_eq!(info.waited(), Duration::from_secs(30));
+    assert_eq!(info.interval(), Duration::from_secs(86_400));
+    assert_eq!(info.waited(), Duration::from_secs(86_400));
 }
 
 #[tokio::test(start_paused = true)]

@@ -36,11 +36,7 @@ async fn lossy_names_and_clamped_delays_are_reported() {
 
     let inner = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
         let (status, retry_after, body) = match request.uri().path() {
-            "/robots.txt" => (
-                200,
-                None,
-                "User-agent: *\nCrawl-delay: 99999999999999999999\n",
-            ),
+            "/robots.txt" => (200, None, "User-agent: *\nCrawl-delay: 90\n"),
             "/busy" => (503, Some("99999999999999999999999"), ""),
             _ => (200, None, "page"),
         };

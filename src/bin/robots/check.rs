@@ -13,7 +13,9 @@ use robots::core::{
     MAX_BODY_BYTES, MatchedRule, Preference, RobotsTxt, RuleKind, Stated, UsagePreferences,
     Verdict, path_of,
 };
-use robots_fetch::{CachedRobots, Origin, OriginError, RobotsCache, Source, UnreachableCause};
+use robots_fetch::{
+    CacheConfig, CachedRobots, Origin, OriginError, RobotsCache, Source, UnreachableCause,
+};
 use serde::Serialize;
 use url::Url;
 
@@ -179,9 +181,12 @@ impl RobotsJson {
         let (reason, message, retry_after) = match source {
             Source::Unavailable { reason, .. } => (Some(reason.as_str()), None, None),
             Source::Unreachable { cause, .. } | Source::Stale { cause, .. } => match cause {
-                UnreachableCause::Status { retry_after, .. } => {
-                    (Some("status"), None, retry_after.map(|r| r.as_secs()))
-                }
+                // As the cache applies it: capped at the longest it honours.
+                UnreachableCause::Status { retry_after, .. } => (
+                    Some("status"),
+                    None,
+                    retry_after.map(|r| r.min(CacheConfig::default().retry_after_max).as_secs()),
+                ),
                 UnreachableCause::Network(e) => {
                     (Some(e.kind.as_str()), Some(e.message.clone()), None)
                 }
