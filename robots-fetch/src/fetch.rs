@@ -204,6 +204,18 @@ fn request(url: &Url, config: &FetchConfig) -> Result<http::Request<()>, Network
             kind: NetworkErrorKind::Other,
             message: format!("`{url}` is not a valid request URI: {e}"),
         })?;
+    // The client would connect elsewhere than the resolver's rule says (an override on
+    // another port of the host): not sent.
+    if let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) {
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        config
+            .resolver
+            .connects_as_judged(host, port)
+            .map_err(|refused| NetworkError {
+                kind: NetworkErrorKind::Other,
+                message: refused.to_string(),
+            })?;
+    }
     let headers = request.headers_mut();
     headers.insert(header::USER_AGENT, config.user_agent.clone());
     if let Some(from) = &config.from {

@@ -60,7 +60,7 @@ pub use cache::{
 };
 pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClient};
 pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
-pub use headers::{max_age, rate_limit_pause, retry_after};
+pub use headers::{RateLimitPause, max_age, rate_limit_pause, retry_after};
 pub use human::{HumanDuration, Relative};
 pub use origin::{Origin, OriginError, OriginKey, OriginRef};
 pub use outcome::{
@@ -69,7 +69,9 @@ pub use outcome::{
 pub use redirect::{HopRule, RedirectPolicy, RedirectRefusal};
 #[cfg(feature = "redis")]
 pub use redis_store::{FleetConnection, FleetError, RedisFleet, RedisStore};
-pub use resolve::{ResolveOverrideError, Resolver};
+pub use resolve::{
+    NameNotResolved, OverrideOnOtherPort, ResolveOverrideError, Resolver, normal_name,
+};
 pub use store::{
     InProcessStore, RobotsStore, StoreError, StoreFuture, StoredKind, StoredOutage, StoredRobots,
 };

@@ -61,7 +61,7 @@ impl HopRule {
     /// Refuses a hop from a public host into an internal one: loopback (`127.0.0.0/8`, `::1`,
     /// `localhost` and `*.localhost`), private (`10/8`, `172.16/12`, `192.168/16`, `fc00::/7`),
     /// link-local (`169.254/16`, `fe80::/10`, where cloud metadata services answer), shared
-    /// (`100.64/10`), unspecified and broadcast addresses, IPv4-mapped ones included. A hop from
+    /// (`100.64/10`), unspecified and broadcast addresses, IPv4-mapped and IPv4-compatible IPv6 forms included. A hop from
     /// an internal host may go anywhere. The default rule.
     ///
     /// [`HopRule::allows`] judges the URLs as written; [`HopRule::allows_resolved`], which the
@@ -307,6 +307,13 @@ pub enum RedirectRefusal {
         /// The rule, as its `Display` describes it.
         rule: String,
     },
+    /// It leads back to a URL this chain of redirects requested already (a loop), as the
+    /// robots.txt fetcher detects too.
+    #[error("a redirect loop: {url} was requested before in this chain")]
+    Loop {
+        /// The URL requested again.
+        url: String,
+    },
 }
 
 /// Whether a URL's host is loopback, private, link-local or otherwise not on the public
@@ -352,7 +359,8 @@ fn is_internal_v6(v6: Ipv6Addr) -> bool {
         || v6.is_unspecified()
         || (first & 0xfe00) == 0xfc00 // unique local, fc00::/7
         || (first & 0xffc0) == 0xfe80 // link-local, fe80::/10
-        || v6.to_ipv4_mapped().is_some_and(is_internal_v4)
+        // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) forms alike.
+        || v6.to_ipv4().is_some_and(is_internal_v4)
 }
 
 #[cfg(test)]
@@ -378,6 +386,8 @@ mod tests {
             "http://[fd00:ec2::254]/",
             "http://[fe80::1]/",
             "http://[::ffff:127.0.0.1]/",
+            "http://[::127.0.0.1]/",
+            "http://[::10.1.2.3]/",
             "http://localhost:3000/",
             "http://LOCALHOST./",
             "http://api.localhost/",

@@ -2,6 +2,7 @@
 //! resolver with per-host overrides (curl's `--resolve HOST:PORT:ADDR`). Sharing it means the
 //! address a request is paced by and judged by is the address it connects to.
 
+use std::borrow::Cow;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,6 +19,12 @@ use tokio::time::Instant;
 ///
 /// Lookups go to the system resolver (`getaddrinfo`, off the async threads) and are kept for a
 /// minute (`getaddrinfo` gives no TTL); the cache is bounded in bytes. Clones share the cache.
+///
+/// One rule everywhere: names are compared in their IDNA (punycode) form, lowercase, without a
+/// trailing dot, in overrides and lookups alike; an override `HOST:PORT:ADDR` applies to that
+/// port only (curl's rule). HTTP clients ask a resolver by name alone, so they cannot follow
+/// that rule themselves: [`Resolver::connects_as_judged`] names the requests they would
+/// connect differently, which the front ends refuse.
 ///
 /// ```
 /// use robots_fetch::Resolver;
@@ -103,12 +110,14 @@ impl Resolver {
         Resolver(Arc::new(Inner::new(Vec::new(), ttl)))
     }
 
-    /// Answers `host` (on `port`) with `addr` instead of asking DNS; repeated calls add
-    /// addresses. Through reqwest, which asks by name alone, an override applies to every port
-    /// of the host.
+    /// Answers `host` (on `port` only) with `addr` instead of asking DNS; repeated calls add
+    /// addresses. The host is taken in its normal form (IDNA, lowercase, no trailing dot), so
+    /// `Bücher.example.` and `xn--bcher-kva.example` are one name. An HTTP client asks by name
+    /// alone and would use the override on every port: the front ends refuse a request to
+    /// another port of the host ([`Resolver::connects_as_judged`]).
     pub fn with_override(self, host: &str, port: u16, addr: IpAddr) -> Resolver {
         let mut overrides = self.0.overrides.clone();
-        let host = host.to_ascii_lowercase();
+        let host = normal_name(host).into_owned();
         match overrides
             .iter_mut()
             .find(|(h, p, _)| *h == host && *p == port)
@@ -153,13 +162,52 @@ impl Resolver {
         Ok(resolver)
     }
 
-    /// The override for `host`, on `port` or (`None`) on any port.
+    /// The override for `host` (in its normal form), on `port` or (`None`) on any port.
     fn overridden(&self, host: &str, port: Option<u16>) -> Option<&[IpAddr]> {
         self.0
             .overrides
             .iter()
-            .find(|(h, p, _)| h.eq_ignore_ascii_case(host) && port.is_none_or(|port| *p == port))
+            .find(|(h, p, _)| h == host && port.is_none_or(|port| *p == port))
             .map(|(_, _, addrs)| addrs.as_slice())
+    }
+
+    /// Whether an HTTP client connects a request to `host:port` where this resolver says: not
+    /// when `host` is overridden on other ports only. The client asks its resolver by name
+    /// alone and would connect to that override, where this resolver's rule (curl's: an
+    /// override holds for its port only) says DNS; the front ends refuse such a request, so
+    /// that what is judged and paced is what is connected to. One branch when there are no
+    /// overrides (the usual case).
+    ///
+    /// ```
+    /// let resolver = robots_fetch::Resolver::new().with_override_text("a.test:9:127.0.0.1")?;
+    /// let refused = resolver.connects_as_judged("a.test", 8080).unwrap_err();
+    /// assert_eq!(refused.overridden_port, 9);
+    /// assert!(resolver.connects_as_judged("A.test.", 9).is_ok());
+    /// assert!(resolver.connects_as_judged("b.test", 8080).is_ok());
+    /// # Ok::<(), robots_fetch::ResolveOverrideError>(())
+    /// ```
+    pub fn connects_as_judged(&self, host: &str, port: u16) -> Result<(), OverrideOnOtherPort> {
+        if self.0.overrides.is_empty() {
+            return Ok(());
+        }
+        let host = normal_name(host);
+        let mut elsewhere = None;
+        for (h, p, _) in &self.0.overrides {
+            if *h == *host {
+                if *p == port {
+                    return Ok(());
+                }
+                elsewhere = Some(*p);
+            }
+        }
+        match elsewhere {
+            None => Ok(()),
+            Some(overridden_port) => Err(OverrideOnOtherPort {
+                host: host.into_owned(),
+                port,
+                overridden_port,
+            }),
+        }
     }
 
     /// The first address known for `host` without asking DNS: an IP literal, an override, or
@@ -168,11 +216,13 @@ impl Resolver {
         if let Ok(literal) = host.parse::<IpAddr>() {
             return Some(literal);
         }
-        // Read in place: this runs on every request under the address key.
-        if let Some(addrs) = self.overridden(host, Some(port)) {
+        // Read in place: this runs on every request under the address key (a name from a URL
+        // is normal already, bar a trailing dot: no allocation).
+        let host = normal_name(host);
+        if let Some(addrs) = self.overridden(&host, Some(port)) {
             return addrs.first().copied();
         }
-        let resolved = self.0.cache.get(host)?;
+        let resolved = self.0.cache.get(&*host)?;
         (resolved.at.elapsed() < self.0.ttl)
             .then(|| resolved.addrs.first().copied())
             .flatten()
@@ -196,6 +246,7 @@ impl Resolver {
         if let Ok(literal) = host.parse::<IpAddr>() {
             return Ok([literal].into());
         }
+        let host = &*normal_name(host);
         if let Some(addrs) = self.overridden(host, port) {
             return Ok(addrs.into());
         }
@@ -204,7 +255,9 @@ impl Resolver {
         {
             return Ok(resolved.addrs);
         }
-        let found = tokio::net::lookup_host((host, port.unwrap_or(0))).await?;
+        let found = tokio::net::lookup_host((host, port.unwrap_or(0)))
+            .await
+            .map_err(|error| NameNotResolved::io(host, error.to_string()))?;
         let mut addrs: Vec<IpAddr> = Vec::new();
         for addr in found {
             if !addrs.contains(&addr.ip()) {
@@ -212,20 +265,75 @@ impl Resolver {
             }
         }
         if addrs.is_empty() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                format!("{host} has no address"),
-            ));
+            return Err(NameNotResolved::io(host, "no address".into()));
         }
         let addrs: Arc<[IpAddr]> = addrs.into();
         self.0.cache.insert(
-            host.to_ascii_lowercase(),
+            host.to_string(),
             Resolved {
                 addrs: addrs.clone(),
                 at: Instant::now(),
             },
         );
         Ok(addrs)
+    }
+}
+
+/// A name in the one form every comparison uses: IDNA (punycode), lowercase, without a trailing
+/// dot. Borrowed when it is in that form already (a name from a parsed URL, bar the dot).
+pub fn normal_name(host: &str) -> Cow<'_, str> {
+    let trimmed = host.strip_suffix('.').unwrap_or(host);
+    let plain = trimmed
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        && !trimmed.contains("xn--");
+    if plain {
+        return Cow::Borrowed(trimmed);
+    }
+    match url::Host::parse(trimmed) {
+        Ok(url::Host::Domain(domain)) => Cow::Owned(domain),
+        // An address literal, or a name IDNA refuses: compared as given, lowercase.
+        _ => Cow::Owned(trimmed.to_ascii_lowercase()),
+    }
+}
+
+/// A request to a port of a host that is overridden on another port only (see
+/// [`Resolver::connects_as_judged`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{host}` is overridden for port {overridden_port} only, but HTTP clients resolve by name for every port: a request to port {port} would connect to that override, so it is refused (add an override for {host}:{port})"
+)]
+pub struct OverrideOnOtherPort {
+    /// The host, in its normal form.
+    pub host: String,
+    /// The port asked for.
+    pub port: u16,
+    /// A port the host is overridden on.
+    pub overridden_port: u16,
+}
+
+/// A name the resolver could not turn into an address (no such name, no address, the system
+/// resolver failed). Carried inside the `std::io::Error` lookups return, so that a request that
+/// failed for it is known as the crawler's own failure, not the server's distress: it pauses
+/// no group.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{name}` did not resolve: {message}")]
+pub struct NameNotResolved {
+    /// The name, in its normal form.
+    pub name: String,
+    /// What the resolver said.
+    pub message: String,
+}
+
+impl NameNotResolved {
+    fn io(name: &str, message: String) -> std::io::Error {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            NameNotResolved {
+                name: name.to_string(),
+                message,
+            },
+        )
     }
 }
 
@@ -288,8 +396,43 @@ mod tests {
                 "::1".parse().unwrap()
             ]
         );
-        // curl's rule: another port is not overridden.
+        // curl's rule: another port is not overridden, and is named as overridden elsewhere.
         assert_eq!(resolver.cached("a.test", 80), None);
+        assert_eq!(
+            resolver
+                .connects_as_judged("a.test", 80)
+                .map_err(|e| e.overridden_port),
+            Err(8080)
+        );
+        assert!(resolver.connects_as_judged("a.test", 8080).is_ok());
+        // One form of a name everywhere: a trailing dot, case and IDNA.
+        assert_eq!(
+            resolver.cached("A.TEST.", 8080),
+            Some("127.0.0.2".parse().unwrap())
+        );
+        let idn = Resolver::new()
+            .with_override_text("a.bücher.de.:443:127.0.0.3")
+            .unwrap();
+        for name in ["a.bücher.de", "A.BÜCHER.DE.", "a.xn--bcher-kva.de"] {
+            assert_eq!(
+                idn.lookup(name, 443).await.unwrap()[0],
+                "127.0.0.3".parse::<IpAddr>().unwrap(),
+                "{name}"
+            );
+        }
+        assert_eq!(normal_name("Example.COM."), "example.com");
+        assert!(matches!(normal_name("example.com"), Cow::Borrowed(_)));
+        // A name that does not resolve says so in a type of its own.
+        let error = Resolver::new()
+            .lookup("no-such-host.invalid", 80)
+            .await
+            .unwrap_err();
+        assert!(
+            error
+                .get_ref()
+                .is_some_and(|inner| inner.is::<NameNotResolved>()),
+            "{error:?}"
+        );
         assert_eq!(
             resolver.cached("10.1.2.3", 1),
             Some("10.1.2.3".parse().unwrap())

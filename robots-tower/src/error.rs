@@ -138,6 +138,12 @@ pub enum RobotsError {
         /// Why it was refused.
         reason: robots_fetch::RedirectRefusal,
     },
+    /// The request's host is overridden for another port only (`--resolve HOST:PORT:ADDR`,
+    /// [`robots_fetch::Resolver::with_override`]): the HTTP client, which resolves by name,
+    /// would connect it to that override where the resolver's rule says DNS, so what is
+    /// judged and paced would not be what is connected to. Not sent.
+    #[error(transparent)]
+    OverrideOnOtherPort(#[from] robots_fetch::OverrideOnOtherPort),
 }
 
 /// Why a request has no origin, as the refusal every front end gives: no host is

@@ -40,6 +40,8 @@ pub(crate) struct Allowed {
     entry: Arc<CachedRobots>,
     rule: Option<DecidingRule>,
     usage: PackedUsage,
+    /// The interval the origin is paced by, and the delay asked when it was clamped.
+    interval: (Duration, Option<Duration>),
 }
 
 /// What [`Gate::admit_now`] decided without waiting.
@@ -140,6 +142,7 @@ impl Gate {
         url: &impl Fn() -> String,
         overrides: &Overrides,
     ) -> Result<Admit, RobotsError> {
+        self.connects_as_judged(origin)?;
         let now = Instant::now();
         let Some(entry) = self.cache.cached_at(origin, now) else {
             return Ok(Admit::Fetch);
@@ -149,7 +152,7 @@ impl Gate {
             // A fleet's turn is asked of Redis.
             return Ok(Admit::Wait(allowed));
         };
-        let (interval, clamped_from) = self.interval_for(&allowed.entry)?;
+        let (interval, clamped_from) = allowed.interval;
         let turn = match self.groups.text_key(allowed.entry.origin()) {
             Some(group) => local.try_acquire(group, interval, now),
             None => match self.groups.key_now(allowed.entry.origin()) {
@@ -199,13 +202,32 @@ impl Gate {
                 self.allow(entry, path, url, overrides, Instant::now())?
             }
         };
-        let mut admission = self.pace(allowed.entry, allowed.rule).await?;
+        let mut admission = self
+            .pace(allowed.entry, allowed.rule, allowed.interval)
+            .await?;
         admission.usage = allowed.usage;
         debug!(url = %url(), waited = ?admission.waited, "allowed by robots.txt");
         Ok(admission)
     }
 
-    /// The verdict for `path` as of `now`, with robots.txt's usage preferences for it.
+    /// Refuses a request the HTTP client would connect elsewhere than the resolver's rule says
+    /// (its host overridden on another port only). One branch without overrides.
+    #[inline]
+    pub(crate) fn connects_as_judged(&self, origin: &Origin) -> Result<(), RobotsError> {
+        let host = origin.host();
+        let host = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        Ok(self
+            .groups
+            .resolver
+            .connects_as_judged(host, origin.port())?)
+    }
+
+    /// The verdict for `path` as of `now`, with robots.txt's usage preferences for it and the
+    /// interval the origin is paced by (an overlong Crawl-delay refused here): the one place a
+    /// request's decision is counted, under exactly one outcome.
     fn allow(
         &self,
         entry: Arc<CachedRobots>,
@@ -215,6 +237,14 @@ impl Gate {
         now: Instant,
     ) -> Result<Allowed, RobotsError> {
         let rule = self.judge(&entry, path, url, overrides, now)?;
+        let interval = self.interval_for(&entry).inspect_err(|_| {
+            crate::telemetry::decided("crawl_delay_too_long");
+        })?;
+        crate::telemetry::decided(if overrides.skip.is_some() {
+            "skipped"
+        } else {
+            "allowed"
+        });
         // The verdict is known (allowed) unless the check was skipped, in which case the
         // preferences come with a verdict of their own (none for a disallowed path). A file
         // without usage lines answers with a branch.
@@ -226,6 +256,7 @@ impl Gate {
             entry,
             rule,
             usage: PackedUsage::pack(usage),
+            interval,
         })
     }
 
@@ -271,7 +302,6 @@ impl Gate {
     fn too_long(&self, entry: &CachedRobots, asked: Duration) -> RobotsError {
         let max = self.politeness.config().max_delay;
         info!(origin = %entry.origin(), ?asked, ?max, "Crawl-delay above the maximum: the origin is refused");
-        crate::telemetry::decided("crawl_delay_too_long");
         RobotsError::CrawlDelayTooLong {
             origin: entry.origin().clone(),
             asked,
@@ -302,13 +332,14 @@ impl Gate {
         warn!(origin = %entry.origin(), ?asked, ?applied, "Crawl-delay above the maximum: clamped, so this origin is crawled faster than it asked");
     }
 
-    /// Waits for (or, in schedule mode, tries) the origin's turn.
+    /// Waits for (or, in schedule mode, tries) the origin's turn, at the interval
+    /// [`Gate::interval_for`] gave.
     pub(crate) async fn pace(
         &self,
         entry: Arc<CachedRobots>,
         rule: Option<DecidingRule>,
+        (interval, clamped_from): (Duration, Option<Duration>),
     ) -> Result<Admission, RobotsError> {
-        let (interval, clamped_from) = self.interval_for(&entry)?;
         self.warn_if_clamped(&entry, interval, clamped_from);
         let group = self.groups.key(entry.origin()).await;
         let group = group.as_str();
@@ -373,13 +404,20 @@ impl Gate {
         url: &impl Fn() -> String,
         overrides: &Overrides,
     ) -> Result<(Arc<CachedRobots>, Option<DecidingRule>), RobotsError> {
+        self.connects_as_judged(origin)?;
         let entry = self.entry(client, origin).await?;
         let rule = self.judge(&entry, path, url, overrides, Instant::now())?;
+        crate::telemetry::decided(if overrides.skip.is_some() {
+            "skipped"
+        } else {
+            "allowed"
+        });
         Ok((entry, rule))
     }
 
     /// The verdict for `path` from an origin's entry as of `now`: the deciding rule when
-    /// allowed.
+    /// allowed. A refusal is counted here; a request allowed is counted by the caller, once
+    /// nothing else refuses it.
     pub(crate) fn judge(
         &self,
         entry: &CachedRobots,
@@ -391,7 +429,6 @@ impl Gate {
         if let Some(skip) = &overrides.skip {
             // The explicit opt-out: no verdict, but the entry still paces the origin.
             warn!(url = %url(), reason = skip.reason(), "robots.txt check skipped for this request (SkipRobotsCheck)");
-            crate::telemetry::decided("skipped");
             return Ok(None);
         }
         if entry.is_blocked_by_outage(now) {
@@ -457,7 +494,6 @@ impl Gate {
                 }
             }
         }
-        crate::telemetry::decided("allowed");
         Ok(rule)
     }
 

@@ -184,10 +184,13 @@ impl<C> RobotsHooks<C> {
         let now = tokio::time::Instant::now();
         let entry = self.gate.cache.cached_at(&origin, now)?;
         let text = || url.to_string();
-        Some(
-            self.gate
-                .judge(&entry, path_of_url(url), &text, &Overrides::default(), now),
-        )
+        let verdict = self
+            .gate
+            .judge(&entry, path_of_url(url), &text, &Overrides::default(), now);
+        if verdict.is_ok() {
+            crate::telemetry::decided("allowed");
+        }
+        Some(verdict)
     }
 
     /// Learns from a response seen without a ticket (a hook after the fact): a distress status
@@ -248,6 +251,7 @@ impl<C: FetchClient> RobotsHooks<C> {
     /// URL already with [`RobotsHooks::check`].
     pub async fn acquire(&self, origin: &Origin) -> Result<Ticket, RobotsError> {
         let text = || origin.to_string();
+        self.gate.connects_as_judged(origin)?;
         let entry = self.gate.entry(&self.client, origin).await?;
         if entry.is_blocked_by_outage(tokio::time::Instant::now()) {
             // Decided like any URL of the origin: refused with when to retry.
@@ -259,7 +263,9 @@ impl<C: FetchClient> RobotsHooks<C> {
                 tokio::time::Instant::now(),
             )?;
         }
-        let admission = self.gate.pace(entry, None).await?;
+        // (The URL's decision was counted by `check`: a Crawl-delay refused here is not a second.)
+        let interval = self.gate.interval_for(&entry)?;
+        let admission = self.gate.pace(entry, None, interval).await?;
         Ok(self.ticket(admission))
     }
 

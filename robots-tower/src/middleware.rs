@@ -232,6 +232,8 @@ impl RobotsMiddleware {
     ) -> reqwest_middleware::Result<reqwest::Response> {
         let mut request = request;
         let mut hops = 0;
+        // The URLs this chain requested, for loops (empty until a first redirect).
+        let mut visited: Vec<url::Url> = Vec::new();
         // Set with `RequestBuilder::with_extension`; they apply to every hop.
         let overrides = crate::overrides::Overrides::of(extensions);
         loop {
@@ -287,11 +289,17 @@ impl RobotsMiddleware {
             let target_origin =
                 Origin::from_url(&target).map_err(|e| Error::middleware(RobotsError::from(e)))?;
             let resolver = &self.gate.cache.fetch_config().resolver;
-            if let Err(reason) = self
-                .redirects
-                .check_resolved(hops, &url, &target, resolver)
-                .await
-            {
+            visited.push(url.clone());
+            let checked = if visited.contains(&target) {
+                Err(robots_fetch::RedirectRefusal::Loop {
+                    url: target.to_string(),
+                })
+            } else {
+                self.redirects
+                    .check_resolved(hops, &url, &target, resolver)
+                    .await
+            };
+            if let Err(reason) = checked {
                 tracing::info!(from = %url, to = %target, %reason, "redirect not followed");
                 return Err(Error::middleware(RobotsError::RedirectRefused {
                     from: url.to_string(),
