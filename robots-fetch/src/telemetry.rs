@@ -3,8 +3,11 @@
 //! | name | kind | labels | what |
 //! |---|---|---|---|
 //! | `robots_fetches_total` | counter | `outcome`: `parsed`, `unavailable`, `unreachable` | robots.txt fetches made |
-//! | `robots_cache_entries` | gauge | | origins in the cache |
-//! | `robots_cache_bytes` | gauge | | heap bytes the cached entries weigh |
+//! | `robots_cache_entries` | gauge | `cache`: the cache's name | origins in the cache |
+//! | `robots_cache_bytes` | gauge | `cache`: the cache's name | heap bytes the cached entries weigh |
+//!
+//! Each cache sets its own gauges (named by `RobotsCacheBuilder::metrics_name`, `cache-N` by
+//! default); the process's total is their sum over `cache`.
 
 /// A robots.txt fetch ended with this outcome.
 pub(crate) fn fetched(outcome: &'static str) {
@@ -15,12 +18,12 @@ pub(crate) fn fetched(outcome: &'static str) {
 }
 
 /// The cache's size after a change.
-pub(crate) fn cache_size(entries: usize, bytes: u64) {
+pub(crate) fn cache_size(cache: &str, entries: usize, bytes: u64) {
     #[cfg(feature = "metrics")]
     {
-        metrics::gauge!("robots_cache_entries").set(entries as f64);
-        metrics::gauge!("robots_cache_bytes").set(bytes as f64);
+        metrics::gauge!("robots_cache_entries", "cache" => cache.to_string()).set(entries as f64);
+        metrics::gauge!("robots_cache_bytes", "cache" => cache.to_string()).set(bytes as f64);
     }
     #[cfg(not(feature = "metrics"))]
-    let _ = (entries, bytes);
+    let _ = (cache, entries, bytes);
 }

@@ -2,10 +2,10 @@
 //!
 //! | name | kind | labels | what |
 //! |---|---|---|---|
-//! | `robots_decisions_total` | counter | `outcome`: `allowed`, `disallowed`, `unreachable`, `skipped` | robots.txt verdicts, one per request decided (`skipped`: `SkipRobotsCheck`) |
-//! | `robots_not_ready_total` | counter | `reason`: `spacing`, `paused`, `in_flight`, `robots_pending` | requests refused in schedule mode (`WhenNotReady::Fail`) because their origin was not ready; one allowed by robots.txt was counted `allowed` too |
-//! | `robots_politeness_wait_seconds` | histogram | | time a request waited for its origin's turn |
-//! | `robots_pauses_total` | counter | `status`: `429`, `503` | origins paused by a 429/503 |
+//! | `robots_decisions_total` | counter | `outcome`: `allowed`, `disallowed`, `unreachable`, `skipped`, `crawl_delay_too_long` | decisions, exactly one outcome per request decided: `allowed` once nothing refuses it (robots.txt, nor an overlong Crawl-delay: `crawl_delay_too_long`); `skipped`: `SkipRobotsCheck`. `RobotsHooks::check` and `verdict` count the verdict alone; `RobotsHooks::acquire` counts nothing |
+//! | `robots_not_ready_total` | counter | `reason`: `spacing`, `paused`, `in_flight`, `robots_pending` | requests refused in schedule mode (`WhenNotReady::Fail`) because their origin was not ready; a separate series: such a request was also decided (`allowed`) |
+//! | `robots_politeness_wait_seconds` | histogram | | time a request waited for its group's turn |
+//! | `robots_pauses_total` | counter | `status`: the response's status (`429`, `503`…), `0` for a network error | groups paused by the back-off (distress, or a rate limit exhausted without a reset), once per pause, in the process that saw the response |
 //!
 //! robots-fetch adds `robots_fetches_total`, `robots_cache_entries` and `robots_cache_bytes`.
 

@@ -89,6 +89,7 @@ pub struct RobotsCacheBuilder {
     invalid_user_agent: bool,
     store: Option<Arc<dyn RobotsStore>>,
     policy_tokens: Vec<String>,
+    metrics_name: Option<String>,
 }
 
 impl std::fmt::Debug for dyn RobotsStore {
@@ -197,6 +198,14 @@ impl RobotsCacheBuilder {
         &self.fetch.resolver
     }
 
+    /// The `cache` label of this cache's gauges (`robots_cache_entries`, `robots_cache_bytes`),
+    /// so that several caches in one process are told apart. Default: `cache-N`, N counting
+    /// the caches this process built from 0.
+    pub fn metrics_name(mut self, name: impl Into<String>) -> Self {
+        self.metrics_name = Some(name.into());
+        self
+    }
+
     /// Lifetimes, back-off and size.
     pub fn config(mut self, config: CacheConfig) -> Self {
         self.config = config;
@@ -235,12 +244,11 @@ impl RobotsCacheBuilder {
             warn!(user_agent = %self.user_agent, name, token = reduced.token, "the User-Agent's crawler name is cut short to its product token; name the tokens with .tokens([...])");
         }
         static CACHES: AtomicU64 = AtomicU64::new(0);
-        let owner = format!(
-            "{}-{}-{}",
-            std::process::id(),
-            now_ms(),
-            CACHES.fetch_add(1, Ordering::Relaxed)
-        );
+        let number = CACHES.fetch_add(1, Ordering::Relaxed);
+        let owner = format!("{}-{}-{number}", std::process::id(), now_ms());
+        let metrics_name = self
+            .metrics_name
+            .unwrap_or_else(|| format!("cache-{number}"));
         let identity = format!(
             "{}|{}",
             String::from_utf8_lossy(self.fetch.user_agent.as_bytes()),
@@ -259,6 +267,7 @@ impl RobotsCacheBuilder {
                 identity,
                 owner,
                 store_down: AtomicBool::new(false),
+                metrics_name: metrics_name.into(),
             }),
         }
     }
@@ -295,6 +304,7 @@ impl RobotsCache {
             invalid_user_agent: invalid,
             store: None,
             policy_tokens: Vec::new(),
+            metrics_name: None,
         }
     }
 }

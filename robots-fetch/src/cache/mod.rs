@@ -83,6 +83,8 @@ struct Inner {
     owner: String,
     /// Whether the store is failing (logged once per outage).
     store_down: AtomicBool,
+    /// The `cache` label of its gauges.
+    metrics_name: Arc<str>,
 }
 
 /// The shared robots.txt cache. Clones share one cache; any number of clients may use it.
@@ -244,7 +246,7 @@ impl RobotsCache {
         };
         log_entry(&entry);
         self.inner.entries.insert(origin.clone(), entry.clone());
-        crate::telemetry::cache_size(self.len(), self.weight());
+        crate::telemetry::cache_size(&self.inner.metrics_name, self.len(), self.weight());
         entry
     }
 
@@ -319,7 +321,7 @@ impl RobotsCache {
             &self.inner.policy_tokens,
         );
         self.inner.entries.insert(origin.clone(), Arc::new(entry));
-        crate::telemetry::cache_size(self.len(), self.weight());
+        crate::telemetry::cache_size(&self.inner.metrics_name, self.len(), self.weight());
     }
 
     /// Forgets an origin: the next lookup fetches it.

@@ -138,3 +138,84 @@ fn a_request_refused_as_not_ready_is_counted_once_as_such() {
         ]
     );
 }
+
+/// A request refused for an overlong Crawl-delay counts once, as `crawl_delay_too_long` (it
+/// was counted `allowed` too), and two caches' gauges are two series told apart by `cache`.
+#[test]
+fn an_overlong_crawl_delay_counts_once_and_caches_are_told_apart() {
+    use bytes::Bytes;
+    use http_body_util::Full;
+    use robots_fetch::{BoxError, RobotsCache};
+    use robots_tower::{RobotsError, RobotsLayer};
+    use support::walk::get;
+    use tower::{Layer, ServiceExt};
+
+    let site = || {
+        tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
+            let body = if request.uri().path() == "/robots.txt" {
+                "User-agent: *\nCrawl-delay: 90\n"
+            } else {
+                ""
+            };
+            Ok::<_, BoxError>(http::Response::new(Full::new(Bytes::from_static(
+                body.as_bytes(),
+            ))))
+        })
+    };
+    let snapshot = recorded(|| async move {
+        let service = RobotsLayer::builder("FooBot")
+            .cache(RobotsCache::builder("FooBot").metrics_name("first").build())
+            .build()
+            .layer(site());
+        let refused = service.clone().oneshot(get("/page")).await.unwrap_err();
+        assert!(matches!(
+            refused.downcast_ref::<RobotsError>(),
+            Some(RobotsError::CrawlDelayTooLong { .. })
+        ));
+        // A second cache, holding two origins.
+        let other = RobotsCache::builder("FooBot")
+            .metrics_name("second")
+            .build();
+        let client = robots_fetch::ServiceClient::<_, Full<Bytes>, Full<Bytes>>::new(site());
+        for origin in ["http://a.example", "http://b.example"] {
+            other
+                .fetch(&client, &robots_fetch::Origin::parse(origin).unwrap())
+                .await;
+        }
+    });
+    let series = |name: &str| -> Vec<(Vec<String>, String)> {
+        let mut found: Vec<_> = snapshot
+            .iter()
+            .filter(|(key, _, _, _)| key.key().name() == name)
+            .map(|(key, _, _, value)| {
+                (
+                    key.key()
+                        .labels()
+                        .map(|l| format!("{}={}", l.key(), l.value()))
+                        .collect(),
+                    match value {
+                        DebugValue::Counter(n) => n.to_string(),
+                        DebugValue::Gauge(g) => g.into_inner().to_string(),
+                        DebugValue::Histogram(h) => format!("{} values", h.len()),
+                    },
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(
+        series("robots_decisions_total"),
+        [(
+            vec!["outcome=crawl_delay_too_long".to_string()],
+            "1".to_string()
+        )]
+    );
+    assert_eq!(
+        series("robots_cache_entries"),
+        [
+            (vec!["cache=first".to_string()], "1".to_string()),
+            (vec!["cache=second".to_string()], "2".to_string()),
+        ]
+    );
+}
