@@ -9,6 +9,8 @@ mod crawl;
 #[cfg(feature = "redis")]
 mod examples;
 #[cfg(feature = "redis")]
+mod hostile;
+#[cfg(feature = "redis")]
 mod json_doc;
 mod layout;
 #[cfg(feature = "redis")]

@@ -11,7 +11,7 @@ use crate::crawl::{UA, by_url, crawl_async, gaps, json_lines};
 use crate::redis_server::RedisServer;
 use crate::site::{Answer, Seen, Site};
 
-fn args(options: &[&str], urls: &[String]) -> Vec<String> {
+pub(crate) fn args(options: &[&str], urls: &[String]) -> Vec<String> {
     let mut args: Vec<String> = ["--user-agent", UA, "--format", "json"]
         .iter()
         .chain(options)
@@ -21,17 +21,17 @@ fn args(options: &[&str], urls: &[String]) -> Vec<String> {
     args
 }
 
-fn starts(seen: &[Seen]) -> Vec<Instant> {
+pub(crate) fn starts(seen: &[Seen]) -> Vec<Instant> {
     seen.iter().map(|s| s.at).collect()
 }
 
-fn secs(gap: &Duration) -> f64 {
+pub(crate) fn secs(gap: &Duration) -> f64 {
     gap.as_secs_f64()
 }
 
 /// A site whose robots.txt says `robots` and whose pages answer `page(n)`, n counting page
 /// requests in arrival order (the crawl may send one group's URLs in any order).
-async fn site(
+pub(crate) async fn site(
     robots: &'static str,
     page: impl Fn(usize) -> Answer + Send + Sync + 'static,
 ) -> Site {
@@ -47,11 +47,11 @@ async fn site(
 }
 
 /// A JSON line's error message.
-fn error_of(line: &serde_json::Value) -> &str {
+pub(crate) fn error_of(line: &serde_json::Value) -> &str {
     line["error"].as_str().unwrap_or_default()
 }
 
-fn urls(site: &Site, paths: &[&str]) -> Vec<String> {
+pub(crate) fn urls(site: &Site, paths: &[&str]) -> Vec<String> {
     paths.iter().map(|p| site.url(p)).collect()
 }
 
@@ -236,7 +236,7 @@ async fn two_ports_of_one_host_share_one_budget_unless_keyed_by_origin() {
 }
 
 /// `--resolve` options sending each name to the site.
-fn resolve(site: &Site, names: &[&str]) -> Vec<String> {
+pub(crate) fn resolve(site: &Site, names: &[&str]) -> Vec<String> {
     names
         .iter()
         .flat_map(|n| {
@@ -248,7 +248,7 @@ fn resolve(site: &Site, names: &[&str]) -> Vec<String> {
         .collect()
 }
 
-fn with(options: &[&str], extra: &[String]) -> Vec<String> {
+pub(crate) fn with(options: &[&str], extra: &[String]) -> Vec<String> {
     options
         .iter()
         .map(|s| s.to_string())
@@ -384,7 +384,7 @@ async fn a_redirect_to_a_name_resolving_to_an_internal_address_is_refused() {
     assert!(seen.iter().any(|s| s.target == "/final"));
 }
 
-fn fleet(redis: &RedisServer, options: &[&str], urls: Vec<String>) -> Vec<String> {
+pub(crate) fn fleet(redis: &RedisServer, options: &[&str], urls: Vec<String>) -> Vec<String> {
     let mut all = vec![
         "--redis".to_string(),
         redis.url(),

@@ -13,12 +13,13 @@ use std::time::Duration;
 use clap::Args;
 use std::str::FromStr;
 
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use robots::tower::{
     DecidingRule, OverlongCrawlDelay, PolitenessKey, Resolver, RobotsError, RobotsInfo,
     RobotsMiddleware,
 };
 use serde::Serialize;
-use tokio::task::JoinSet;
 use url::Url;
 
 use crate::frontier::Frontier;
@@ -69,9 +70,13 @@ pub struct CrawlArgs {
     /// Retry-After; doubled per consecutive one.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0, value_parser = seconds, allow_negative_numbers = true)]
     backoff_base: f64,
-    /// The longest such pause, in seconds.
+    /// The longest such pause, in seconds (jitter included).
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = seconds, allow_negative_numbers = true)]
     backoff_max: f64,
+    /// The longest pause a Retry-After or rate-limit reset may impose, in seconds (longer ones
+    /// are clamped, and said once per group).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600.0, value_parser = seconds, allow_negative_numbers = true)]
+    max_retry_after: f64,
     /// After a response, wait at least this many times as long as the server took to answer
     /// (0 turns it off).
     #[arg(long, value_name = "F", default_value_t = 1.0, value_parser = factor, allow_negative_numbers = true)]
@@ -189,7 +194,9 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
     for url in urls {
         frontier.push(url);
     }
-    let mut running: JoinSet<Done> = JoinSet::new();
+    // Polled on this task, first in the order they were added (not spawned onto threads that
+    // race): an origin's requests reach the middleware, and its queue, in the order given.
+    let mut running = FuturesUnordered::new();
     // Origins are paced by the middleware; this only bounds the work in flight.
     let in_flight = 64;
     loop {
@@ -201,14 +208,10 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
         {
             let client = client.clone();
             let follow = args.follow;
-            running.spawn(async move { fetch(&client, url, follow).await });
+            running.push(async move { fetch(&client, url, follow).await });
         }
-        let Some(done) = running.join_next().await else {
+        let Some(Done { outcome, links }) = running.next().await else {
             break;
-        };
-        let Done { outcome, links } = match done {
-            Ok(done) => done,
-            Err(e) => return Err(CliError::Usage(format!("a crawl task failed: {e}"))),
         };
         frontier.done(&outcome.url);
         failed |= matches!(outcome.outcome, "unreachable" | "error");
@@ -252,6 +255,7 @@ fn client(args: &CrawlArgs) -> Result<reqwest_middleware::ClientWithMiddleware, 
         .max_delay(seconds(args.max_delay))
         .overlong_crawl_delay(args.overlong_crawl_delay)
         .backoff(seconds(args.backoff_base), seconds(args.backoff_max))
+        .max_retry_after(seconds(args.max_retry_after))
         .delay_factor(args.delay_factor)
         .concurrency(args.concurrency as usize)
         .fetch_timeout(seconds(args.timeout));
