@@ -23,6 +23,18 @@ pub trait FetchClient: Send + Sync {
         &self,
         request: http::Request<()>,
     ) -> impl Future<Output = Result<http::Response<Self::Body>, BoxError>> + Send;
+
+    /// Waits until `request` may be sent (a politeness turn: robots-tower's front ends take a
+    /// place in the server's group here, and leave what they took in the request's
+    /// extensions for [`FetchClient::send`]). The time spent here is not part of the fetch's
+    /// timeout, which counts network time. The default is ready at once.
+    fn ready(
+        &self,
+        request: &mut http::Request<()>,
+    ) -> impl Future<Output = Result<(), BoxError>> + Send {
+        let _ = request;
+        std::future::ready(Ok(()))
+    }
 }
 
 /// A tower `Service` used as a [`FetchClient`]. The request body is `ReqB::default()` (empty).

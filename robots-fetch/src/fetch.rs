@@ -2,7 +2,7 @@
 //! redirects followed by hand (up to 5 hops, any host the redirect rule allows), the body read
 //! up to the cap, the status turned into an outcome (spec section 7), all within a total timeout.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use http::header;
@@ -17,6 +17,7 @@ use crate::outcome::{
     FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause,
 };
 use crate::redirect::HopRule;
+use crate::time::later;
 
 /// Whether the "client follows redirects itself" warning was given (once per process).
 static WARNED_CLIENT_REDIRECTS: AtomicBool = AtomicBool::new(false);
@@ -69,16 +70,51 @@ pub async fn fetch<C: FetchClient>(
 ) -> FetchOutcome {
     let started = tokio::time::Instant::now();
     let span = tracing::debug_span!("robots_fetch", %origin);
-    let attempt = fetch_following_redirects(client, origin, config).instrument(span.clone());
-    let outcome = match tokio::time::timeout(config.timeout, attempt).await {
-        Ok(outcome) => outcome,
-        Err(_) => FetchOutcome::Unreachable(UnreachableCause::Network(NetworkError {
+    // The timeout counts network time: the deadline moves by the time spent waiting for a turn
+    // (`FetchClient::ready`), so a Crawl-delay longer than the timeout cannot make every
+    // refresh time out before it is sent.
+    let waited = Turns::default();
+    let attempt =
+        fetch_following_redirects(client, origin, config, &waited).instrument(span.clone());
+    let mut attempt = std::pin::pin!(attempt);
+    let mut deadline = std::pin::pin!(tokio::time::sleep(config.timeout));
+    let answered = std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(outcome) = attempt.as_mut().poll(cx) {
+            return std::task::Poll::Ready(Some(outcome));
+        }
+        if waited.now.load(Ordering::Relaxed) {
+            // Waiting for a turn: no deadline runs (the attempt wakes this when it has one).
+            return std::task::Poll::Pending;
+        }
+        let due = later(
+            started,
+            config
+                .timeout
+                .saturating_add(Duration::from_nanos(waited.total.load(Ordering::Relaxed))),
+        );
+        if deadline.deadline() != due {
+            deadline.as_mut().reset(due);
+        }
+        deadline.as_mut().poll(cx).map(|()| None)
+    })
+    .await;
+    let outcome = answered.unwrap_or_else(|| {
+        FetchOutcome::Unreachable(UnreachableCause::Network(NetworkError {
             kind: NetworkErrorKind::Timeout,
             message: format!("no complete answer within {:?}", config.timeout),
-        })),
-    };
+        }))
+    });
     span.in_scope(|| debug!(elapsed = ?started.elapsed(), outcome = outcome_name(&outcome), "fetched robots.txt"));
     outcome
+}
+
+/// The time a fetch spent waiting for its requests' turns, which its timeout does not count.
+#[derive(Default)]
+struct Turns {
+    /// Waiting now.
+    now: AtomicBool,
+    /// Waited so far, in nanoseconds.
+    total: AtomicU64,
 }
 
 fn outcome_name(outcome: &FetchOutcome) -> &'static str {
@@ -93,14 +129,26 @@ async fn fetch_following_redirects<C: FetchClient>(
     client: &C,
     origin: &Origin,
     config: &FetchConfig,
+    waited: &Turns,
 ) -> FetchOutcome {
     let mut url = origin.robots_url();
     let mut visited = vec![url.clone()];
     loop {
-        let request = match request(&url, config) {
+        let mut request = match request(&url, config) {
             Ok(request) => request,
             Err(error) => return FetchOutcome::Unreachable(UnreachableCause::Network(error)),
         };
+        let before = tokio::time::Instant::now();
+        waited.now.store(true, Ordering::Relaxed);
+        let ready = client.ready(&mut request).await;
+        waited.now.store(false, Ordering::Relaxed);
+        let turn = u64::try_from(before.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        waited.total.fetch_add(turn, Ordering::Relaxed);
+        if let Err(error) = ready {
+            return FetchOutcome::Unreachable(UnreachableCause::Network(NetworkError::classify(
+                &*error,
+            )));
+        }
         let response = match client.send(request).await {
             Ok(response) => response,
             Err(error) => {
@@ -233,4 +281,67 @@ fn location(current: &Url, headers: &http::HeaderMap) -> Option<Url> {
     let value = headers.get(header::LOCATION)?.to_str().ok()?;
     let next = current.join(value.trim()).ok()?;
     matches!(next.scheme(), "http" | "https").then_some(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use bytes::Bytes;
+    use http_body_util::Full;
+
+    use super::*;
+
+    /// A client whose turn comes after `turn`, and whose server answers after `answer`.
+    struct Paced {
+        turn: Duration,
+        answer: Duration,
+    }
+
+    impl FetchClient for Paced {
+        type Body = Full<Bytes>;
+
+        async fn send(
+            &self,
+            _request: http::Request<()>,
+        ) -> Result<http::Response<Full<Bytes>>, crate::BoxError> {
+            tokio::time::sleep(self.answer).await;
+            Ok(http::Response::new(Full::new(Bytes::from_static(
+                b"User-agent: *\nDisallow: /\n",
+            ))))
+        }
+
+        async fn ready(&self, _request: &mut http::Request<()>) -> Result<(), crate::BoxError> {
+            tokio::time::sleep(self.turn).await;
+            Ok(())
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_timeout_counts_network_time_not_the_wait_for_a_turn() {
+        let config = FetchConfig::new(http::HeaderValue::from_static("FooBot"));
+        let origin = Origin::parse("https://example.com").unwrap();
+        // A turn 60 s away (a Crawl-delay) and a quick answer: fetched, not timed out.
+        let waited = Paced {
+            turn: Duration::from_secs(60),
+            answer: Duration::from_secs(1),
+        };
+        assert!(matches!(
+            fetch(&waited, &origin, &config).await,
+            FetchOutcome::Parsed { .. }
+        ));
+        // The server itself slower than the timeout: timed out, the wait not counted either way.
+        let slow = Paced {
+            turn: Duration::from_secs(60),
+            answer: Duration::from_secs(11),
+        };
+        let started = tokio::time::Instant::now();
+        match fetch(&slow, &origin, &config).await {
+            FetchOutcome::Unreachable(UnreachableCause::Network(error)) => {
+                assert_eq!(error.kind, NetworkErrorKind::Timeout);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(started.elapsed(), Duration::from_secs(70));
+    }
 }

@@ -149,6 +149,10 @@ struct FleetInner {
     identity: std::sync::Mutex<Option<String>>,
     /// Whether the server's eviction policy was looked at (once per handle and its clones).
     eviction_checked: AtomicBool,
+    /// Commands sent in the background (`RedisFleet::spawn`) not yet done, and said when
+    /// none is left.
+    background: AtomicU64,
+    settled: tokio::sync::Notify,
 }
 
 /// The Redis server a fleet of crawler processes shares: one robots.txt fetch per origin and one
@@ -232,6 +236,8 @@ impl RedisFleet {
                 response_timeout: Duration::from_secs(2),
                 identity: std::sync::Mutex::new(None),
                 eviction_checked: AtomicBool::new(false),
+                background: AtomicU64::new(0),
+                settled: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -257,10 +263,46 @@ impl RedisFleet {
             response_timeout: self.inner.response_timeout,
             identity: std::sync::Mutex::new(None),
             eviction_checked: AtomicBool::new(false),
+            background: AtomicU64::new(0),
+            settled: tokio::sync::Notify::new(),
         };
         change(&mut inner);
         RedisFleet {
             inner: Arc::new(inner),
+        }
+    }
+
+    /// Runs `work` (commands to this fleet's Redis) in the background of the current tokio
+    /// runtime, counted until it is done so that [`RedisFleet::settle`] can wait for it; without
+    /// a runtime it is dropped (what it would have written expires on its own).
+    pub fn spawn(&self, work: impl std::future::Future<Output = ()> + Send + 'static) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let fleet = self.clone();
+        fleet.inner.background.fetch_add(1, Ordering::AcqRel);
+        drop(runtime.spawn(async move {
+            work.await;
+            if fleet.inner.background.fetch_sub(1, Ordering::AcqRel) == 1 {
+                fleet.inner.settled.notify_waiters();
+            }
+        }));
+    }
+
+    /// Waits until the work sent in the background ([`RedisFleet::spawn`]: releases of leases
+    /// whose responses ended, records of responses) is done, at most `within`: a process about
+    /// to exit calls it so that its last leases are released rather than left to expire.
+    /// Whether everything was done.
+    pub async fn settle(&self, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let settled = self.inner.settled.notified();
+            if self.inner.background.load(Ordering::Acquire) == 0 {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, settled).await.is_err() {
+                return false;
+            }
         }
     }
 

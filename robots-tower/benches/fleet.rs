@@ -30,7 +30,7 @@ fn service(
     prefix: &str,
 ) -> impl Service<
     http::Request<Full<Bytes>>,
-    Response = http::Response<Full<Bytes>>,
+    Response = http::Response<robots_tower::PacedBody<Full<Bytes>>>,
     Error = BoxError,
     Future = impl Send + use<>,
 > + Clone
@@ -65,7 +65,7 @@ fn percentiles<S>(runtime: &tokio::runtime::Runtime, service: &S) -> (Duration, 
 where
     S: Service<
             http::Request<Full<Bytes>>,
-            Response = http::Response<Full<Bytes>>,
+            Response = http::Response<robots_tower::PacedBody<Full<Bytes>>>,
             Error = BoxError,
         > + Clone,
 {

@@ -349,6 +349,16 @@ impl<Target> RobotsConfig<Target> {
         self
     }
 
+    /// A request is in flight until its response's body has been read to the end or dropped
+    /// (that is what the server sees). A body kept unread would hold its group's place for
+    /// ever; after waiting this long (30 s) for a place held by such a body, a request takes it
+    /// over, and that is warned about once. In a fleet, an answered request's lease lasts this
+    /// long past its response head unless its body ends first.
+    pub fn unread_body_grace(mut self, grace: Duration) -> Self {
+        self.politeness.unread_body_grace = grace.max(Duration::from_millis(1));
+        self
+    }
+
     /// Where the interval is measured from: by default also from the end of the previous
     /// request when one is in flight per origin ([`Spacing::FromEnd`]);
     /// [`Spacing::StartToStart`] measures from starts only.

@@ -165,10 +165,17 @@ const RELEASE: &str = r"
 -- ARGV: [1] lease id, [2] backs off (1/0: distress, or a rate limit exhausted without a reset),
 -- [3] ends the back-off streak (1/0), [4] Retry-After ms (-1: none), [5] back-off base ms, [6] back-off max ms, [7] longest pause ms, [8] idle ttl ms,
 -- [9] jitter factor (0.9 to 1.1, drawn by the caller), [10] rate-limit pause ms (-1: none),
--- [11] adaptive delay ms (-1: none).
+-- [11] adaptive delay ms (-1: none), [12] the lease's life from now, ms, when only the response
+-- head came (the lease stays while its body is read; -1: the request ended, the lease goes).
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREM', KEYS[2], ARGV[1])
+local head = tonumber(ARGV[12])
+if head >= 0 then
+  -- (LT: the grace can shorten the lease, never lengthen it.)
+  redis.call('ZADD', KEYS[2], 'XX', 'LT', now + head, ARGV[1])
+else
+  redis.call('ZREM', KEYS[2], ARGV[1])
+end
 redis.call('HSET', KEYS[1], 'end', now)
 local max_retry = tonumber(ARGV[7])
 local pause_ms, reason, failures = 0, 0, 0
@@ -326,6 +333,11 @@ struct Release {
     /// When the request starts (the adaptive delay measures from here): as granted, then as it
     /// goes once the start check passed; none for a response observed without a lease.
     starts_at: Option<Instant>,
+    /// The response head was recorded already (`Lease::observe_head`): the release ends the
+    /// request, measuring the adaptive delay to the body's end, and teaches nothing again.
+    answered: bool,
+    /// This records a response head, keeping the lease (for the unread-body grace).
+    head_only: bool,
 }
 
 /// Milliseconds as a script argument, -1 for none.
@@ -345,11 +357,12 @@ impl Release {
         // (A capped one was said by this process's own pacing, once per group.)
         let retry_after = observed.retry_after.filter(|_| distress);
         let ends_streak = !backs_off && matches!(observed.outcome, Outcome::Status(_));
-        let adaptive = match observed.outcome {
-            Outcome::Status(_) if config.delay_factor > 0.0 && config.concurrency <= 1 => {
-                self.starts_at.map(|at| config.adaptive(at.elapsed()))
-            }
-            _ => None,
+        // Measured at the response head, and again at the end of its body.
+        let measured = matches!(observed.outcome, Outcome::Status(_)) || self.answered;
+        let adaptive = if measured && config.delay_factor > 0.0 && config.concurrency <= 1 {
+            self.starts_at.map(|at| config.adaptive(at.elapsed()))
+        } else {
+            None
         };
         // The jitter is drawn here: the script has no randomness of its own.
         let jitter = jittered(Duration::from_secs(1_000_000)).as_secs_f64() / 1_000_000.0;
@@ -366,7 +379,10 @@ impl Release {
             .arg(millis(self.idle_ttl))
             .arg(jitter)
             .arg(millis_or_none(observed.rate_limited))
-            .arg(millis_or_none(adaptive));
+            .arg(millis_or_none(adaptive))
+            .arg(millis_or_none(
+                self.head_only.then_some(config.unread_body_grace),
+            ));
         match self
             .fleet
             .run(invocation.invoke_async::<(u64, u8, u32)>(&mut connection))
@@ -395,7 +411,72 @@ impl Release {
     }
 }
 
+impl Release {
+    /// A release recording a response head for the fleet while the lease stays, for at most
+    /// the unread-body grace unless the body ends first.
+    fn recorder(&self) -> Release {
+        Release {
+            fleet: self.fleet.clone(),
+            keys: self.keys.clone(),
+            id: self.id.clone(),
+            head_only: true,
+            config: self.config.clone(),
+            idle_ttl: self.idle_ttl,
+            wait_ms: 0,
+            epoch: String::new(),
+            starts_at: self.starts_at,
+            answered: false,
+        }
+    }
+}
+
 impl Lease {
+    /// Learns from the response head, for this process at once and for the fleet (awaited: a
+    /// 429 pauses every process before the caller sees it), and keeps the lease: the request is
+    /// in flight until the lease is dropped with the response's body.
+    pub(crate) async fn observe_head(
+        &mut self,
+        observed: Observed,
+        local: &Politeness,
+    ) -> Option<GroupPause> {
+        let record = self.answer(observed, local)?;
+        record.run(observed).await
+    }
+
+    /// [`Lease::observe_head`] without waiting: the fleet learns it in the background.
+    pub(crate) fn observe_head_now(
+        &mut self,
+        observed: Observed,
+        local: &Politeness,
+    ) -> Option<GroupPause> {
+        let pause = self
+            ._local
+            .as_mut()
+            .and_then(|permit| local.observe_head(permit, observed));
+        if let Some(record) = self.answer_fleet(observed) {
+            let fleet = record.fleet.clone();
+            fleet.spawn(async move {
+                record.run(observed).await;
+            });
+        }
+        pause
+    }
+
+    /// This process learns the head now; the record for the fleet, to run.
+    fn answer(&mut self, observed: Observed, local: &Politeness) -> Option<Release> {
+        if let Some(permit) = self._local.as_mut() {
+            local.observe_head(permit, observed);
+        }
+        self.answer_fleet(observed)
+    }
+
+    /// Marks the lease answered; the record of the head for the fleet.
+    fn answer_fleet(&mut self, observed: Observed) -> Option<Release> {
+        let release = self.release.as_mut()?;
+        release.answered = matches!(observed.outcome, Outcome::Status(_));
+        Some(release.recorder())
+    }
+
     /// A lease not yet tied to a local place.
     fn holding(release: Release) -> Lease {
         Lease {
@@ -425,9 +506,10 @@ impl Drop for Lease {
             return;
         };
         // Without a runtime the lease simply expires.
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(release.run(Observed::failure(Outcome::Cancelled)));
-        }
+        let fleet = release.fleet.clone();
+        fleet.spawn(async move {
+            release.run(Observed::failure(Outcome::Cancelled)).await;
+        });
     }
 }
 
@@ -460,6 +542,11 @@ impl FleetPacing {
         &self.local
     }
 
+    /// The fleet's Redis.
+    pub(crate) fn redis(&self) -> &RedisFleet {
+        &self.fleet
+    }
+
     /// Records a response seen without a lease (a hook after the fact) for the whole fleet, in
     /// the background: distress and exhausted rate limits pause the group for every process.
     /// This process's own pacing learns it at once.
@@ -478,14 +565,18 @@ impl FleetPacing {
             wait_ms: 0,
             epoch: String::new(),
             starts_at: None,
+            answered: false,
+            head_only: false,
         };
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => drop(runtime.spawn(release.run(observed))),
-            Err(_) => debug!(
+        if tokio::runtime::Handle::try_current().is_err() {
+            debug!(
                 group,
                 "no runtime: the response is known to this process only"
-            ),
+            );
         }
+        self.fleet.spawn(async move {
+            release.run(observed).await;
+        });
         pause
     }
 
@@ -496,6 +587,18 @@ impl FleetPacing {
         &self,
         origin: &str,
         interval: Duration,
+    ) -> Result<(FleetPermit, Duration), RobotsError> {
+        self.acquire_with(origin, interval, self.fallback).await
+    }
+
+    /// [`FleetPacing::acquire`] with this fallback: a robots.txt request falls back to local
+    /// pacing even when pages fail closed (refusing it would record robots.txt as unreachable,
+    /// and refuse the origin for a minute after Redis is back).
+    pub(crate) async fn acquire_with(
+        &self,
+        origin: &str,
+        interval: Duration,
+        fallback: FleetFallback,
     ) -> Result<(FleetPermit, Duration), RobotsError> {
         let place = self.local.place(origin).await;
         // The wait counts from here, once this process's own earlier requests to the group are
@@ -524,7 +627,7 @@ impl FleetPacing {
                 };
                 Ok((FleetPermit::Lease(Box::new(lease)), started.elapsed()))
             }
-            Err(error) => match self.fallback {
+            Err(error) => match fallback {
                 FleetFallback::FailClosed => Err(RobotsError::FleetUnavailable {
                     message: error.to_string(),
                 }),
@@ -804,6 +907,8 @@ impl FleetPacing {
                 wait_ms,
                 epoch,
                 starts_at: Some(later(Instant::now(), Duration::from_millis(wait_ms))),
+                answered: false,
+                head_only: false,
             }),
             2 => Answer::ReadyLater(ReadyLater {
                 ready_in: Some(Duration::from_millis(wait_ms)),

@@ -99,6 +99,18 @@ pub(crate) struct Gate {
 }
 
 impl Gate {
+    /// Waits, at most `within`, for a fleet's background work (lease releases) to be done.
+    pub(crate) async fn settle(&self, within: Duration) -> bool {
+        match &self.politeness {
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(fleet) => fleet.redis().settle(within).await,
+            _ => {
+                let _ = within;
+                true
+            }
+        }
+    }
+
     /// Puts the crawler's identity on a request, per the configured policy.
     pub(crate) fn identify(&self, headers: &mut http::HeaderMap) {
         let always = self.identity == IdentityHeaders::Always;
@@ -285,7 +297,7 @@ impl Gate {
     }
 
     /// What robots.txt asks for the origin, under the configured maximum.
-    fn interval_asked(&self, entry: &CachedRobots) -> Interval {
+    pub(crate) fn interval_asked(&self, entry: &CachedRobots) -> Interval {
         let asked = [
             entry.crawl_delay().map(|c| c.delay),
             entry.request_rate().map(|r| r.interval()),
@@ -390,7 +402,8 @@ impl Gate {
                 reason: crate::NotReadyReason::RobotsPending,
             });
         }
-        Ok(self.cache.fetch(client, origin).await)
+        let paced = PacedFetch { gate: self, client };
+        Ok(self.cache.fetch(&paced, origin).await)
     }
 
     /// The robots.txt verdict alone (no politeness): the rules (fetched when needed), refused
@@ -547,24 +560,68 @@ impl Gate {
         drop(self.politeness.finish_now(admission.permit, observed));
     }
 
-    /// [`Gate::observe`] without waiting, for a request admitted by [`Gate::admit_now`] (whose
-    /// place is in this process). A fleet lease, which only [`Gate::observe`] releases with
-    /// the status, would be given back when dropped.
-    #[inline(always)]
-    pub(crate) fn observe_now(
+    /// Learns from a response head (distress and exhausted rate limits pause the group) and
+    /// builds the info for its extensions; the request's place is handed back, to be held by
+    /// the response's body ([`crate::PacedBody`]) until it has been read to the end or dropped.
+    pub(crate) async fn observe_head(
         &self,
         admission: Admission,
         status: u16,
         headers: &http::HeaderMap,
+    ) -> (RobotsInfo, Permit) {
+        let (mut permit, mut info, clamped_from) = self.observed(admission, headers);
+        let pause = self
+            .politeness
+            .observe_head(
+                &mut permit,
+                Observed::response(status, headers, self.politeness.config()),
+            )
+            .await;
+        info.set_rare(clamped_from, pause);
+        (info, permit)
+    }
+
+    /// [`Gate::observe_head`] keeping the admission (the hooks' ticket holds it): the place
+    /// stays in it, and the info is a copy.
+    pub(crate) async fn observe_head_in_place(
+        &self,
+        admission: &mut Admission,
+        status: u16,
+        headers: &http::HeaderMap,
     ) -> RobotsInfo {
-        let (permit, mut info, clamped_from) = self.observed(admission, headers);
-        let (pause, lease) = self.politeness.finish_now(
-            permit,
+        let mut info = self.info(
+            admission.entry.clone(),
+            admission.rule.clone(),
+            (admission.waited, admission.interval, admission.usage),
+            headers,
+        );
+        let pause = self
+            .politeness
+            .observe_head(
+                &mut admission.permit,
+                Observed::response(status, headers, self.politeness.config()),
+            )
+            .await;
+        info.set_rare(admission.clamped_from, pause);
+        info
+    }
+
+    /// [`Gate::observe_head`] without waiting, for a request admitted by [`Gate::admit_now`]
+    /// (whose place is in this process).
+    #[inline(always)]
+    pub(crate) fn observe_head_now(
+        &self,
+        admission: Admission,
+        status: u16,
+        headers: &http::HeaderMap,
+    ) -> (RobotsInfo, Permit) {
+        let (mut permit, mut info, clamped_from) = self.observed(admission, headers);
+        let pause = self.politeness.observe_head_now(
+            &mut permit,
             Observed::response(status, headers, self.politeness.config()),
         );
         info.set_rare(clamped_from, pause);
-        drop(lease);
-        info
+        (info, permit)
     }
 
     /// The request's place, and the info for its response's extensions.
@@ -574,21 +631,118 @@ impl Gate {
         admission: Admission,
         headers: &http::HeaderMap,
     ) -> (Permit, RobotsInfo, Option<Duration>) {
-        let tags = page_tags(headers, &self.agent);
-        let content_usage = AiPreferences::from_header_lines(
-            headers.get_all(&CONTENT_USAGE).iter().map(|v| v.as_bytes()),
-        );
-        let info = RobotsInfo {
-            robots: admission.entry,
-            rule: admission.rule,
-            waited: admission.waited,
-            interval: admission.interval,
-            usage: admission.usage,
-            content_usage,
-            tags,
-            rare: None,
-        };
+        let numbers = (admission.waited, admission.interval, admission.usage);
+        let info = self.info(admission.entry, admission.rule, numbers, headers);
         (admission.permit, info, admission.clamped_from)
+    }
+
+    /// What a response's extensions get: the admission's entry, rule and numbers (waited,
+    /// interval, usage), and what the response's headers say of the page.
+    #[inline(always)]
+    fn info(
+        &self,
+        robots: Arc<CachedRobots>,
+        rule: Option<DecidingRule>,
+        (waited, interval, usage): (Duration, Duration, PackedUsage),
+        headers: &http::HeaderMap,
+    ) -> RobotsInfo {
+        RobotsInfo {
+            robots,
+            rule,
+            waited,
+            interval,
+            usage,
+            content_usage: AiPreferences::from_header_lines(
+                headers.get_all(&CONTENT_USAGE).iter().map(|v| v.as_bytes()),
+            ),
+            tags: page_tags(headers, &self.agent),
+            rare: None,
+        }
+    }
+}
+
+/// The robots.txt client as the gate uses it: every request a robots.txt fetch sends (the first,
+/// a refresh, each redirect hop) takes a place in its group like a page, spaced by the
+/// interval, and its response (status, `Retry-After`, rate-limit headers) teaches the group
+/// like a page's. The place is held by the body until the fetcher has read it.
+struct PacedFetch<'a, C> {
+    gate: &'a Gate,
+    client: &'a C,
+}
+
+/// A turn taken by [`PacedFetch::ready`], carried to its `send` in the request's extensions
+/// (which must be `Clone`: the cell is shared, and taken once).
+#[derive(Clone)]
+struct HeldTurn(Arc<std::sync::Mutex<Option<Permit>>>);
+
+impl<C: FetchClient> PacedFetch<'_, C> {
+    /// The request's turn in its group: waited for, and its start recorded.
+    async fn turn(&self, request: &http::Request<()>) -> Result<Permit, robots_fetch::BoxError> {
+        let gate = self.gate;
+        let origin = Origin::from_uri(request.uri())?;
+        // The interval its robots.txt asked for when a copy is kept (a refresh), else the
+        // minimum; one the policy refuses spaces it by the maximum.
+        let interval = match gate.cache.cached_any(&origin) {
+            Some(entry) => match gate.interval_asked(&entry) {
+                Interval::Applied(interval, _) => interval,
+                Interval::TooLong(_) => gate.politeness.config().max_delay,
+            },
+            None => gate.politeness.config().min_delay,
+        };
+        let group = gate.groups.key(&origin).await;
+        let (permit, waited) = gate
+            .politeness
+            .acquire_for_robots(group.as_str(), interval)
+            .await?;
+        if !waited.is_zero() {
+            debug!(%origin, ?waited, "robots.txt request waited for its group's turn");
+        }
+        Ok(permit)
+    }
+}
+
+impl<C: FetchClient> FetchClient for PacedFetch<'_, C> {
+    type Body = crate::body::PacedBody<C::Body>;
+
+    /// Waits for the request's turn (outside the fetch's timeout) and leaves it with the
+    /// request.
+    async fn ready(&self, request: &mut http::Request<()>) -> Result<(), robots_fetch::BoxError> {
+        let permit = self.turn(request).await?;
+        request
+            .extensions_mut()
+            .insert(HeldTurn(Arc::new(std::sync::Mutex::new(Some(permit)))));
+        Ok(())
+    }
+
+    async fn send(
+        &self,
+        mut request: http::Request<()>,
+    ) -> Result<http::Response<Self::Body>, robots_fetch::BoxError> {
+        let gate = self.gate;
+        let held = request
+            .extensions_mut()
+            .remove::<HeldTurn>()
+            .and_then(|held| held.0.lock().unwrap_or_else(|e| e.into_inner()).take());
+        let mut permit = match held {
+            Some(permit) => permit,
+            None => self.turn(&request).await?,
+        };
+        match self.client.send(request).await {
+            Ok(response) => {
+                let observed = Observed::response(
+                    response.status().as_u16(),
+                    response.headers(),
+                    gate.politeness.config(),
+                );
+                gate.politeness.observe_head(&mut permit, observed).await;
+                Ok(response.map(|body| crate::body::PacedBody::new(body, permit)))
+            }
+            Err(error) => {
+                let observed = Observed::failure(crate::distress::failure_outcome(&*error));
+                gate.politeness.finish(permit, observed).await;
+                Err(error)
+            }
+        }
     }
 }
 

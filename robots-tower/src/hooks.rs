@@ -24,30 +24,48 @@ pub struct ForHooks;
 /// ([`RobotsHooks::builder`]). robots.txt is fetched with the client it holds.
 ///
 /// A request goes: [`RobotsHooks::admit`] (verdict, then the origin's turn) → send it with
-/// [`RobotsHooks::identify`]'d headers → [`Ticket::finish`] with the response's status and
-/// headers (a 429/503 pauses the origin). In schedule mode ([`crate::WhenNotReady::Fail`]) `admit`
-/// never waits: it answers [`RobotsError::NotReady`] with when to come back.
+/// [`RobotsHooks::identify`]'d headers → [`Ticket::head`] when the response head arrives (a
+/// 429/503 pauses the origin) → [`Ticket::finish`] once its body has been read: a request is
+/// in flight until its last byte. In schedule mode ([`crate::WhenNotReady::Fail`]) `admit` never
+/// waits: it answers [`RobotsError::NotReady`] with when to come back. robots.txt's own request
+/// takes a turn too, so the first page of an origin is told to come back an interval after it.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// # let site = wiremock::MockServer::start().await; // a local stand-in for a real site
 /// # wiremock::Mock::given(wiremock::matchers::path("/robots.txt"))
-/// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /private\nCrawl-delay: 5\n"))
+/// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /private\n"))
 /// #     .mount(&site).await;
+/// use std::time::Duration;
 /// use robots_tower::{WhenNotReady, RobotsError, RobotsHooks};
-/// let hooks = RobotsHooks::builder("FooBot/1.0").when_not_ready(WhenNotReady::Fail).build()?;
+/// let hooks = RobotsHooks::builder("FooBot/1.0")
+///     .min_delay(Duration::from_millis(200))
+///     .when_not_ready(WhenNotReady::Fail)
+///     .build()?;
 /// let http = reqwest::Client::new();
-///
 /// let url: url::Url = format!("{}/page", site.uri()).parse()?;
-/// let ticket = hooks.admit(&url).await?; // allowed, and the origin's turn is ours
+///
+/// // A scheduler requeues a request that is not ready, for as long as it is told.
+/// let mut ticket = loop {
+///     match hooks.admit(&url).await {
+///         Ok(ticket) => break ticket, // allowed, and the origin's turn is ours
+///         Err(RobotsError::NotReady { ready_in, .. }) => {
+///             tokio::time::sleep(ready_in.unwrap_or(Duration::from_millis(100))).await;
+///         }
+///         Err(refused) => return Err(refused.into()),
+///     }
+/// };
 /// let mut request = http.get(url.clone()).build()?;
 /// hooks.identify(request.headers_mut());
 /// let response = http.execute(request).await?;
-/// let info = ticket.finish(response.status().as_u16(), response.headers()).await;
-/// println!("{} ({})", response.status(), info.source().describe());
+/// let (status, headers) = (response.status().as_u16(), response.headers().clone());
+/// let info = ticket.head(status, &headers).await;
+/// let page = response.text().await?;
+/// ticket.finish(status, &headers).await; // the last byte is in: the request ends
+/// println!("{status} ({}), {} bytes", info.source().describe(), page.len());
 ///
-/// // The next request to the origin must wait 5 s (Crawl-delay): requeue it.
+/// // The next request to the origin must wait 200 ms: requeue it.
 /// match hooks.admit(&url).await {
 ///     Err(RobotsError::NotReady { ready_in, reason, .. }) => println!("requeue in {ready_in:?}: {reason}"),
 ///     other => println!("{other:?}"),
@@ -71,11 +89,14 @@ impl<C> std::fmt::Debug for RobotsHooks<C> {
 }
 
 /// A request's turn at its origin, from [`RobotsHooks::admit`] or [`RobotsHooks::acquire`]:
-/// the request counts as in flight until [`Ticket::finish`] (or until the ticket is dropped,
-/// which ends it without a status).
+/// the request counts as in flight until [`Ticket::finish`], or until the ticket is dropped
+/// (which ends it without a status, or, after [`Ticket::head`], with the head's): what the server
+/// sees as one request lasts until its response's last byte, so end it then.
 pub struct Ticket {
     admission: Admission,
     gate: Arc<Gate>,
+    /// What [`Ticket::head`] learnt, once the response head came.
+    answered: Option<RobotsInfo>,
 }
 
 impl std::fmt::Debug for Ticket {
@@ -84,6 +105,7 @@ impl std::fmt::Debug for Ticket {
             .field("origin", self.admission.entry.origin())
             .field("rule", &self.admission.rule)
             .field("waited", &self.admission.waited)
+            .field("answered", &self.answered.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -110,11 +132,33 @@ impl Ticket {
         self.admission.interval
     }
 
-    /// Ends the request with its response: 429/503 pause the origin (`Retry-After` honoured),
-    /// a success ends a pause, and the turn is given back. Returns what a layer would attach
-    /// to the response.
+    /// Learns from the response head as it arrives (429/503 pause the origin's group now,
+    /// `Retry-After` honoured; a success ends a pause) and keeps the turn: the request stays in
+    /// flight until [`Ticket::finish`] or the ticket is dropped, once its body has been read,
+    /// and the adaptive delay is measured to then. Returns what a layer would attach to the
+    /// response. A second call returns the first answer's info.
+    pub async fn head(&mut self, status: u16, headers: &http::HeaderMap) -> RobotsInfo {
+        if let Some(info) = &self.answered {
+            return info.clone();
+        }
+        let info = self
+            .gate
+            .observe_head_in_place(&mut self.admission, status, headers)
+            .await;
+        self.answered = Some(info.clone());
+        info
+    }
+
+    /// Ends the request with its response, once its body has been read (or given up): 429/503
+    /// pause the origin (`Retry-After` honoured), a success ends a pause, and the turn is given
+    /// back. Returns what a layer would attach to the response. After [`Ticket::head`], the
+    /// head was learnt from already: this only ends the request.
     pub async fn finish(self, status: u16, headers: &http::HeaderMap) -> RobotsInfo {
-        self.gate.observe(self.admission, status, headers).await
+        match self.answered {
+            // Dropping the admission's place ends the request now.
+            Some(info) => info,
+            None => self.gate.observe(self.admission, status, headers).await,
+        }
     }
 }
 
@@ -288,6 +332,7 @@ impl<C: FetchClient> RobotsHooks<C> {
         Ticket {
             admission,
             gate: self.gate.clone(),
+            answered: None,
         }
     }
 }

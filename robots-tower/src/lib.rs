@@ -56,6 +56,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod body;
 mod config;
 mod distress;
 mod error;
@@ -75,6 +76,7 @@ mod service;
 pub mod status;
 pub mod telemetry;
 
+pub use body::PacedBody;
 pub use config::{ForLayer, ForMiddleware, RobotsConfig};
 pub use error::{DecidingRule, NotReadyReason, RobotsError};
 #[cfg(feature = "redis")]

@@ -70,6 +70,15 @@ impl RobotsMiddleware {
     pub fn hooks(&self) -> crate::RobotsHooks<reqwest::Client> {
         crate::RobotsHooks::from_gate(self.gate.clone(), self.client.clone())
     }
+
+    /// Waits, at most `within`, for the work a fleet sends to Redis in the background (the
+    /// release of a lease whose response body ended or was dropped): call it before a process
+    /// exits, so that its last leases are released rather than left to expire (the other
+    /// processes would wait for that). Whether all of it was done; `true` at once outside
+    /// fleet mode.
+    pub async fn settle(&self, within: std::time::Duration) -> bool {
+        self.gate.settle(within).await
+    }
 }
 
 impl RobotsConfig<ForMiddleware> {
@@ -207,6 +216,29 @@ impl Middleware for RobotsMiddleware {
     }
 }
 
+/// The response with a body that holds the request's place in its group until it has been read
+/// to the end or dropped ([`crate::PacedBody`] inside reqwest's body). The URL, the
+/// extensions and everything else of the response stay as they were.
+fn hold_place_in_body(
+    response: reqwest::Response,
+    permit: crate::pacing::Permit,
+) -> reqwest::Response {
+    use reqwest::ResponseBuilderExt;
+    let url = response.url().clone();
+    let (parts, body) = http::Response::from(response).into_parts();
+    let body = reqwest::Body::wrap(crate::body::PacedBody::new(body, permit));
+    let mut held = http::Response::new(body);
+    *held.status_mut() = parts.status;
+    *held.version_mut() = parts.version;
+    *held.headers_mut() = parts.headers;
+    *held.extensions_mut() = parts.extensions;
+    let mut builder = http::Response::builder().url(url);
+    if let Some(extensions) = builder.extensions_mut() {
+        held.extensions_mut().extend(std::mem::take(extensions));
+    }
+    reqwest::Response::from(held)
+}
+
 /// A refusal as a reqwest response ([`crate::Refusals::Responses`]).
 fn synthetic(error: &RobotsError, url: &url::Url) -> Option<reqwest::Response> {
     use reqwest::ResponseBuilderExt;
@@ -265,12 +297,15 @@ impl RobotsMiddleware {
                 }
             };
             let status = response.status();
-            let info = self
+            let (info, permit) = self
                 .gate
-                .observe(admission, status.as_u16(), response.headers())
+                .observe_head(admission, status.as_u16(), response.headers())
                 .await;
             self.gate.mirror(&info, response.headers_mut());
             response.extensions_mut().insert(info);
+            // The body holds the request's place until it has been read or dropped (a redirect
+            // followed here drops it before the next hop).
+            let response = hold_place_in_body(response, permit);
             if response.url() != &url {
                 self.check_followed(&url, response.url(), &overrides)
                     .await?;

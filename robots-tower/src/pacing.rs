@@ -77,6 +77,24 @@ impl Pacing {
         }
     }
 
+    /// [`Pacing::acquire`] for a robots.txt request: a fleet whose Redis is unreachable paces
+    /// it in this process whatever its fallback for pages.
+    pub(crate) async fn acquire_for_robots(
+        &self,
+        group: &str,
+        interval: Duration,
+    ) -> Result<(Permit, Duration), crate::RobotsError> {
+        match self {
+            Pacing::Local(_) => self.acquire(group, interval).await,
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(f) => {
+                Box::pin(f.acquire_with(group, interval, crate::FleetFallback::LocalFallback))
+                    .await
+                    .map(|(permit, waited)| (permit.into(), waited))
+            }
+        }
+    }
+
     /// The group's turn now, or when it will come (schedule, don't wait).
     pub(crate) async fn try_acquire(
         &self,
@@ -114,6 +132,44 @@ impl Pacing {
             Pacing::Local(p) => p.observe(group, observed),
             #[cfg(feature = "redis")]
             Pacing::Fleet(f) => f.observe(group, observed),
+        }
+    }
+
+    /// Learns from a request's response head (distress and exhausted rate limits pause its
+    /// group now; for a fleet, through Redis before this returns) and keeps its place: the
+    /// request is in flight until the permit is dropped, with its response's body.
+    pub(crate) async fn observe_head(
+        &self,
+        permit: &mut Permit,
+        observed: Observed,
+    ) -> Option<GroupPause> {
+        match (self, permit) {
+            (Pacing::Local(p), Permit::Local(local)) => p.observe_head(local, observed),
+            #[cfg(feature = "redis")]
+            (Pacing::Fleet(f), Permit::Local(local)) => f.local().observe_head(local, observed),
+            #[cfg(feature = "redis")]
+            (Pacing::Fleet(f), Permit::Fleet(lease)) => {
+                Box::pin(lease.observe_head(observed, f.local())).await
+            }
+            #[cfg(feature = "redis")]
+            (Pacing::Local(_), Permit::Fleet(_)) => None,
+        }
+    }
+
+    /// [`Pacing::observe_head`] without waiting (a fleet learns it in the background).
+    pub(crate) fn observe_head_now(
+        &self,
+        permit: &mut Permit,
+        observed: Observed,
+    ) -> Option<GroupPause> {
+        match (self, permit) {
+            (Pacing::Local(p), Permit::Local(local)) => p.observe_head(local, observed),
+            #[cfg(feature = "redis")]
+            (Pacing::Fleet(f), Permit::Local(local)) => f.local().observe_head(local, observed),
+            #[cfg(feature = "redis")]
+            (Pacing::Fleet(f), Permit::Fleet(lease)) => lease.observe_head_now(observed, f.local()),
+            #[cfg(feature = "redis")]
+            (Pacing::Local(_), Permit::Fleet(_)) => None,
         }
     }
 

@@ -126,6 +126,9 @@ pub(crate) struct PolitenessConfig {
     pub spacing: Spacing,
     /// Whether rate-limit headers that say nothing is left pause the group (true).
     pub rate_limit_headers: bool,
+    /// How long a waiting request lets an answered request's unread body hold a place before
+    /// taking it over (30 s).
+    pub unread_body_grace: Duration,
 }
 
 /// A set of HTTP statuses (100-599) as bits: read on every response, so a lookup is one shift.
@@ -172,6 +175,7 @@ impl Default for PolitenessConfig {
             delay_factor: 1.0,
             spacing: Spacing::FromEnd,
             rate_limit_headers: true,
+            unread_body_grace: Duration::from_secs(30),
         }
     }
 }
@@ -419,6 +423,10 @@ struct SlotState {
     adaptive: Duration,
     /// A `Retry-After` or rate-limit reset above the maximum was said (once per group).
     cap_warned: bool,
+    /// Requests in flight whose response head came (their bodies hold their places).
+    answered: usize,
+    /// Places taken over from such requests by waiters; as many of their ends give none back.
+    taken_over: usize,
     /// The requests waiting for their turn, by ticket, first come first served (at most the
     /// group's concurrency: only requests holding a place wait here).
     queue: std::collections::VecDeque<u64>,
@@ -458,6 +466,8 @@ impl Drop for Queued<'_> {
 struct Slot {
     /// The group's key, for logs.
     key: Arc<str>,
+    /// The pacer's settings (a permit's end reads them).
+    config: Arc<PolitenessConfig>,
     /// Said when the first of the queue of waiting requests leaves it, so the next one looks.
     turns: tokio::sync::Notify,
     /// Free places. A place taken is `forget`-ed and given back by [`InFlight`]'s drop: no
@@ -479,20 +489,38 @@ pub(crate) struct Place {
 }
 
 /// One place of a slot's semaphore, given back when dropped.
-struct InFlight(Arc<Slot>);
+/// The second field is false for a place another request took over (see [`Politeness::place`]):
+/// it is not given back twice.
+struct InFlight(Arc<Slot>, bool);
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.0.in_flight.add_permits(1);
+        if self.1 {
+            self.0.in_flight.add_permits(1);
+        }
     }
 }
 
 /// The in-process place: the end is recorded before the place is freed, so the next request
-/// sees it.
+/// sees it. Dropping it ends the request: when its response head was observed
+/// ([`Politeness::observe_head`]), that is the end of its body, and the adaptive delay is
+/// measured to it (to the last byte).
 pub(crate) struct LocalPermit {
     in_flight: InFlight,
     /// Set by `Politeness::finish`, which recorded the end already.
     ended: bool,
+    /// Set by `Politeness::observe_head`: the response head came, the body is being read.
+    answered: bool,
+}
+
+impl LocalPermit {
+    fn new(in_flight: InFlight) -> LocalPermit {
+        LocalPermit {
+            in_flight,
+            ended: false,
+            answered: false,
+        }
+    }
 }
 
 impl Drop for LocalPermit {
@@ -500,13 +528,25 @@ impl Drop for LocalPermit {
         if self.ended {
             return;
         }
-        let mut state = self
-            .in_flight
-            .0
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        state.last_end = Some(Instant::now());
+        let slot = &self.in_flight.0;
+        let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        if self.answered {
+            if slot.config.tracks_end()
+                && let Some(start) = state.last_start
+            {
+                state.adaptive = slot.config.adaptive(now.saturating_duration_since(start));
+            }
+            // A place taken over from an unread body (any one: places are alike) was inherited
+            // by the request that took it: not given back again.
+            if state.taken_over > 0 {
+                state.taken_over -= 1;
+                self.in_flight.1 = false;
+            } else {
+                state.answered = state.answered.saturating_sub(1);
+            }
+        }
+        state.last_end = Some(now);
     }
 }
 
@@ -519,7 +559,8 @@ struct Origins {
 }
 
 pub(crate) struct Politeness {
-    pub(crate) config: PolitenessConfig,
+    /// Shared with every group's slot (a permit's end reads it).
+    pub(crate) config: Arc<PolitenessConfig>,
     origins: Mutex<Origins>,
 }
 
@@ -531,7 +572,7 @@ impl Politeness {
 
     pub(crate) fn new(config: PolitenessConfig) -> Politeness {
         Politeness {
-            config,
+            config: Arc::new(config),
             origins: Mutex::new(Origins::default()),
         }
     }
@@ -556,6 +597,7 @@ impl Politeness {
         let key: Arc<str> = origin.into();
         let slot = Arc::new(Slot {
             key: key.clone(),
+            config: self.config.clone(),
             turns: tokio::sync::Notify::new(),
             in_flight: Semaphore::new(self.config.concurrency.max(1)),
             state: Mutex::new(SlotState {
@@ -566,6 +608,8 @@ impl Politeness {
                 failures: 0,
                 adaptive: Duration::ZERO,
                 cap_warned: false,
+                answered: 0,
+                taken_over: 0,
                 queue: std::collections::VecDeque::new(),
                 tickets: 0,
             }),
@@ -600,16 +644,36 @@ impl Politeness {
     }
 
     /// Waits for a free place at the origin (its concurrency), nothing else.
+    ///
+    /// A place is held until its response's body has been read or dropped. A body kept unread
+    /// would hold it for ever (a `join_all` of requests to one server keeps every response until
+    /// the last comes): after waiting `unread_body_grace` while a request whose response head
+    /// came long ago still holds a place, the waiter takes that place over, and says so once.
     pub(crate) async fn place(&self, origin: &str) -> Place {
         let slot = self.slot(origin);
-        // The semaphore is never closed, so acquiring cannot fail; a closed one would only mean
-        // no limit, which is handled by waiting for nothing.
-        match slot.in_flight.acquire().await {
-            Ok(permit) => permit.forget(),
-            Err(_) => unreachable!("politeness semaphores are never closed"),
+        let grace = self.config.unread_body_grace;
+        {
+            let mut acquire = std::pin::pin!(slot.in_flight.acquire());
+            loop {
+                match tokio::time::timeout(grace, acquire.as_mut()).await {
+                    // (The semaphore is never closed: an error would only mean no limit.)
+                    Ok(acquired) => {
+                        if let Ok(permit) = acquired {
+                            permit.forget();
+                        }
+                        break;
+                    }
+                    // The place is inherited: the unread body's end will not give it back.
+                    Err(_) if slot.take_over_unread() => {
+                        unread_body_warning(origin, grace);
+                        break;
+                    }
+                    Err(_) => continue,
+                }
+            }
         }
         Place {
-            in_flight: InFlight(slot),
+            in_flight: InFlight(slot, true),
         }
     }
 
@@ -646,10 +710,7 @@ impl Politeness {
                     if !waited.is_zero() {
                         debug!(group = origin, ?waited, ?interval, "politeness wait");
                     }
-                    return LocalPermit {
-                        in_flight: place.in_flight,
-                        ended: false,
-                    };
+                    return LocalPermit::new(place.in_flight);
                 }
             }
         }
@@ -661,7 +722,7 @@ impl Politeness {
         let taken = slot.in_flight.try_acquire().map(|permit| permit.forget());
         match taken {
             Ok(()) => Ok(Place {
-                in_flight: InFlight(slot),
+                in_flight: InFlight(slot, true),
             }),
             Err(_) => Err(ReadyLater {
                 ready_in: None,
@@ -680,10 +741,7 @@ impl Politeness {
     ) -> Result<LocalPermit, ReadyLater> {
         let slot = &place.in_flight.0;
         match slot.next_start(interval, &self.config, now, None) {
-            Turn::Go => Ok(LocalPermit {
-                in_flight: place.in_flight,
-                ended: false,
-            }),
+            Turn::Go => Ok(LocalPermit::new(place.in_flight)),
             Turn::At(at, reason) => Err(ReadyLater {
                 ready_in: Some(at.saturating_duration_since(now)),
                 reason,
@@ -742,6 +800,32 @@ impl Politeness {
         let slot = self.slot(group);
         let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
         self.apply(&slot.key, &mut state, observed, None)
+    }
+
+    /// Learns from a request's response head through its own place (distress and exhausted
+    /// rate limits pause the group now), and keeps the place: the request stays in flight until
+    /// the permit is dropped with the response's body, which records its end and measures the
+    /// adaptive delay to the last byte.
+    pub(crate) fn observe_head(
+        &self,
+        permit: &mut LocalPermit,
+        observed: Observed,
+    ) -> Option<GroupPause> {
+        let slot = &permit.in_flight.0;
+        let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        // The head's time, until the body's end replaces it.
+        let took = self
+            .config
+            .tracks_end()
+            .then(Instant::now)
+            .zip(state.last_start)
+            .map(|(now, start)| now.saturating_duration_since(start));
+        let pause = self.apply(&slot.key, &mut state, observed, took);
+        if !permit.answered && matches!(observed.outcome, Outcome::Status(_)) {
+            permit.answered = true;
+            state.answered += 1;
+        }
+        pause
     }
 
     /// Ends a request through its own place: what it taught and its end, in one lock of the
@@ -946,7 +1030,33 @@ impl Outcome {
     }
 }
 
+/// Says, once per process, that a place was taken over from an unread response body.
+#[cold]
+fn unread_body_warning(group: &str, grace: Duration) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        warn!(
+            group,
+            ?grace,
+            "a response body kept unread held its request's place in the group this long while another request waited: the place was taken over. A request is in flight until its response body is read to the end or dropped; read or drop responses before sending more to the same server (a join_all of requests to one server keeps them all)"
+        );
+    }
+}
+
 impl Slot {
+    /// Takes over the place of a request whose response head came and whose body is still
+    /// held; false when there is none (every place is held by a request still waiting for its
+    /// answer).
+    fn take_over_unread(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.answered == 0 {
+            return false;
+        }
+        state.answered -= 1;
+        state.taken_over += 1;
+        true
+    }
+
     /// Whether a request may start at `now` (then its start is recorded), else when to look
     /// again and why. With one request at a time, the interval (and the adaptive delay) also
     /// run from the previous request's end. `queue`: the caller's place in the group's queue

@@ -9,9 +9,11 @@ use pin_project_lite::pin_project;
 use robots_fetch::{BoxError, Origin, ServiceClient};
 use tower::ServiceExt;
 
+use crate::body::PacedBody;
 use crate::config::{ForLayer, RobotsConfig};
 use crate::error::RobotsError;
 use crate::gate::{Admission, Admit, Gate};
+use crate::pacing::Permit;
 
 /// A tower `Layer` that checks every request against its origin's robots.txt (fetched through
 /// the same inner service and cached), paces requests per origin, and sets the crawler's
@@ -60,6 +62,13 @@ impl RobotsLayer {
     /// tower stack; they fetch robots.txt with `client`.
     pub fn hooks_with<C>(&self, client: C) -> crate::RobotsHooks<C> {
         crate::RobotsHooks::from_gate(self.gate.clone(), client)
+    }
+
+    /// Waits, at most `within`, for the work a fleet sends to Redis in the background (the
+    /// release of a lease whose response body ended or was dropped), before a process exits.
+    /// Whether all of it was done; `true` at once outside fleet mode.
+    pub async fn settle(&self, within: std::time::Duration) -> bool {
+        self.gate.settle(within).await
     }
 
     /// When the politeness group of an origin is paused (by a distress response or exhausted
@@ -183,9 +192,10 @@ pin_project! {
             admission: Option<Admission>,
             gate: Arc<Gate>,
         },
-        // Waiting for robots.txt or the origin's turn.
+        // Waiting for robots.txt or the origin's turn; then the response and the place its
+        // body holds.
         Waiting {
-            future: BoxFuture<Result<S::Response, BoxError>>,
+            future: BoxFuture<Result<(S::Response, Permit), BoxError>>,
         },
         // Refused at the first poll (a `RobotsError`), or the inner service failed to get ready.
         Refused {
@@ -225,7 +235,7 @@ where
     ResB::Data: Into<bytes::Bytes>,
     ResB::Error: Into<BoxError>,
 {
-    type Output = Result<http::Response<ResB>, BoxError>;
+    type Output = Result<http::Response<PacedBody<ResB>>, BoxError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         loop {
@@ -256,7 +266,11 @@ where
                     admission,
                     gate,
                 } => return poll_sent(response.as_mut(), admission, gate, cx),
-                StateProj::Waiting { future } => return future.as_mut().poll(cx),
+                StateProj::Waiting { future } => {
+                    return future.as_mut().poll(cx).map_ok(|(response, permit)| {
+                        response.map(|body| PacedBody::new(body, permit))
+                    });
+                }
                 StateProj::Refused { error } => {
                     return Poll::Ready(Err(error
                         .take()
@@ -271,17 +285,19 @@ where
 const POLLED_AFTER_COMPLETION: &str = "ResponseFuture polled after completion";
 
 /// Polls the inner service's response to an admitted request; when it comes, it is observed
-/// (its status and headers end the request's turn) and given what the gate knew. The
-/// admission is taken once: the inner future is done after that.
+/// (its status and headers teach the group) and given what the gate knew, and its body holds
+/// the request's place until it has been read. The admission is taken once: the inner future
+/// is done after that.
 fn poll_sent<F, E, ResB>(
     response: Pin<&mut F>,
     admission: &mut Option<Admission>,
     gate: &Gate,
     cx: &mut Context<'_>,
-) -> Poll<Result<http::Response<ResB>, BoxError>>
+) -> Poll<Result<http::Response<PacedBody<ResB>>, BoxError>>
 where
     F: Future<Output = Result<http::Response<ResB>, E>>,
     E: Into<BoxError>,
+    ResB: http_body::Body,
 {
     let mut response = match std::task::ready!(response.poll(cx)) {
         Ok(response) => response,
@@ -293,11 +309,13 @@ where
             return Poll::Ready(Err(error));
         }
     };
-    if let Some(admission) = admission.take() {
-        let info = gate.observe_now(admission, response.status().as_u16(), response.headers());
-        attach(gate, info, &mut response);
-    }
-    Poll::Ready(Ok(response))
+    let Some(admission) = admission.take() else {
+        return Poll::Ready(Err(POLLED_AFTER_COMPLETION.into()));
+    };
+    let (info, permit) =
+        gate.observe_head_now(admission, response.status().as_u16(), response.headers());
+    attach(gate, info, &mut response);
+    Poll::Ready(Ok(response.map(|body| PacedBody::new(body, permit))))
 }
 
 /// Puts what the gate knew on a response: its extensions, and its headers when mirroring.
@@ -387,11 +405,11 @@ where
                 return Err(error);
             }
         };
-        let info = gate
-            .observe(admission, response.status().as_u16(), response.headers())
+        let (info, permit) = gate
+            .observe_head(admission, response.status().as_u16(), response.headers())
             .await;
         attach(&gate, info, &mut response);
-        Ok(response)
+        Ok((response, permit))
     };
     State::Waiting {
         future: Box::pin(future),
@@ -412,7 +430,7 @@ where
     ResB::Data: Into<bytes::Bytes>,
     ResB::Error: Into<BoxError>,
 {
-    type Response = http::Response<ResB>;
+    type Response = http::Response<PacedBody<ResB>>;
     type Error = BoxError;
     type Future = ResponseFuture<S, ReqB>;
 

@@ -355,3 +355,81 @@ async fn several_in_flight_start_in_the_order_given_after_a_pause() {
     let seen: Vec<String> = site.pages().iter().map(|s| s.target.clone()).collect();
     assert_eq!(seen, paths, "{seen:?}");
 }
+
+/// Every request to a server is in its group's budget (REP.md section 8), measured at the
+/// server through the binary: robots.txt requests of several origins of one host are one at a
+/// time and spaced like pages, the first page comes an interval after robots.txt, and a
+/// response whose body streams slowly holds its place until its last byte.
+#[tokio::test(flavor = "multi_thread")]
+async fn robots_txt_and_slow_bodies_are_in_the_groups_budget() {
+    // Four ports of 127.0.0.1, one host: robots.txt answers in 0.3 s on each.
+    let mut sites = Vec::new();
+    for _ in 0..4 {
+        sites.push(
+            Site::start(|target, _| match target {
+                "/robots.txt" => Answer {
+                    delay: std::time::Duration::from_millis(300),
+                    ..Answer::ok("User-agent: *\nAllow: /\n")
+                },
+                "/slow" => Answer {
+                    body_delay: std::time::Duration::from_millis(1500),
+                    ..Answer::ok("a body that takes its time")
+                },
+                _ => Answer::ok("page"),
+            })
+            .await,
+        );
+    }
+    // (--follow: the crawl reads bodies, for links; without it a body is dropped unread,
+    // which ends its request at once.)
+    let options = [
+        "--min-delay",
+        "0.4",
+        "--delay-factor",
+        "0",
+        "--concurrency",
+        "1",
+        "--follow",
+    ];
+    let mut given: Vec<String> = sites.iter().map(|site| site.url("/page")).collect();
+    given.push(sites[0].url("/slow"));
+    given.push(sites[1].url("/after"));
+    let out = crawl_async(args(&options, &given)).await;
+    no_panic(&out, "budget");
+    assert!(
+        json_lines(&out).iter().all(|l| l["outcome"] == "fetched"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Everything the host saw, in order of arrival.
+    let mut seen: Vec<(std::time::Instant, String)> = sites
+        .iter()
+        .flat_map(|site| site.seen().into_iter().map(|s| (s.at, s.target)))
+        .collect();
+    seen.sort();
+    assert_eq!(seen.len(), 4 + 4 + 2, "{seen:?}");
+    let robots: Vec<_> = seen
+        .iter()
+        .filter(|(_, target)| target == "/robots.txt")
+        .map(|(at, _)| *at)
+        .collect();
+    // One at a time (0.3 s each) and spaced by the interval from each one's end.
+    for gap in gaps(robots) {
+        assert!(
+            secs(&gap) >= 0.68,
+            "robots.txt requests {gap:?} apart: {seen:?}"
+        );
+    }
+    // Every request of any kind: at least the interval apart, robots.txt included.
+    for gap in gaps(seen.iter().map(|(at, _)| *at).collect()) {
+        assert!(secs(&gap) >= 0.38, "{gap:?} between two requests: {seen:?}");
+    }
+    // The request after the slow body came after its last byte (1.5 s) and the interval.
+    let at = |target: &str| seen.iter().find(|(_, t)| t == target).map(|(at, _)| *at);
+    let (slow, after) = (at("/slow").unwrap(), at("/after").unwrap());
+    assert!(
+        secs(&(after - slow)) >= 1.85,
+        "the next request came {:?} after a body that took 1.5 s",
+        after - slow
+    );
+}

@@ -128,6 +128,10 @@ async fn every_json_field_of_every_command_is_documented() {
                         "FooBot/1.0",
                         "--min-delay",
                         "0",
+                        // (The two local sites are two servers: the 503's Retry-After on one
+                        // must not pause the other.)
+                        "--politeness-key",
+                        "origin",
                         "--format",
                         "json",
                     ],

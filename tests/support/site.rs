@@ -23,13 +23,15 @@ pub struct Seen {
     pub head: String,
 }
 
-/// An answer: status line (`200 OK`), extra header lines, body, and a delay before answering.
+/// An answer: status line (`200 OK`), extra header lines, body, a delay before answering, and
+/// one in the middle of the body (the head and half the body go first: a slow body).
 /// An empty status resets the connection instead of answering.
 pub struct Answer {
     pub status: &'static str,
     pub headers: Vec<String>,
     pub body: String,
     pub delay: Duration,
+    pub body_delay: Duration,
 }
 
 impl Answer {
@@ -39,6 +41,7 @@ impl Answer {
             headers: vec!["Content-Type: text/html".into()],
             body: body.into(),
             delay: Duration::ZERO,
+            body_delay: Duration::ZERO,
         }
     }
 
@@ -53,6 +56,7 @@ impl Answer {
             headers: headers.iter().map(|h| h.to_string()).collect(),
             body: String::new(),
             delay: Duration::ZERO,
+            body_delay: Duration::ZERO,
         }
     }
 }
@@ -133,11 +137,21 @@ impl Site {
                         response.push_str("\r\n");
                     }
                     response.push_str(&format!(
-                        "Content-Length: {}\r\nConnection: close\r\n\r\n{}",
+                        "Content-Length: {}\r\nConnection: close\r\n\r\n",
                         answer.body.len(),
-                        answer.body
                     ));
+                    let middle = (0..=answer.body.len() / 2)
+                        .rev()
+                        .find(|i| answer.body.is_char_boundary(*i))
+                        .unwrap_or(0);
+                    let (first, rest) = answer.body.split_at(middle);
+                    response.push_str(first);
                     let _ = stream.write_all(response.as_bytes()).await;
+                    if !answer.body_delay.is_zero() {
+                        let _ = stream.flush().await;
+                        tokio::time::sleep(answer.body_delay).await;
+                    }
+                    let _ = stream.write_all(rest.as_bytes()).await;
                     let _ = stream.shutdown().await;
                 });
             }

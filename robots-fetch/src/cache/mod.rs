@@ -131,6 +131,12 @@ impl RobotsCache {
         self.cached_at(origin, Instant::now())
     }
 
+    /// The entry for an origin if one is cached, due for a refresh or not, without counting a
+    /// hit or a miss: what a refresh is paced by (the Crawl-delay the kept copy asks).
+    pub fn cached_any(&self, origin: &Origin) -> Option<Arc<CachedRobots>> {
+        self.inner.entries.get(origin.as_str())
+    }
+
     /// [`RobotsCache::cached`] as of `now`: a caller that also asks the entry for a verdict
     /// ([`CachedRobots::verdict_at`]) reads the clock once for both (a clock read is a visible
     /// share of a cache-hit decision).

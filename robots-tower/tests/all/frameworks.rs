@@ -204,7 +204,17 @@ async fn status_only_frameworks_get_refusals_as_responses_and_info_as_headers() 
         _ => Answer::ok("page"),
     })
     .await;
+    // robots.txt known already (its own request would hold the first page back 30 s).
+    let known = || {
+        let cache = robots_fetch::RobotsCache::builder(UA).build();
+        cache.insert(
+            &robots_fetch::Origin::parse(&site.url("/")).unwrap(),
+            b"User-agent: *\nAllow: /ok\nDisallow: /private\nCrawl-delay: 30\n",
+        );
+        cache
+    };
     let client = RobotsMiddleware::builder(UA)
+        .cache(known())
         .refusals(robots_tower::Refusals::Responses)
         .when_not_ready(robots_tower::WhenNotReady::Fail)
         .mirror_info_headers(true)
@@ -230,6 +240,9 @@ async fn status_only_frameworks_get_refusals_as_responses_and_info_as_headers() 
     assert_eq!(header(&ok, "x-robots-waited-ms").as_deref(), Some("0"));
     assert_eq!(header(&ok, "x-robots-source").as_deref(), Some("parsed"));
     assert_eq!(header(&ok, "x-robots-directives"), None);
+
+    // (Read: its body held the request's place.)
+    ok.bytes().await.unwrap();
 
     // Disallowed: a 403 that names the reason and the rule; nothing reached the site.
     let refused = client.get(site.url("/private/x")).send().await.unwrap();
@@ -265,6 +278,7 @@ async fn status_only_frameworks_get_refusals_as_responses_and_info_as_headers() 
 
     // The page directives scoped to this crawler are mirrored (a fresh client, no wait).
     let client = RobotsMiddleware::builder(UA)
+        .cache(known())
         .mirror_info_headers(true)
         .build_client()
         .unwrap();

@@ -48,7 +48,7 @@ fn tower_client(
     layer: RobotsLayer,
 ) -> impl Service<
     http::Request<Full<Bytes>>,
-    Response = http::Response<hyper::body::Incoming>,
+    Response = http::Response<robots_tower::PacedBody<hyper::body::Incoming>>,
     Error = BoxError,
 > + Clone {
     let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();

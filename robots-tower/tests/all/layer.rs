@@ -141,9 +141,25 @@ fn host(robots: &'static str) -> Host {
     }
 }
 
-async fn send<S>(service: &S, url: &str) -> Result<Response, BoxError>
+/// What the layer answers: the site's response, its body holding the request's place.
+type Paced = http::Response<robots_tower::PacedBody<Full<Bytes>>>;
+
+/// Sends a request and reads its response to the end, as a crawler does (the body holds the
+/// request's place in its group until then).
+async fn send<S>(service: &S, url: &str) -> Result<http::Response<Bytes>, BoxError>
 where
-    S: Service<http::Request<Full<Bytes>>, Response = Response, Error = BoxError> + Clone,
+    S: Service<http::Request<Full<Bytes>>, Response = Paced, Error = BoxError> + Clone,
+{
+    use http_body_util::BodyExt;
+    let (parts, body) = send_unread(service, url).await?.into_parts();
+    let body = body.collect().await.map_err(BoxError::from)?.to_bytes();
+    Ok(http::Response::from_parts(parts, body))
+}
+
+/// Sends a request; its response's body is left unread.
+async fn send_unread<S>(service: &S, url: &str) -> Result<Paced, BoxError>
+where
+    S: Service<http::Request<Full<Bytes>>, Response = Paced, Error = BoxError> + Clone,
 {
     service.clone().oneshot(get(url)).await
 }
@@ -263,9 +279,10 @@ async fn requests_to_one_origin_are_spaced_and_others_are_not_slowed() {
             .all(|g| *g >= Duration::from_secs(1)),
         "the 1 s minimum spaces fast.example"
     );
-    // fast.example finished long before slow.example would have let it.
+    // fast.example finished long before slow.example would have let it (its robots.txt and
+    // four pages, 1 s apart).
     assert!(
-        fast[3] - started < Duration::from_secs(4),
+        fast[3] - started < Duration::from_secs(5),
         "fast.example not slowed: {:?}",
         fast[3] - started
     );
@@ -316,6 +333,15 @@ async fn crawl_delay_above_the_cap_is_refused_honoured_or_clamped() {
         .build()
         .layer(site.service());
     tokio::time::advance(Duration::from_secs(200)).await;
+    // robots.txt's own request is in the group's budget: the first page comes an interval
+    // after it, and schedule mode says so.
+    let not_yet = |error: BoxError| match error.downcast_ref::<RobotsError>() {
+        Some(RobotsError::NotReady { ready_in, .. }) => *ready_in,
+        other => panic!("{other:?}"),
+    };
+    let first = send(&service, "http://a.example/s1").await.unwrap_err();
+    assert_eq!(not_yet(first), Some(Duration::from_secs(120)));
+    tokio::time::advance(Duration::from_secs(120)).await;
     send(&service, "http://a.example/s1").await.unwrap();
     let error = send(&service, "http://a.example/s2").await.unwrap_err();
     match error.downcast_ref::<RobotsError>() {
@@ -365,10 +391,10 @@ async fn errors_and_infos_read_well() {
     let debug = format!("{info:?}");
     assert!(!debug.contains("Instant"), "{debug}");
     assert!(
-        debug.contains("parsed (HTTP 200), fetched now, refreshed in 1 d"),
+        debug.contains("parsed (HTTP 200), fetched 1 s ago, refreshed in 23 h 59 min"),
         "{debug}"
     );
-    assert!(debug.contains("waited: 0 ms"), "{debug}");
+    assert!(debug.contains("waited: 1 s"), "{debug}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -538,9 +564,9 @@ async fn retry_after_pauses_only_that_origin() {
     assert_eq!(response.status(), 429);
     let busy = robots_fetch::Origin::parse("http://busy.example").unwrap();
     assert!(layer.paused_until(&busy).is_some());
-    // The other origin goes on at once.
+    // The other origin goes on at once (its robots.txt, then its page a second later).
     send(&service, "http://calm.example/x").await.unwrap();
-    assert!(Instant::now() - started < Duration::from_secs(2));
+    assert!(Instant::now() - started < Duration::from_secs(3));
     // The throttled origin waits out Retry-After.
     let response = send(&service, "http://busy.example/second").await.unwrap();
     assert_eq!(response.status(), 200);
@@ -764,7 +790,8 @@ async fn responses_carry_the_decision_and_page_directives() {
     ));
     assert!(info.directives().noindex && info.directives().nofollow && info.directives().noarchive);
     assert!(!info.page().all.noindex, "noindex was scoped to foobot");
-    assert_eq!(info.waited(), Duration::ZERO);
+    // The interval after robots.txt's own request.
+    assert_eq!(info.waited(), Duration::from_secs(1));
 }
 
 #[tokio::test(start_paused = true)]
@@ -808,20 +835,77 @@ async fn layers_can_share_one_cache() {
     assert_eq!(cache.stats().fetches, 1);
 }
 
-/// A request is in flight until its response head arrives: keeping an unread response must not
-/// block the next request to the same origin (that would deadlock such callers).
+/// A request is in flight until its response body has been read to the end or dropped (what
+/// the server sees): the next request to the group waits for that, and the adaptive delay is
+/// measured to the last byte. A body kept unread is taken over after the grace, never a
+/// deadlock.
 #[tokio::test(start_paused = true)]
-async fn an_unread_response_does_not_block_the_origin() {
+async fn a_response_body_holds_its_place_until_read_or_dropped() {
+    use http_body_util::BodyExt;
     let site = Site::new(vec![("a.example", host(""))], Duration::ZERO);
-    let service = RobotsLayer::builder("FooBot").build().layer(site.service());
-    let first = send(&service, "http://a.example/1").await.unwrap();
-    let second =
-        tokio::time::timeout(Duration::from_secs(5), send(&service, "http://a.example/2")).await;
-    assert!(
-        second.is_ok_and(|r| r.is_ok()),
-        "the second request waited for the first body"
+    let service = RobotsLayer::builder("FooBot")
+        .delay_factor(0.0)
+        .build()
+        .layer(site.service());
+    let first = send_unread(&service, "http://a.example/1").await.unwrap();
+    assert!(first.body().holds_place());
+    let second = tokio::spawn({
+        let service = service.clone();
+        async move {
+            send(&service, "http://a.example/2")
+                .await
+                .map(|_| Instant::now())
+        }
+    });
+    // Read 3 s later: the second request starts an interval after that, not before.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        site.requests_for("a.example", "/2"),
+        0,
+        "sent while a body was unread"
     );
-    drop(first);
+    let read_at = Instant::now();
+    let body = first.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "page");
+    let sent_at = second.await.unwrap().unwrap();
+    assert_eq!(sent_at - read_at, Duration::from_secs(1));
+
+    // Dropped unread: the same.
+    let third = send_unread(&service, "http://a.example/3").await.unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let dropped_at = Instant::now();
+    drop(third);
+    send(&service, "http://a.example/4").await.unwrap();
+    assert_eq!(Instant::now() - dropped_at, Duration::from_secs(1));
+
+    // Kept unread while another request waits (a `join_all` of one server's responses): after
+    // the grace, the waiting request takes the place over instead of waiting for ever.
+    let service = RobotsLayer::builder("FooBot")
+        .unread_body_grace(Duration::from_secs(20))
+        .build()
+        .layer(site.service());
+    let kept = send_unread(&service, "http://a.example/5").await.unwrap();
+    let started = Instant::now();
+    let next = tokio::time::timeout(
+        Duration::from_secs(60),
+        send(&service, "http://a.example/6"),
+    )
+    .await
+    .expect("no deadlock");
+    assert!(next.is_ok());
+    assert_eq!(Instant::now() - started, Duration::from_secs(20));
+    // The taken place is not given back twice: the group still has one place.
+    drop(kept);
+    drop(next);
+    let a = tokio::spawn({
+        let service = service.clone();
+        async move { send_unread(&service, "http://a.example/7").await.unwrap() }
+    });
+    let held = a.await.unwrap();
+    let b =
+        tokio::time::timeout(Duration::from_secs(5), send(&service, "http://a.example/8")).await;
+    assert!(b.is_err(), "two places after a take-over");
+    drop(held);
 }
 
 #[tokio::test(start_paused = true)]
@@ -960,6 +1044,8 @@ async fn an_inner_service_not_ready_or_failing_to_get_ready() {
     );
     assert_eq!(site.requests_for("a.example", "/1"), 1);
     assert!(response.extensions().get::<RobotsInfo>().is_some());
+    // (Its body holds the request's place until dropped.)
+    drop(response);
 
     tokio::time::advance(Duration::from_secs(1)).await;
     fail.store(true, Ordering::SeqCst);

@@ -92,7 +92,14 @@ fn a_request_refused_as_not_ready_is_counted_once_as_such() {
         let site = tower::service_fn(|_: http::Request<Full<Bytes>>| async {
             Ok::<_, BoxError>(http::Response::new(Full::new(Bytes::from_static(b""))))
         });
+        // robots.txt known already: its own request would make the first page not ready too.
+        let cache = robots_fetch::RobotsCache::builder("FooBot").build();
+        cache.insert(
+            &robots_fetch::Origin::parse("http://a.example").unwrap(),
+            b"User-agent: *\nAllow: /\n",
+        );
         let service = RobotsLayer::builder("FooBot")
+            .cache(cache)
             .min_delay(Duration::from_secs(1))
             .when_not_ready(WhenNotReady::Fail)
             .build()

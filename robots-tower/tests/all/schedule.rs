@@ -77,7 +77,7 @@ fn get(url: &str) -> http::Request<Full<Bytes>> {
     http::Request::get(url).body(Full::default()).unwrap()
 }
 
-fn not_ready(result: Result<Response, BoxError>) -> (Option<Duration>, NotReadyReason) {
+fn not_ready<R>(result: Result<R, BoxError>) -> (Option<Duration>, NotReadyReason) {
     match result.map(|_| ()).map_err(|e| e.downcast::<RobotsError>()) {
         Err(Ok(error)) => match *error {
             RobotsError::NotReady {
@@ -96,6 +96,14 @@ async fn a_request_that_would_wait_fails_at_once_with_when_to_retry() {
         .when_not_ready(WhenNotReady::Fail)
         .build();
     let service = layer.layer(site.service());
+    // robots.txt's own request is in the group's budget: the first page is told when, 5 s
+    // (the Crawl-delay) after it.
+    let (ready_in, reason) = not_ready(service.clone().oneshot(get("http://a.example/one")).await);
+    assert_eq!(
+        (ready_in, reason),
+        (Some(Duration::from_secs(5)), NotReadyReason::Spacing)
+    );
+    tokio::time::advance(Duration::from_secs(5)).await;
     let started = Instant::now();
     let first = service.clone().oneshot(get("http://a.example/one")).await;
     assert_eq!(first.unwrap().status(), 200);
@@ -121,7 +129,10 @@ async fn a_request_that_would_wait_fails_at_once_with_when_to_retry() {
     assert_eq!(reason, NotReadyReason::Paused);
     assert_eq!(ready_in, Some(Duration::from_secs(60)));
 
-    // Another origin is not held up by any of this.
+    // Another origin is not held up by any of this (its robots.txt is its own group's).
+    let other = service.clone().oneshot(get("http://b.example/x")).await;
+    assert_eq!(not_ready(other).1, NotReadyReason::Spacing);
+    tokio::time::advance(Duration::from_secs(5)).await;
     let other = service.clone().oneshot(get("http://b.example/x")).await;
     assert_eq!(other.unwrap().status(), 200);
     // Disallowed stays disallowed, whatever the mode.
@@ -154,9 +165,18 @@ async fn requests_in_flight_and_robots_txt_being_fetched_are_reported_not_awaite
     let (ready_in, reason) = not_ready(service.clone().oneshot(get("http://a.example/x")).await);
     assert_eq!((ready_in, reason), (None, NotReadyReason::RobotsPending));
     assert_eq!(site.count("/robots.txt"), 1);
+    // robots.txt's own request is in the group's budget: the first page is then told when
+    // (the 5 s Crawl-delay, from its end).
+    let (ready_in, reason) = not_ready(first.await.unwrap());
+    assert_eq!(
+        (ready_in, reason),
+        (Some(Duration::from_secs(5)), NotReadyReason::Spacing)
+    );
+    tokio::time::advance(Duration::from_secs(5)).await;
+    let first = tokio::spawn(service.clone().oneshot(get("http://a.example/slow")));
 
     // Then the first request is in flight (10 s): the one place is taken.
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(site.count("/slow"), 1);
     let (ready_in, reason) = not_ready(service.clone().oneshot(get("http://a.example/x")).await);
     assert_eq!((ready_in, reason), (None, NotReadyReason::InFlight));
@@ -189,6 +209,12 @@ async fn hooks_decide_pace_and_learn_without_http_plumbing() {
     ));
     assert_eq!(site.count("/robots.txt"), 1);
 
+    // robots.txt's own request was in the group's budget: the next comes 5 s after it.
+    assert_eq!(
+        hooks.next_ready(&origin).await.unwrap(),
+        Some(Duration::from_secs(5))
+    );
+    tokio::time::advance(Duration::from_secs(5)).await;
     // A turn taken through the hooks paces the layer's requests too (shared state).
     assert_eq!(
         hooks.next_ready(&origin).await.unwrap(),
@@ -218,6 +244,8 @@ async fn hooks_decide_pace_and_learn_without_http_plumbing() {
         .unwrap();
     assert_eq!(response.status(), 200);
     assert_eq!(started.elapsed(), Duration::from_secs(20));
+    // (Its body holds the request's place until dropped.)
+    drop(response);
 
     // A response seen without a ticket is learned from too.
     hooks.observe(&origin, 503, &headers);
@@ -234,6 +262,14 @@ async fn hooks_decide_pace_and_learn_without_http_plumbing() {
     let hooks = RobotsHooks::builder("FooBot")
         .when_not_ready(WhenNotReady::Fail)
         .build_hooks_with(ServiceClient::new(site.service()));
+    assert!(matches!(
+        hooks.admit(&url("http://c.example/1")).await,
+        Err(RobotsError::NotReady {
+            reason: NotReadyReason::Spacing,
+            ..
+        })
+    ));
+    tokio::time::advance(Duration::from_secs(5)).await;
     let _turn = hooks.admit(&url("http://c.example/1")).await.unwrap();
     assert!(matches!(
         hooks.admit(&url("http://c.example/2")).await,

@@ -65,12 +65,14 @@ async fn the_layer_attaches_robots_txt_and_header_preferences() {
             .expect("RobotsInfo on every allowed response")
     };
 
-    let page = service
-        .clone()
-        .oneshot(get(&site.url("/page")))
-        .await
-        .unwrap();
-    let page = info(&page);
+    // (Each response is dropped at once: its body holds its request's place until then.)
+    let page = info(
+        &service
+            .clone()
+            .oneshot(get(&site.url("/page")))
+            .await
+            .unwrap(),
+    );
     expect(&page, No, Unknown, None);
     assert_eq!(page.usage().train_ai.line, Some(3));
 
@@ -191,6 +193,8 @@ async fn the_middleware_attaches_and_mirrors_them() {
         .get("x-robots-usage")
         .and_then(|v| v.to_str().ok());
     assert_eq!(mirrored, Some("train-ai=y, search=y"));
+    // (Its body holds the request's place until dropped.)
+    drop(response);
     let response = client.get(site.url("/news/x")).send().await.unwrap();
     let mirrored = response
         .headers()

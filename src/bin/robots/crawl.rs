@@ -183,7 +183,7 @@ pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
 }
 
 async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError> {
-    let client = client(args)?;
+    let (client, middleware) = client(args)?;
     let stdout = std::io::stdout();
     let mut failed = false;
     let mut fetched = 0usize;
@@ -233,6 +233,9 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
             }
         }
     }
+    // A fleet's last leases are released before the process goes (their responses ended), so
+    // that the other processes need not wait for them to expire.
+    middleware.settle(Duration::from_secs(2)).await;
     Ok(if failed {
         ExitCode::from(1)
     } else {
@@ -240,7 +243,9 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
     })
 }
 
-fn client(args: &CrawlArgs) -> Result<reqwest_middleware::ClientWithMiddleware, CliError> {
+fn client(
+    args: &CrawlArgs,
+) -> Result<(reqwest_middleware::ClientWithMiddleware, RobotsMiddleware), CliError> {
     let seconds = Duration::from_secs_f64;
     let mut resolver = Resolver::new();
     for text in &args.resolve {
@@ -281,9 +286,12 @@ fn client(args: &CrawlArgs) -> Result<reqwest_middleware::ClientWithMiddleware, 
         .dns_resolver(std::sync::Arc::new(resolver))
         .build()
         .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;
-    Ok(reqwest_middleware::ClientBuilder::new(inner)
-        .with(middleware)
-        .build())
+    Ok((
+        reqwest_middleware::ClientBuilder::new(inner)
+            .with(middleware.clone())
+            .build(),
+        middleware,
+    ))
 }
 
 async fn fetch(
