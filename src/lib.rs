@@ -8,3 +8,9 @@ pub use robots_core as core;
 pub use robots_fetch as fetch;
 /// The tower layer and reqwest-middleware middleware (the `robots-tower` crate).
 pub use robots_tower as tower;
+/// The `http` crate (1.x) the layer's requests and responses are made of.
+pub use robots_tower::http;
+/// The `reqwest` (0.13) the middleware works with: `robots::reqwest::Client` always matches.
+pub use robots_tower::reqwest;
+/// The `reqwest-middleware` (0.5) the middleware plugs into.
+pub use robots_tower::reqwest_middleware;

@@ -307,6 +307,14 @@ pub enum RedirectRefusal {
         /// The rule, as its `Display` describes it.
         rule: String,
     },
+    /// It was followed below the robots layer (a redirect-following layer inside it, seen by
+    /// tower-http's `RequestUri` on the response): its hops were neither checked nor paced, and
+    /// the response is refused when it came from another origin or from a path robots.txt
+    /// disallows.
+    #[error(
+        "the redirect was followed below the robots layer, unchecked and unpaced: put FollowRedirectLayer outside RobotsLayer"
+    )]
+    FollowedBelow,
     /// It leads back to a URL this chain of redirects requested already (a loop), as the
     /// robots.txt fetcher detects too.
     #[error("a redirect loop: {url} was requested before in this chain")]

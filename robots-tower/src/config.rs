@@ -483,6 +483,7 @@ impl<Target> RobotsConfig<Target> {
                 resolver: fetch.resolver.clone(),
             },
             clamp_warned: Default::default(),
+            warned_followed_below: Default::default(),
             cache,
         })
     }

@@ -190,7 +190,14 @@ impl RobotsError {
     #[cfg(feature = "reqwest")]
     pub fn from_middleware_error(error: &reqwest_middleware::Error) -> Option<&RobotsError> {
         match error {
-            reqwest_middleware::Error::Middleware(e) => e.downcast_ref::<RobotsError>(),
+            // `anyhow` finds it under any `.context(…)` a middleware around ours added; a
+            // middleware that wrapped it in an error of its own may still name it as a cause.
+            reqwest_middleware::Error::Middleware(e) => {
+                e.downcast_ref::<RobotsError>().or_else(|| {
+                    e.chain()
+                        .find_map(|cause| cause.downcast_ref::<RobotsError>())
+                })
+            }
             reqwest_middleware::Error::Reqwest(_) => None,
         }
     }
@@ -300,5 +307,38 @@ impl fmt::Display for DisallowedBy<'_> {
             Some(rule) => write!(f, " (line {}: Disallow: {})", rule.line, rule.pattern),
             None => f.write_str(" (everything is disallowed)"),
         }
+    }
+}
+
+#[cfg(all(test, feature = "reqwest"))]
+mod tests {
+    use super::*;
+
+    /// A middleware around ours may add context to our error (anyhow's `.context`), or wrap it
+    /// in an error of its own that names it as its cause: it is found either way.
+    #[test]
+    fn a_refusal_is_found_through_the_wrapping_of_other_middleware() {
+        let refusal = || RobotsError::RelativeUri { uri: "/x".into() };
+        let plain = reqwest_middleware::Error::Middleware(anyhow::Error::new(refusal()));
+        assert_eq!(RobotsError::from_middleware_error(&plain), Some(&refusal()));
+        let in_context = reqwest_middleware::Error::Middleware(
+            anyhow::Error::new(refusal())
+                .context("retrying")
+                .context("after 3 attempts"),
+        );
+        assert_eq!(
+            RobotsError::from_middleware_error(&in_context),
+            Some(&refusal())
+        );
+        #[derive(Debug, thiserror::Error)]
+        #[error("gave up")]
+        struct GaveUp(#[source] RobotsError);
+        let caused = reqwest_middleware::Error::Middleware(anyhow::Error::new(GaveUp(refusal())));
+        assert_eq!(
+            RobotsError::from_middleware_error(&caused),
+            Some(&refusal())
+        );
+        let other = reqwest_middleware::Error::Middleware(anyhow::anyhow!("something else"));
+        assert_eq!(RobotsError::from_middleware_error(&other), None);
     }
 }

@@ -22,9 +22,8 @@ use crate::politeness::{Interval, Observed, Outcome, ReadyLater};
 
 /// A request let through: its place in the origin's queue, and what to attach to the response.
 pub(crate) struct Admission {
-    /// Held until the response head arrives: the request counts as in flight until then.
-    /// (Holding it until the body is read would deadlock a caller that keeps an unread response
-    /// while it sends the next request to the same origin.)
+    /// Held until the response's body has been read or dropped (the body holds it): the
+    /// request counts as in flight until then.
     pub(crate) permit: Permit,
     pub(crate) entry: Arc<CachedRobots>,
     pub(crate) rule: Option<DecidingRule>,
@@ -91,6 +90,8 @@ pub(crate) struct Gate {
     pub(crate) groups: Groups,
     /// Origins whose overlong Crawl-delay was clamped and said so (once per origin; bounded).
     pub(crate) clamp_warned: std::sync::Mutex<std::collections::HashSet<Origin>>,
+    /// A redirect-following layer below this one was said (once).
+    pub(crate) warned_followed_below: std::sync::atomic::AtomicBool,
     /// The token page directives (`X-Robots-Tag: foobot: noindex`) are scoped by.
     pub(crate) agent: String,
     pub(crate) user_agent: http::HeaderValue,
@@ -220,6 +221,49 @@ impl Gate {
         admission.usage = allowed.usage;
         debug!(url = %url(), waited = ?admission.waited, "allowed by robots.txt");
         Ok(admission)
+    }
+
+    /// A response that a redirect-following layer below the robots layer fetched (tower-http's
+    /// `RequestUri` is on it): said once with the fix, and refused when it came from another
+    /// origin than the one admitted, or from a path robots.txt disallows. One extensions lookup
+    /// when there is no such layer.
+    #[inline]
+    pub(crate) fn followed_below(
+        &self,
+        admission: &Admission,
+        extensions: &http::Extensions,
+    ) -> Result<(), RobotsError> {
+        match extensions.get::<tower_http::follow_redirect::RequestUri>() {
+            None => Ok(()),
+            Some(landed) => self.judge_followed_below(admission, &landed.0),
+        }
+    }
+
+    #[cold]
+    fn judge_followed_below(
+        &self,
+        admission: &Admission,
+        landed: &http::Uri,
+    ) -> Result<(), RobotsError> {
+        use std::sync::atomic::Ordering;
+        if !self.warned_followed_below.swap(true, Ordering::Relaxed) {
+            warn!(%landed, "a redirect-following layer (tower-http FollowRedirectLayer) is inside RobotsLayer: redirect hops skip the robots check and pacing. Put it outside: ServiceBuilder::new().layer(FollowRedirectLayer::new()).layer(robots_layer)");
+        }
+        let admitted = admission.entry.origin();
+        let refused = || RobotsError::RedirectRefused {
+            from: admitted.to_string(),
+            to: landed.to_string(),
+            reason: robots_fetch::RedirectRefusal::FollowedBelow,
+        };
+        if Origin::from_uri(landed).ok().as_ref() != Some(admitted) {
+            return Err(refused());
+        }
+        let path = landed.path_and_query().map_or("/", |p| p.as_str());
+        let now = Instant::now();
+        let allowed = std::iter::once(path.to_string())
+            .chain(served_paths(path))
+            .all(|path| admission.entry.verdict_at(path.as_bytes(), now).allowed);
+        if allowed { Ok(()) } else { Err(refused()) }
     }
 
     /// Refuses a request the HTTP client would connect elsewhere than the resolver's rule says

@@ -84,11 +84,20 @@ pub use fleet::FleetFallback;
 pub use gate::{IdentityHeaders, WhenNotReady};
 pub use group::{PolitenessKey, PublicSuffixList, PublicSuffixListError};
 pub use hooks::{ForHooks, RobotsHooks, Ticket};
+/// The `http` crate this crate is built with (requests and responses of the layer are its types).
+pub use http;
 pub use info::RobotsInfo;
 #[cfg(feature = "reqwest")]
 pub use middleware::RobotsMiddleware;
 pub use overrides::{AlsoCheckAs, SkipRobotsCheck};
 pub use politeness::{GroupPause, MAX_INTERVAL, OverlongCrawlDelay, PauseReason, Spacing};
+/// The `reqwest` this crate is built with: build the client the middleware wraps with it, or
+/// depend on the same major version (0.13), or the types will not match.
+#[cfg(feature = "reqwest")]
+pub use reqwest;
+/// The `reqwest-middleware` this crate is built with (0.5).
+#[cfg(feature = "reqwest")]
+pub use reqwest_middleware;
 #[cfg(feature = "redis")]
 pub use robots_fetch::{FleetError, RedisFleet};
 pub use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};

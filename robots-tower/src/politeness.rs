@@ -5,13 +5,15 @@
 //! error) for `Retry-After` or a jittered exponential back-off, ended by the next other response;
 //! a pause until the reset when rate-limit headers say nothing is left; and, with one request in
 //! flight, an interval of at least `delay_factor` × the server's last response time. With one
-//! request in flight, the interval also runs from the end of the previous request (its response
-//! head), so a slow server gets its pause too ([`Spacing::FromEnd`], the default).
+//! request in flight, the interval also runs from the end of the previous request (its body's
+//! last byte), so a slow server gets its pause too ([`Spacing::FromEnd`], the default).
 //!
 //! Spacing is a `governor` rate limiter per group (one request per interval, no burst) on
 //! tokio's clock, so waits are timers in the request's future and tests run on paused time.
-//! Concurrency is a semaphore per group; a request holds its place until its response head
-//! arrives (not until the body is read, which could deadlock a caller holding a response).
+//! Concurrency is a semaphore per group; a request holds its place until its response body has
+//! been read to the end or dropped (what the server sees), and a body kept unread while another
+//! request waits is taken over after `unread_body_grace`. Waiting requests are served in the
+//! order they began to wait.
 //! State of idle groups is swept out, so memory stays bounded however many groups are
 //! crawled; a group is idle only when forgetting it changes nothing (no request in flight or
 //! waiting, interval elapsed since its last start and end) or nothing that still matters: a
@@ -40,7 +42,7 @@ use crate::group::PolitenessKey;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Spacing {
-    /// From the previous request's start, and also from its end (response head) when one
+    /// From the previous request's start, and also from its end (its body's last byte) when one
     /// request is in flight per origin: a server that takes 3 s to answer still gets the whole
     /// interval of quiet before the next request (as Yandex defines Crawl-delay). The default.
     #[default]
@@ -414,7 +416,7 @@ struct SlotState {
     /// The limiter and the interval it was built for (rebuilt when the interval changes).
     limiter: Option<(Duration, Limiter)>,
     last_start: Option<Instant>,
-    /// When the last request's response head arrived (or it failed).
+    /// When the last request ended (its body read or dropped, or it failed).
     last_end: Option<Instant>,
     paused_until: Option<Instant>,
     failures: u32,

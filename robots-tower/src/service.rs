@@ -312,8 +312,12 @@ where
     let Some(admission) = admission.take() else {
         return Poll::Ready(Err(POLLED_AFTER_COMPLETION.into()));
     };
+    let followed = gate.followed_below(&admission, response.extensions());
     let (info, permit) =
         gate.observe_head_now(admission, response.status().as_u16(), response.headers());
+    if let Err(refused) = followed {
+        return Poll::Ready(Err(refused.into()));
+    }
     attach(gate, info, &mut response);
     Poll::Ready(Ok(response.map(|body| PacedBody::new(body, permit))))
 }
@@ -405,9 +409,11 @@ where
                 return Err(error);
             }
         };
+        let followed = gate.followed_below(&admission, response.extensions());
         let (info, permit) = gate
             .observe_head(admission, response.status().as_u16(), response.headers())
             .await;
+        followed?;
         attach(&gate, info, &mut response);
         Ok((response, permit))
     };

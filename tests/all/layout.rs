@@ -230,3 +230,19 @@ fn the_circle_finder_finds_circles() {
         .collect();
     assert!(firsts.contains(&"gate") && firsts.contains(&"error") && firsts.contains(&"telemetry"));
 }
+
+/// `robots` re-exports the `http`, `reqwest` and `reqwest_middleware` it is built with, so a
+/// client built from them always fits the middleware (two reqwest versions in one build give
+/// "expected `Client`, found `Client`").
+#[test]
+fn the_client_crates_are_re_exported_in_the_versions_that_fit() {
+    let middleware = robots::tower::RobotsMiddleware::builder("FooBot/1.0")
+        .build()
+        .expect("middleware");
+    let client: robots::reqwest_middleware::ClientWithMiddleware =
+        robots::reqwest_middleware::ClientBuilder::new(robots::reqwest::Client::new())
+            .with(middleware)
+            .build();
+    let request = client.get("http://a.example/").build().expect("request");
+    assert_eq!(request.method(), robots::http::Method::GET);
+}

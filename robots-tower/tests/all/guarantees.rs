@@ -359,3 +359,66 @@ async fn redirects_change_the_method_as_reqwest_does() {
         }
     }
 }
+
+/// The wrong order, RobotsLayer outside FollowRedirectLayer: the hops skip the layer, which sees
+/// tower-http's `RequestUri` on the response. A response from a disallowed path (or another
+/// origin) is refused with a typed error, and the fix is said once; never passed on silently.
+#[tokio::test]
+async fn a_redirect_followed_below_the_layer_is_refused_and_said() {
+    let (captured, _logs) = captured::capture_logs(tracing::Level::WARN);
+    let other = Site::start(|_, _| Answer::ok("another origin")).await;
+    let elsewhere = format!("Location: {}", other.url("/x"));
+    let server = Site::start(move |target, _| match target {
+        "/go-elsewhere" => Answer {
+            headers: vec![elsewhere.clone()],
+            ..Answer::status("302 Found", &[])
+        },
+        "/go-public" => Answer::status("302 Found", &["Location: /public"]),
+        other => route(other, 0),
+    })
+    .await;
+    let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
+    let layer = RobotsLayer::builder(UA).min_delay(Duration::ZERO).build();
+    // Misuse: the redirect follower inside the robots layer.
+    let service = ServiceBuilder::new()
+        .layer(layer)
+        .layer(FollowRedirectLayer::new())
+        .service(client)
+        .map_err(BoxError::from);
+    let get = |path: &str| {
+        http::Request::get(server.url(path))
+            .body(Full::<Bytes>::default())
+            .unwrap()
+    };
+    let refused = service
+        .clone()
+        .oneshot(get("/go-private"))
+        .await
+        .unwrap_err();
+    match refused.downcast_ref::<RobotsError>() {
+        Some(RobotsError::RedirectRefused { to, reason, .. }) => {
+            assert!(to.ends_with("/private/"), "{to}");
+            assert_eq!(*reason, robots_tower::RedirectRefusal::FollowedBelow);
+        }
+        other => panic!("{other:?} ({refused})"),
+    }
+    // Another origin: refused too (its robots.txt was never read).
+    let refused = service
+        .clone()
+        .oneshot(get("/go-elsewhere"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            refused.downcast_ref::<RobotsError>(),
+            Some(RobotsError::RedirectRefused { .. })
+        ),
+        "{refused}"
+    );
+    // An allowed hop within the origin is passed on, and the fix was said once.
+    let response = service.clone().oneshot(get("/go-public")).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let logs = captured.text();
+    assert_eq!(logs.matches("is inside RobotsLayer").count(), 1, "{logs}");
+    assert!(logs.contains("Put it outside"), "{logs}");
+}
