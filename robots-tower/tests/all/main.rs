@@ -7,6 +7,7 @@ mod fleet;
 mod frameworks;
 mod groups;
 mod guarantees;
+mod hostile;
 mod http_semantics;
 mod layer;
 mod metrics;
