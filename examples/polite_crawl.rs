@@ -94,8 +94,14 @@ async fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
                         .and_then(|v| v.to_str().ok())
                         .unwrap_or("?")
                         .to_string();
+                    // The pause applied: the server's Retry-After, or the back-off when that
+                    // is longer (a Retry-After never shortens it).
+                    let paused = info.as_ref().and_then(|i| i.pause()).map_or_else(
+                        || "?".to_string(),
+                        |p| format!("{:.1} s", p.duration.as_secs_f32()),
+                    );
                     println!(
-                        "{at:6.2}s  backing off  {status}  {url}  (Retry-After: {retry_after} s; the origin is paused, will retry)"
+                        "{at:6.2}s  backing off  {status}  {url}  (Retry-After: {retry_after} s; the origin is paused {paused}, will retry)"
                     );
                     if retries.insert(url.to_string()) {
                         queue.push_back(url);
