@@ -62,6 +62,9 @@ pub struct RobotsConfig<Target = ForLayer> {
     /// The client the middleware fetches robots.txt with (none: one built here).
     #[cfg(feature = "reqwest")]
     pub(crate) robots_client: Option<reqwest::Client>,
+    /// How many times the middleware sends a request again after a transient failure.
+    #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
+    pub(crate) retries: u32,
     #[cfg(feature = "redis")]
     fleet: FleetSettings,
     target: std::marker::PhantomData<Target>,
@@ -116,6 +119,7 @@ impl<Target> RobotsConfig<Target> {
             refusals: crate::Refusals::Errors,
             #[cfg(feature = "reqwest")]
             robots_client: None,
+            retries: 0,
             #[cfg(feature = "redis")]
             fleet: FleetSettings::default(),
             target: std::marker::PhantomData,

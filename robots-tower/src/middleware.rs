@@ -41,6 +41,8 @@ pub struct RobotsMiddleware {
     client: reqwest::Client,
     redirects: robots_fetch::RedirectPolicy,
     refusals: crate::Refusals,
+    /// Sends again after a transient failure, this many times at most.
+    retries: u32,
     /// Whether the "client follows redirects itself" warning was given.
     warned_redirects: Arc<AtomicBool>,
 }
@@ -109,6 +111,17 @@ impl RobotsConfig<ForMiddleware> {
         self
     }
 
+    /// Sends a request again, at most `times` times, after a transient failure: a status of
+    /// the back-off set (429, 500, 502, 503, 504 by default) or a connect error, reset or
+    /// timeout. Every retry is a request of its own through the group's pacing: it waits for
+    /// the pause the failure set (its `Retry-After`, or the back-off) and for its turn. Default
+    /// 0, nothing is sent again. Put no retry middleware inside this one: its retries would
+    /// skip the pacing (`docs/composition.md`).
+    pub fn retries(mut self, times: u32) -> Self {
+        self.retries = times;
+        self
+    }
+
     /// How the middleware follows redirects, checking robots.txt and pacing at every hop: a
     /// hop limit and a rule every hop must pass (default: 10 hops, none from a public host into
     /// a loopback, private or link-local address; `RedirectPolicy::none()` returns redirects to
@@ -154,6 +167,7 @@ impl RobotsConfig<ForMiddleware> {
             client,
             redirects: self.redirects,
             refusals: self.refusals,
+            retries: self.retries,
             warned_redirects: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -264,6 +278,7 @@ impl RobotsMiddleware {
     ) -> reqwest_middleware::Result<reqwest::Response> {
         let mut request = request;
         let mut hops = 0;
+        let mut retried = 0;
         // The URLs this chain requested, for loops (empty until a first redirect).
         let mut visited: Vec<url::Url> = Vec::new();
         // Set with `RequestBuilder::with_extension`; they apply to every hop.
@@ -285,6 +300,11 @@ impl RobotsMiddleware {
                 .map_err(Error::middleware)?;
             self.gate.identify(request.headers_mut());
             let replay = request.try_clone();
+            // A copy to send again after a transient failure (none without retries, or for a
+            // body that cannot be sent twice).
+            let retry = (retried < self.retries)
+                .then(|| replay.as_ref().and_then(reqwest::Request::try_clone))
+                .flatten();
             let mut response = match next.clone().run(request, extensions).await {
                 Ok(response) => response,
                 Err(error) => {
@@ -292,7 +312,15 @@ impl RobotsMiddleware {
                         Error::Reqwest(error) => error,
                         Error::Middleware(error) => error.as_ref(),
                     };
+                    let transient = crate::distress::failure_outcome(cause)
+                        == crate::politeness::Outcome::NetworkError;
                     self.gate.observe_failure(admission, cause).await;
+                    if let (true, Some(again)) = (transient, retry) {
+                        retried += 1;
+                        tracing::info!(url = %url, retried, %error, "sending again after a network error (paced)");
+                        request = again;
+                        continue;
+                    }
                     return Err(error);
                 }
             };
@@ -306,6 +334,19 @@ impl RobotsMiddleware {
             // The body holds the request's place until it has been read or dropped (a redirect
             // followed here drops it before the next hop).
             let response = hold_place_in_body(response, permit);
+            if let Some(again) = retry.filter(|_| {
+                self.gate
+                    .politeness
+                    .config()
+                    .is_distress(crate::politeness::Outcome::Status(status.as_u16()))
+            }) {
+                // Dropped: the request ends, and the next waits for the pause it set.
+                drop(response);
+                retried += 1;
+                tracing::info!(url = %url, retried, %status, "sending again after a transient failure (paced)");
+                request = again;
+                continue;
+            }
             if response.url() != &url {
                 self.check_followed(&url, response.url(), &overrides)
                     .await?;

@@ -433,3 +433,39 @@ async fn robots_txt_and_slow_bodies_are_in_the_groups_budget() {
         after - slow
     );
 }
+
+/// `--retries N` (the middleware's `retries(n)`): a transient failure is sent again, each retry
+/// a paced request that waits for the back-off the failure set; nothing is sent again without it.
+#[tokio::test(flavor = "multi_thread")]
+async fn retries_are_paced_requests_that_wait_for_the_back_off() {
+    let flaky = site("", |n| match n {
+        0 | 1 => Answer::status("503 Service Unavailable", &["Retry-After: 0"]),
+        _ => Answer::ok("page"),
+    })
+    .await;
+    let options = [
+        "--min-delay",
+        "0.05",
+        "--delay-factor",
+        "0",
+        "--backoff-base",
+        "0.4",
+        "--backoff-max",
+        "1",
+        "--retries",
+        "2",
+    ];
+    let out = crawl_async(args(&options, &urls(&flaky, &["/page"]))).await;
+    no_panic(&out, "retries");
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["status"], 200, "{lines:?}");
+    let gaps = gaps(starts(&flaky.pages()));
+    assert_eq!(gaps.len(), 2, "two retries: {gaps:?}");
+    // The back-off of the streak, not the server's "come back now": 0.4 s, then 0.8 s (-10%).
+    assert!(secs(&gaps[0]) >= 0.36 && secs(&gaps[1]) >= 0.72, "{gaps:?}");
+    // Without --retries, the 503 is the answer.
+    let once = site("", |_| Answer::status("503 Service Unavailable", &[])).await;
+    let out = crawl_async(args(&options[..8], &urls(&once, &["/page"]))).await;
+    assert_eq!(json_lines(&out)[0]["status"], 503);
+    assert_eq!(once.pages().len(), 1);
+}

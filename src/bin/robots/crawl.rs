@@ -77,6 +77,10 @@ pub struct CrawlArgs {
     /// are clamped, and said once per group).
     #[arg(long, value_name = "SECONDS", default_value_t = 600.0, value_parser = seconds, allow_negative_numbers = true)]
     max_retry_after: f64,
+    /// Send a URL again, at most N times, after a 429, 500, 502, 503 or 504 or a network
+    /// error; each retry waits for the pause the failure set and for its turn.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    retries: u32,
     /// After a response, wait at least this many times as long as the server took to answer
     /// (0 turns it off).
     #[arg(long, value_name = "F", default_value_t = 1.0, value_parser = factor, allow_negative_numbers = true)]
@@ -261,6 +265,7 @@ fn client(
         .overlong_crawl_delay(args.overlong_crawl_delay)
         .backoff(seconds(args.backoff_base), seconds(args.backoff_max))
         .max_retry_after(seconds(args.max_retry_after))
+        .retries(args.retries)
         .delay_factor(args.delay_factor)
         .concurrency(args.concurrency as usize)
         .fetch_timeout(seconds(args.timeout));
