@@ -609,20 +609,15 @@ impl Gate {
     /// the response's body ([`crate::PacedBody`]) until it has been read to the end or dropped.
     pub(crate) async fn observe_head(
         &self,
-        admission: Admission,
+        mut admission: Admission,
         status: u16,
         headers: &http::HeaderMap,
     ) -> (RobotsInfo, Permit) {
-        let (mut permit, mut info, clamped_from) = self.observed(admission, headers);
-        let pause = self
-            .politeness
-            .observe_head(
-                &mut permit,
-                Observed::response(status, headers, self.politeness.config()),
-            )
+        // (Off the layer's fast path, which has `observe_head_now`: the copies are cheap.)
+        let info = self
+            .observe_head_in_place(&mut admission, status, headers)
             .await;
-        info.set_rare(clamped_from, pause);
-        (info, permit)
+        (info, admission.permit)
     }
 
     /// [`Gate::observe_head`] keeping the admission (the hooks' ticket holds it): the place
