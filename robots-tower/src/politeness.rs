@@ -22,6 +22,7 @@
 
 use std::collections::HashMap;
 use std::ops::Add;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -457,12 +458,38 @@ impl Drop for Queued<'_> {
     fn drop(&mut self) {
         let Some(ticket) = self.ticket else { return };
         let mut state = self.slot.state.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(at) = state.queue.iter().position(|t| *t == ticket) {
-            state.queue.remove(at);
-        }
+        // Still in the queue: not served, given up while it waited (its turn takes it out).
+        let given_up = match state.queue.iter().position(|t| *t == ticket) {
+            Some(at) => {
+                state.queue.remove(at);
+                true
+            }
+            None => false,
+        };
         drop(state);
         self.slot.turns.notify_waiters();
+        if given_up && !self.slot.said.given_up.swap(true, Ordering::Relaxed) {
+            given_up_warning(&self.slot.key);
+        }
     }
+}
+
+/// Says (once per pacer) that a request was dropped while it waited for its turn: the usual
+/// cause is a timeout (or a limit) around the robots layer or middleware, whose clock then counts
+/// the politeness wait, so requests fail without being sent.
+#[cold]
+fn given_up_warning(group: &str) {
+    warn!(
+        group,
+        "a request was given up while it waited for its group's turn: if a timeout or a concurrency limit wraps the robots layer or middleware, it counts the politeness wait (and holds its permits meanwhile); put it inside (see docs/composition.md)"
+    );
+}
+
+/// What a pacer has said once already (shared by its groups).
+#[derive(Default)]
+struct Said {
+    given_up: AtomicBool,
+    unread_body: AtomicBool,
 }
 
 struct Slot {
@@ -470,6 +497,8 @@ struct Slot {
     key: Arc<str>,
     /// The pacer's settings (a permit's end reads them).
     config: Arc<PolitenessConfig>,
+    /// What the pacer has said once already.
+    said: Arc<Said>,
     /// Said when the first of the queue of waiting requests leaves it, so the next one looks.
     turns: tokio::sync::Notify,
     /// Free places. A place taken is `forget`-ed and given back by [`InFlight`]'s drop: no
@@ -564,6 +593,8 @@ pub(crate) struct Politeness {
     /// Shared with every group's slot (a permit's end reads it).
     pub(crate) config: Arc<PolitenessConfig>,
     origins: Mutex<Origins>,
+    /// What it has said once already (each warning once per pacer).
+    said: Arc<Said>,
 }
 
 impl Politeness {
@@ -576,6 +607,7 @@ impl Politeness {
         Politeness {
             config: Arc::new(config),
             origins: Mutex::new(Origins::default()),
+            said: Arc::default(),
         }
     }
 
@@ -600,6 +632,7 @@ impl Politeness {
         let slot = Arc::new(Slot {
             key: key.clone(),
             config: self.config.clone(),
+            said: self.said.clone(),
             turns: tokio::sync::Notify::new(),
             in_flight: Semaphore::new(self.config.concurrency.max(1)),
             state: Mutex::new(SlotState {
@@ -667,7 +700,9 @@ impl Politeness {
                     }
                     // The place is inherited: the unread body's end will not give it back.
                     Err(_) if slot.take_over_unread() => {
-                        unread_body_warning(origin, grace);
+                        if !slot.said.unread_body.swap(true, Ordering::Relaxed) {
+                            unread_body_warning(origin, grace);
+                        }
                         break;
                     }
                     Err(_) => continue,
@@ -1032,17 +1067,14 @@ impl Outcome {
     }
 }
 
-/// Says, once per process, that a place was taken over from an unread response body.
+/// Says (once per pacer) that a place was taken over from an unread response body.
 #[cold]
 fn unread_body_warning(group: &str, grace: Duration) {
-    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
-        warn!(
-            group,
-            ?grace,
-            "a response body kept unread held its request's place in the group this long while another request waited: the place was taken over. A request is in flight until its response body is read to the end or dropped; read or drop responses before sending more to the same server (a join_all of requests to one server keeps them all)"
-        );
-    }
+    warn!(
+        group,
+        ?grace,
+        "a response body kept unread held its request's place in the group this long while another request waited: the place was taken over. A request is in flight until its response body is read to the end or dropped; read or drop responses before sending more to the same server (a join_all of requests to one server keeps them all)"
+    );
 }
 
 impl Slot {

@@ -422,3 +422,57 @@ async fn a_redirect_followed_below_the_layer_is_refused_and_said() {
     assert_eq!(logs.matches("is inside RobotsLayer").count(), 1, "{logs}");
     assert!(logs.contains("Put it outside"), "{logs}");
 }
+
+/// A timeout outside the layer counts the politeness wait: requests it gives up while they wait
+/// for their turn are said, once; inside the layer, it times the network only and nothing is
+/// said (docs/composition.md).
+#[tokio::test]
+async fn a_timeout_around_the_layer_is_said_not_silent() {
+    use tower::timeout::TimeoutLayer;
+    let (captured, _logs) = captured::capture_logs(tracing::Level::WARN);
+    let server = Site::start(route).await;
+    let client = || Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
+    let get = |path: &str| {
+        http::Request::get(server.url(path))
+            .body(Full::<Bytes>::default())
+            .unwrap()
+    };
+    // Inside: the 300 ms interval is waited out, the timeout only times the network.
+    let layer = RobotsLayer::builder(UA)
+        .min_delay(Duration::from_millis(300))
+        .build();
+    let inside = ServiceBuilder::new()
+        .layer(layer)
+        .layer(TimeoutLayer::new(Duration::from_millis(200)))
+        .service(client());
+    for path in ["/a", "/b"] {
+        inside.clone().oneshot(get(path)).await.unwrap();
+    }
+    assert!(
+        !captured.text().contains("given up while it waited"),
+        "{}",
+        captured.text()
+    );
+    // Outside: the first page's wait for its turn (300 ms after robots.txt's own request) runs
+    // into the timeout, and it is given up before it is sent.
+    let layer = RobotsLayer::builder(UA)
+        .min_delay(Duration::from_millis(300))
+        .build();
+    let outside = ServiceBuilder::new()
+        .layer(TimeoutLayer::new(Duration::from_millis(200)))
+        .layer(layer)
+        .service(client());
+    let timed_out = outside.clone().oneshot(get("/c")).await;
+    assert!(
+        timed_out.is_err(),
+        "the wait was not in the timeout's clock"
+    );
+    assert_eq!(server.count("/c"), 0, "given up before it was sent");
+    let logs = captured.text();
+    assert_eq!(
+        logs.matches("given up while it waited").count(),
+        1,
+        "{logs}"
+    );
+    assert!(logs.contains("put it inside"), "{logs}");
+}
