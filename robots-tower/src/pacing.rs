@@ -143,17 +143,12 @@ impl Pacing {
         permit: &mut Permit,
         observed: Observed,
     ) -> Option<GroupPause> {
-        match (self, permit) {
-            (Pacing::Local(p), Permit::Local(local)) => p.observe_head(local, observed),
-            #[cfg(feature = "redis")]
-            (Pacing::Fleet(f), Permit::Local(local)) => f.local().observe_head(local, observed),
-            #[cfg(feature = "redis")]
-            (Pacing::Fleet(f), Permit::Fleet(lease)) => {
-                Box::pin(lease.observe_head(observed, f.local())).await
-            }
-            #[cfg(feature = "redis")]
-            (Pacing::Local(_), Permit::Fleet(_)) => None,
+        #[cfg(feature = "redis")]
+        if let (Pacing::Fleet(f), Permit::Fleet(lease)) = (self, &mut *permit) {
+            return Box::pin(lease.observe_head(observed, f.local())).await;
         }
+        // Every other case learns in this process only, at once.
+        self.observe_head_now(permit, observed)
     }
 
     /// [`Pacing::observe_head`] without waiting (a fleet learns it in the background).
