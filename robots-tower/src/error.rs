@@ -167,7 +167,8 @@ impl From<robots_fetch::OriginError> for RobotsError {
 
 impl RobotsError {
     /// The `RobotsError` inside an error of a reqwest-middleware client, if that is why the
-    /// request was not sent.
+    /// request was not sent. It is found under `anyhow` contexts and causes that middleware
+    /// outside ours added, and (feature `reqwest-retry`) under reqwest-retry's `RetryError`.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -192,14 +193,38 @@ impl RobotsError {
         match error {
             // `anyhow` finds it under any `.context(…)` a middleware around ours added; a
             // middleware that wrapped it in an error of its own may still name it as a cause.
-            reqwest_middleware::Error::Middleware(e) => {
-                e.downcast_ref::<RobotsError>().or_else(|| {
-                    e.chain()
-                        .find_map(|cause| cause.downcast_ref::<RobotsError>())
+            reqwest_middleware::Error::Middleware(e) => e
+                .downcast_ref::<RobotsError>()
+                .or_else(|| {
+                    e.chain().find_map(|cause| {
+                        cause.downcast_ref::<RobotsError>().or_else(|| {
+                            // A middleware error as a cause (reqwest-retry's `WithRetries`).
+                            cause
+                                .downcast_ref::<reqwest_middleware::Error>()
+                                .and_then(RobotsError::from_middleware_error)
+                        })
+                    })
                 })
-            }
+                .or_else(|| Self::under_retry(e)),
             reqwest_middleware::Error::Reqwest(_) => None,
         }
+    }
+
+    /// reqwest-retry's `RetryError::Error` is `#[error(transparent)]`: the error it wraps is not
+    /// among the causes, so it is looked for by type.
+    #[cfg(all(feature = "reqwest", feature = "reqwest-retry"))]
+    fn under_retry(error: &anyhow::Error) -> Option<&RobotsError> {
+        match error.downcast_ref::<reqwest_retry::RetryError>()? {
+            reqwest_retry::RetryError::Error(inner)
+            | reqwest_retry::RetryError::WithRetries { err: inner, .. } => {
+                RobotsError::from_middleware_error(inner)
+            }
+        }
+    }
+
+    #[cfg(all(feature = "reqwest", not(feature = "reqwest-retry")))]
+    fn under_retry(_: &anyhow::Error) -> Option<&RobotsError> {
+        None
     }
 }
 

@@ -72,6 +72,7 @@ mod overrides;
 mod pacing;
 mod packed;
 mod politeness;
+mod retry;
 mod service;
 pub mod status;
 pub mod telemetry;
@@ -98,6 +99,9 @@ pub use reqwest;
 /// The `reqwest-middleware` this crate is built with (0.5).
 #[cfg(feature = "reqwest")]
 pub use reqwest_middleware;
+#[cfg(feature = "reqwest-retry")]
+pub use retry::RefusalAware;
+pub use retry::Retries;
 #[cfg(feature = "redis")]
 pub use robots_fetch::{FleetError, RedisFleet};
 pub use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};

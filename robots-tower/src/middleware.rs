@@ -45,6 +45,9 @@ pub struct RobotsMiddleware {
     retries: u32,
     /// Whether the "client follows redirects itself" warning was given.
     warned_redirects: Arc<AtomicBool>,
+    /// Said once: a reqwest-retry middleware runs inside this one.
+    #[cfg(feature = "reqwest-retry")]
+    warned_inner_retry: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for RobotsMiddleware {
@@ -169,6 +172,8 @@ impl RobotsConfig<ForMiddleware> {
             refusals: self.refusals,
             retries: self.retries,
             warned_redirects: Arc::new(AtomicBool::new(false)),
+            #[cfg(feature = "reqwest-retry")]
+            warned_inner_retry: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -187,6 +192,35 @@ impl RobotsConfig<ForMiddleware> {
     /// # Ok(()) }
     /// ```
     pub fn build_client(self) -> Result<reqwest_middleware::ClientWithMiddleware, reqwest::Error> {
+        self.build_client_with(|outside| outside)
+    }
+
+    /// [`Self::build_client`], with middleware of your own placed **outside** the robots
+    /// middleware: `outside` gets the client builder before the robots middleware is added.
+    /// That is where a retry or tracing middleware goes, so that every request it sends again is
+    /// checked and paced (`docs/composition.md`).
+    ///
+    /// ```
+    /// use reqwest_middleware::ClientBuilder;
+    /// use robots_tower::RobotsMiddleware;
+    ///
+    /// # #[derive(Clone)] struct Tracing;
+    /// # #[async_trait::async_trait]
+    /// # impl reqwest_middleware::Middleware for Tracing {
+    /// #     async fn handle(&self, req: reqwest::Request, ext: &mut http::Extensions,
+    /// #         next: reqwest_middleware::Next<'_>) -> reqwest_middleware::Result<reqwest::Response> {
+    /// #         next.run(req, ext).await
+    /// #     }
+    /// # }
+    /// let client = RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)")
+    ///     .build_client_with(|outside: ClientBuilder| outside.with(Tracing))?;
+    /// # let _ = client;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn build_client_with(
+        self,
+        outside: impl FnOnce(reqwest_middleware::ClientBuilder) -> reqwest_middleware::ClientBuilder,
+    ) -> Result<reqwest_middleware::ClientWithMiddleware, reqwest::Error> {
         let middleware = self.build()?;
         // The resolver the gate groups and judges hops by: the address paced is the one
         // connected to.
@@ -196,7 +230,7 @@ impl RobotsConfig<ForMiddleware> {
             .user_agent(middleware.gate.user_agent.clone())
             .dns_resolver(Arc::new(resolver))
             .build()?;
-        Ok(reqwest_middleware::ClientBuilder::new(inner)
+        Ok(outside(reqwest_middleware::ClientBuilder::new(inner))
             .with(middleware)
             .build())
     }
@@ -312,6 +346,8 @@ impl RobotsMiddleware {
                         Error::Reqwest(error) => error,
                         Error::Middleware(error) => error.as_ref(),
                     };
+                    #[cfg(feature = "reqwest-retry")]
+                    self.said_inner_retry(&error);
                     let transient = crate::distress::failure_outcome(cause)
                         == crate::politeness::Outcome::NetworkError;
                     self.gate.observe_failure(admission, cause).await;
@@ -393,6 +429,19 @@ impl RobotsMiddleware {
 }
 
 impl RobotsMiddleware {
+    /// A reqwest-retry error from below: its retries were sent under this middleware, unchecked
+    /// and unpaced. Said once, with the fix.
+    #[cfg(feature = "reqwest-retry")]
+    fn said_inner_retry(&self, error: &Error) {
+        let below = matches!(error, Error::Middleware(e) if e.downcast_ref::<reqwest_retry::RetryError>().is_some());
+        if below && !self.warned_inner_retry.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                %error,
+                "a reqwest-retry middleware runs inside the robots middleware: its retries skip robots.txt and the pacing. Add it before the robots middleware (RobotsConfig::build_client_with), with robots_tower::RefusalAware as its strategy"
+            );
+        }
+    }
+
     /// The client followed redirects itself (`requested` was answered from `fetched`): the hops
     /// went unchecked and unpaced. Refuse what robots.txt forbids and say how to fix the setup.
     async fn check_followed(

@@ -71,6 +71,17 @@ impl RobotsLayer {
         self.gate.settle(within).await
     }
 
+    /// A `tower::retry` layer to put **outside** this one: a request that failed transiently
+    /// (a status of the back-off set, a connect error, reset or timeout) is sent again at most
+    /// `times` times, each time back through the robots check and the group's pacing, so it
+    /// waits for the pause the failure set. Refusals are never retried. See [`crate::Retries`].
+    pub fn retries(&self, times: u32) -> tower::retry::RetryLayer<crate::Retries> {
+        tower::retry::RetryLayer::new(crate::Retries::new(
+            times,
+            self.gate.politeness.config().backoff_statuses,
+        ))
+    }
+
     /// When the politeness group of an origin is paused (by a distress response or exhausted
     /// rate-limit headers), until when.
     pub fn paused_until(&self, origin: &robots_fetch::Origin) -> Option<tokio::time::Instant> {

@@ -2,7 +2,8 @@
 //! shorten a pause (REP.md section 8, "bounded by construction"). Arbitrary `Retry-After`,
 //! `RateLimit`, `RateLimit-Policy`, `X-RateLimit-*`, `RateLimit-*` and `Cache-Control` values,
 //! and arbitrary `Crawl-delay` and `Request-rate` values, go through the layer and the hooks
-//! under each overlong policy, on paused time.
+//! under each overlong policy, on paused time; and through the middleware on the wire, in
+//! process and on a real Redis.
 
 use std::time::Duration;
 
@@ -43,6 +44,15 @@ fn delay_line() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Each policy for an overlong Crawl-delay.
+fn overlong_policy() -> impl Strategy<Value = OverlongCrawlDelay> {
+    prop_oneof![
+        Just(OverlongCrawlDelay::Refuse),
+        Just(OverlongCrawlDelay::Honour),
+        Just(OverlongCrawlDelay::Clamp),
+    ]
+}
+
 const NAMES: [&str; 9] = [
     "retry-after",
     "ratelimit",
@@ -63,11 +73,7 @@ proptest! {
         status in prop_oneof![Just(200u16), Just(429u16), Just(503u16), Just(500u16)],
         headers in proptest::collection::vec((0..NAMES.len(), header_value()), 0..6),
         delay in delay_line(),
-        policy in prop_oneof![
-            Just(OverlongCrawlDelay::Refuse),
-            Just(OverlongCrawlDelay::Honour),
-            Just(OverlongCrawlDelay::Clamp),
-        ],
+        policy in overlong_policy(),
     ) {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
@@ -166,6 +172,114 @@ async fn one_case(
             until.saturating_duration_since(Instant::now()) <= MAX_RETRY_AFTER.max(BACKOFF_MAX),
             "paused until {:?} from now",
             until.saturating_duration_since(Instant::now())
+        );
+    }
+}
+
+/// The statuses a case's page answers with, as the raw site writes them.
+const STATUS_LINES: [&str; 4] = [
+    "200 OK",
+    "429 Too Many Requests",
+    "503 Service Unavailable",
+    "500 Internal Server Error",
+];
+
+proptest! {
+    // Each case is a real server and real time (a short one): fewer cases than in process.
+    #![proptest_config(ProptestConfig { cases: 12, .. ProptestConfig::default() })]
+
+    /// The same property through the reqwest middleware on the wire, in process and on a real
+    /// Redis: no panic, every failure typed, every pause within its cap, and (fleet) no value
+    /// reaching the scripts that Redis refuses as an outage.
+    #[test]
+    fn no_server_value_panics_or_shortens_a_pause_through_the_middleware(
+        status in 0..STATUS_LINES.len(),
+        headers in proptest::collection::vec((0..NAMES.len(), header_value()), 0..6),
+        delay in delay_line(),
+        policy in overlong_policy(),
+    ) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(middleware_case(status, headers, delay, policy));
+    }
+}
+
+async fn middleware_case(
+    status: usize,
+    headers: Vec<(usize, String)>,
+    delay: String,
+    policy: OverlongCrawlDelay,
+) {
+    use crate::site::{Answer, Site};
+    use robots_tower::RobotsMiddleware;
+
+    let (captured, _logs) = crate::captured::capture_logs(tracing::Level::WARN);
+    // Header lines the raw site can write (printable, no line breaks).
+    let lines: Vec<String> = headers
+        .iter()
+        .filter(|(_, value)| http::HeaderValue::from_str(value).is_ok())
+        .map(|(name, value)| format!("{}: {value}", NAMES[*name]))
+        .collect();
+    let robots = format!("User-agent: *\n{delay}\nAllow: /\n");
+    let redis = crate::redis_server::RedisServer::start();
+    let fleets: Vec<Option<String>> = std::iter::once(None)
+        .chain(redis.as_ref().map(|r| Some(r.url())))
+        .collect();
+    for fleet in fleets {
+        let (lines, robots) = (lines.clone(), robots.clone());
+        let site = Site::start(move |target, _| {
+            let header_lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let mut answer = if target == "/robots.txt" {
+                Answer::ok(robots.clone())
+            } else {
+                Answer::status(STATUS_LINES[status], &[])
+            };
+            answer
+                .headers
+                .extend(header_lines.iter().map(|l| (*l).to_string()));
+            answer
+        })
+        .await;
+        let mut builder = RobotsMiddleware::builder("FooBot")
+            .overlong_crawl_delay(policy)
+            .min_delay(Duration::from_millis(1))
+            .max_delay(Duration::from_millis(200));
+        if let Some(url) = &fleet {
+            builder = builder.redis(url).expect("a Redis URL");
+        }
+        let client = builder.build_client().expect("a client");
+        for path in ["/1", "/2"] {
+            // Real time: a case that asks for a long interval (honoured) is left waiting.
+            let sent =
+                tokio::time::timeout(Duration::from_secs(1), client.get(site.url(path)).send());
+            match sent.await {
+                Err(_) => break,
+                Ok(Ok(response)) => {
+                    if let Some(pause) = response
+                        .extensions()
+                        .get::<RobotsInfo>()
+                        .and_then(|i| i.pause())
+                    {
+                        assert!(
+                            pause.duration <= MAX_RETRY_AFTER.max(BACKOFF_MAX),
+                            "a pause of {pause:?} above its cap"
+                        );
+                    }
+                    let _ = response.bytes().await;
+                }
+                Ok(Err(error)) => assert!(
+                    RobotsError::from_middleware_error(&error).is_some()
+                        || matches!(error, reqwest_middleware::Error::Reqwest(_)),
+                    "an untyped failure: {error:?}"
+                ),
+            }
+        }
+        let logs = captured.text();
+        assert!(
+            !logs.contains("Redis is unreachable") && !logs.contains("Redis refused"),
+            "fleet={fleet:?}: {logs}"
         );
     }
 }

@@ -3,6 +3,7 @@
 
 #[path = "../../../tests/support/captured.rs"]
 mod captured;
+mod composition;
 mod fleet;
 mod frameworks;
 mod groups;
