@@ -113,51 +113,111 @@ async fn layer_retries_inside_the_layer_are_refused_and_said() {
     assert!(logs.contains("put the retry layer outside"), "{logs}");
 }
 
+type Boxed = tower::util::BoxCloneService<
+    http::Request<Full<Bytes>>,
+    http::Response<http_body_util::combinators::UnsyncBoxBody<Bytes, BoxError>>,
+    BoxError,
+>;
+
+/// A stack as one type, whatever its layers wrap the body in.
+fn boxed<S, B>(service: S) -> Boxed
+where
+    S: tower::Service<http::Request<Full<Bytes>>, Response = http::Response<B>>
+        + Clone
+        + Send
+        + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    service
+        .map_err(Into::into)
+        .map_response(|r| r.map(|body| body.map_err(Into::into).boxed_unsync()))
+        .boxed_clone()
+}
+
+/// Five pages of one origin at once through `stack(robots, client)`: robots.txt and every page
+/// reach the site at least `interval` apart (5% for the timer's grain).
+async fn spacing_holds(interval: Duration, label: &str, stack: impl Fn(RobotsLayer) -> Boxed) {
+    let site = Site::start(route).await;
+    let service = stack(RobotsLayer::builder(UA).min_delay(interval).build());
+    let requests = (0..5).map(|i| {
+        let service = service.clone();
+        let request = get(&site, &format!("/p{i}"));
+        async move {
+            let response = service.oneshot(request).await.unwrap();
+            response.into_body().collect().await.unwrap();
+        }
+    });
+    futures_util::future::join_all(requests).await;
+    let at: Vec<_> = site.seen().into_iter().map(|s| s.at).collect();
+    assert_eq!(at.len(), 6, "{label}: robots.txt and five pages");
+    for pair in at.windows(2) {
+        assert!(
+            pair[1] - pair[0] >= interval.mul_f64(0.95),
+            "{label}: {:?} apart",
+            pair[1] - pair[0]
+        );
+    }
+}
+
+fn hyper_client() -> Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>> {
+    Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>()
+}
+
 /// `tower::limit::ConcurrencyLimit` in both orders: the pacing holds either way. Outside, the
 /// requests waiting for their turn hold the limit's permits (slower, never faster): said in
 /// docs/composition.md.
 #[tokio::test]
 async fn a_concurrency_limit_on_either_side_keeps_the_spacing() {
+    let limit = || tower::limit::ConcurrencyLimitLayer::new(2);
     let interval = Duration::from_millis(150);
-    for outside in [false, true] {
-        let site = Site::start(route).await;
-        let robots = RobotsLayer::builder(UA).min_delay(interval).build();
-        let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
-        let limit = tower::limit::ConcurrencyLimitLayer::new(2);
-        let service = if outside {
+    spacing_holds(interval, "limit outside", |robots| {
+        boxed(
             ServiceBuilder::new()
-                .layer(limit)
+                .layer(limit())
                 .layer(robots)
-                .service(client)
-                .map_err(BoxError::from)
-                .boxed_clone()
-        } else {
+                .service(hyper_client()),
+        )
+    })
+    .await;
+    spacing_holds(interval, "limit inside", |robots| {
+        boxed(
             ServiceBuilder::new()
                 .layer(robots)
-                .layer(limit)
-                .service(client)
-                .map_err(BoxError::from)
-                .boxed_clone()
-        };
-        let requests = (0..5).map(|i| {
-            let service = service.clone();
-            let request = get(&site, &format!("/p{i}"));
-            async move {
-                let response = service.oneshot(request).await.unwrap();
-                response.into_body().collect().await.unwrap();
-            }
-        });
-        futures_util::future::join_all(requests).await;
-        let at: Vec<_> = site.seen().into_iter().map(|s| s.at).collect();
-        assert_eq!(at.len(), 6, "robots.txt and five pages");
-        for pair in at.windows(2) {
-            assert!(
-                pair[1] - pair[0] >= interval.mul_f64(0.95),
-                "outside={outside}: {:?} apart",
-                pair[1] - pair[0]
-            );
-        }
-    }
+                .layer(limit())
+                .service(hyper_client()),
+        )
+    })
+    .await;
+}
+
+/// tower-http's `TraceLayer` in both orders: it only watches; the pacing holds either way.
+#[tokio::test]
+async fn a_trace_layer_on_either_side_keeps_the_spacing() {
+    use tower_http::trace::TraceLayer;
+    let interval = Duration::from_millis(100);
+    spacing_holds(interval, "trace outside", |robots| {
+        let trace = TraceLayer::new_for_http();
+        boxed(
+            ServiceBuilder::new()
+                .layer(trace)
+                .layer(robots)
+                .service(hyper_client()),
+        )
+    })
+    .await;
+    spacing_holds(interval, "trace inside", |robots| {
+        let trace = TraceLayer::new_for_http();
+        boxed(
+            ServiceBuilder::new()
+                .layer(robots)
+                .layer(trace)
+                .service(hyper_client()),
+        )
+    })
+    .await;
 }
 
 /// reqwest-retry around the middleware (feature `reqwest-retry`).
