@@ -3,7 +3,7 @@
 //! address a request is paced by and judged by is the address it connects to.
 
 use std::borrow::Cow;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -346,7 +346,10 @@ impl reqwest::dns::Resolve for Resolver {
             // reqwest asks by name alone; it sets the URL's port on the addresses (port 0 here
             // means "the URL's").
             let addrs = resolver.lookup_on(name.as_str(), None).await?;
-            let addrs: Vec<SocketAddr> = addrs.iter().map(|ip| SocketAddr::new(*ip, 0)).collect();
+            let addrs: Vec<std::net::SocketAddr> = addrs
+                .iter()
+                .map(|ip| std::net::SocketAddr::new(*ip, 0))
+                .collect();
             Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
         })
     }
@@ -357,7 +360,7 @@ impl reqwest::dns::Resolve for Resolver {
 /// the `ip` group and the redirect guard use.
 #[cfg(feature = "hyper-util")]
 impl tower_service::Service<hyper_util::client::legacy::connect::dns::Name> for Resolver {
-    type Response = std::vec::IntoIter<SocketAddr>;
+    type Response = std::vec::IntoIter<std::net::SocketAddr>;
     type Error = std::io::Error;
     type Future = std::pin::Pin<
         Box<dyn std::future::Future<Output = std::io::Result<Self::Response>> + Send>,
@@ -375,7 +378,10 @@ impl tower_service::Service<hyper_util::client::legacy::connect::dns::Name> for 
         Box::pin(async move {
             // Port 0: the connector sets the URI's port.
             let addrs = resolver.lookup_on(name.as_str(), None).await?;
-            let addrs: Vec<SocketAddr> = addrs.iter().map(|ip| SocketAddr::new(*ip, 0)).collect();
+            let addrs: Vec<std::net::SocketAddr> = addrs
+                .iter()
+                .map(|ip| std::net::SocketAddr::new(*ip, 0))
+                .collect();
             Ok(addrs.into_iter())
         })
     }

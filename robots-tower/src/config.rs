@@ -53,6 +53,8 @@ pub struct RobotsConfig<Target = ForLayer> {
     pub(crate) politeness: PolitenessConfig,
     /// The list `PolitenessKey::Domain` groups by.
     suffixes: PublicSuffixList,
+    /// Read by the middleware only (the layer leaves redirects to the stack).
+    #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
     pub(crate) redirects: robots_fetch::RedirectPolicy,
     identity: IdentityHeaders,
     not_ready: WhenNotReady,
