@@ -137,8 +137,7 @@ where
         .boxed_clone()
 }
 
-/// Five pages of one origin at once through `stack(robots, client)`: robots.txt and every page
-/// reach the site at least `interval` apart (5% for the timer's grain).
+/// Five pages of one origin at once through `stack(robots)`, then [`assert_spaced`].
 async fn spacing_holds(interval: Duration, label: &str, stack: impl Fn(RobotsLayer) -> Boxed) {
     let site = Site::start(route).await;
     let service = stack(RobotsLayer::builder(UA).min_delay(interval).build());
@@ -151,6 +150,12 @@ async fn spacing_holds(interval: Duration, label: &str, stack: impl Fn(RobotsLay
         }
     });
     futures_util::future::join_all(requests).await;
+    assert_spaced(&site, interval, label);
+}
+
+/// robots.txt and five pages reached the site at least `interval` apart (5% for the timer's
+/// grain).
+fn assert_spaced(site: &Site, interval: Duration, label: &str) {
     let at: Vec<_> = site.seen().into_iter().map(|s| s.at).collect();
     assert_eq!(at.len(), 6, "{label}: robots.txt and five pages");
     for pair in at.windows(2) {
@@ -218,6 +223,38 @@ async fn a_trace_layer_on_either_side_keeps_the_spacing() {
         )
     })
     .await;
+}
+
+/// reqwest-tracing's `TracingMiddleware` in both orders: it only watches; the middleware's
+/// pacing holds either way.
+#[tokio::test]
+async fn reqwest_tracing_on_either_side_keeps_the_spacing() {
+    use reqwest_tracing::TracingMiddleware;
+    use robots_tower::RobotsMiddleware;
+    let interval = Duration::from_millis(100);
+    for outside in [true, false] {
+        let site = Site::start(route).await;
+        let robots = RobotsMiddleware::builder(UA).min_delay(interval);
+        let client = if outside {
+            robots.build_client_with(|c| c.with(TracingMiddleware::default()))
+        } else {
+            let inner = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap();
+            Ok(reqwest_middleware::ClientBuilder::new(inner)
+                .with(robots.build().unwrap())
+                .with(TracingMiddleware::default())
+                .build())
+        }
+        .unwrap();
+        let requests = (0..5).map(|i| {
+            let (client, url) = (client.clone(), site.url(&format!("/p{i}")));
+            async move { client.get(url).send().await.unwrap().bytes().await.unwrap() }
+        });
+        futures_util::future::join_all(requests).await;
+        assert_spaced(&site, interval, &format!("tracing outside={outside}"));
+    }
 }
 
 /// reqwest-retry around the middleware (feature `reqwest-retry`).
