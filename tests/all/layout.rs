@@ -1,20 +1,23 @@
-//! The house stays easy to read: inside each crate, the top-level modules depend on each other in
-//! one direction only (no import circle). A folder module (`matcher/`, `cache/`) is one node:
-//! its files may use each other freely.
+//! The house stays easy to read: inside each crate (the CLI included), the files depend on each
+//! other in one direction only (no import circle), inside folders too: every file is a node
+//! (`front/layer.rs` is `front::layer`, a folder's `mod.rs` the folder).
 //!
-//! Edges are the `crate::module` paths a module's code names (in `use` lines and inline), with
-//! the crate root's re-exports (`crate::Matcher`) followed to the module that defines them.
+//! Edges are the `crate::…` and `super::…` paths a file's code names (in `use` lines and
+//! inline), each to the longest module it starts with, with the crate root's re-exports
+//! (`crate::Matcher`) followed to the module that defines them.
 //! Comments and `#[cfg(test)] mod tests` are left out: a test may use anything.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const CRATES: [&str; 5] = [
+/// Each crate's source root; the CLI is a crate of its own (`src/bin/robots`).
+const CRATES: [&str; 6] = [
     "robots-core/src",
     "robots-fetch/src",
     "robots-tower/src",
     "robots-spider/src",
     "src",
+    "src/bin/robots",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -23,7 +26,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.is_dir() {
+        // The library's `src/bin/` holds other crates (walked as their own).
+        if path.is_dir() && !path.ends_with("src/bin") {
             rust_files(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
             out.push(path);
@@ -87,7 +91,8 @@ fn crate_paths(code: &str) -> Vec<Vec<String>> {
     paths
 }
 
-/// The crate root's `pub use module::{names}` re-exports: name → module.
+/// The crate root's `pub use module::path::{names}` re-exports: name → the module that
+/// defines it (`RobotsLayer` → `front::layer`).
 fn reexports(lib: &str, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
     let mut map = BTreeMap::new();
     let code = code_of(lib).replace('\n', " ");
@@ -95,17 +100,24 @@ fn reexports(lib: &str, modules: &BTreeSet<String>) -> BTreeMap<String, String> 
         let Some(used) = statement.trim().strip_prefix("pub use ") else {
             continue;
         };
-        let Some((module, names)) = used.split_once("::") else {
-            continue;
+        let (path, names) = match used.split_once("::{") {
+            Some((path, names)) => (path.to_string(), names.trim_end_matches('}').to_string()),
+            None => match used.rsplit_once("::") {
+                Some((path, name)) => (path.to_string(), name.to_string()),
+                None => continue,
+            },
         };
-        if !modules.contains(module) {
-            continue;
-        }
-        let names = names.trim().trim_start_matches('{').trim_end_matches('}');
         for name in names.split(',') {
             let name = name.trim().rsplit("::").next().unwrap_or_default();
-            if !name.is_empty() {
-                map.insert(name.to_string(), module.to_string());
+            let defined = format!("{path}::{name}");
+            // A module re-exported (`pub use front::status`) is that module.
+            let module = if modules.contains(&defined) {
+                defined
+            } else {
+                path.clone()
+            };
+            if !name.is_empty() && modules.contains(&module) {
+                map.insert(name.to_string(), module);
             }
         }
     }
@@ -154,34 +166,100 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
     None
 }
 
-/// Each crate's module graph: top-level module → the top-level modules it names.
-fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+/// A file's module path inside its crate: `front/layer.rs` is `front::layer`, `pacing/mod.rs` is
+/// `pacing`; the crate root (`lib.rs`, `main.rs`) is `None`.
+fn file_module(src: &Path, file: &Path) -> Option<String> {
+    let relative = file.strip_prefix(src).ok()?.with_extension("");
+    let mut parts: Vec<String> = relative
+        .components()
+        .filter_map(|c| c.as_os_str().to_str().map(String::from))
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    if parts.len() == 1 && matches!(parts[0].as_str(), "lib" | "main") {
+        return None;
+    }
+    (!parts.is_empty()).then(|| parts.join("::"))
+}
+
+/// Every `super::…` path in `code`, as its segments after `super`.
+fn super_paths(code: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("super::") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + "super::".len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .unwrap_or(rest.len());
+        let segments: Vec<String> = rest[..end]
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        if rest[end..].starts_with('{') {
+            let close = rest.find('}').unwrap_or(rest.len());
+            for name in rest[end + 1..close].split(',') {
+                let name = name.trim().split("::").next().unwrap_or_default();
+                if !name.is_empty() {
+                    let mut path = segments.clone();
+                    path.push(name.to_string());
+                    paths.push(path);
+                }
+            }
+        } else {
+            paths.push(segments);
+        }
+    }
+    paths
+}
+
+/// Each crate's module graph, one node per file (`front::layer`, `pacing`, `pacing::fleet`):
+/// file → the files whose items it names through `crate::` and `super::` paths.
+fn file_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
-    let module_of = |path: &Path| -> Option<String> {
-        let relative = path.strip_prefix(src).ok()?;
-        let first = relative.components().next()?.as_os_str().to_str()?;
-        let name = first.trim_end_matches(".rs");
-        (!matches!(name, "lib" | "main" | "bin")).then(|| name.to_string())
+    let modules: BTreeSet<String> = files.iter().filter_map(|f| file_module(src, f)).collect();
+    let root = ["lib.rs", "main.rs"]
+        .iter()
+        .find_map(|name| std::fs::read_to_string(src.join(name)).ok())
+        .unwrap_or_default();
+    let reexported = reexports(&root, &modules);
+    // The longest known module a path starts with, or the module a re-exported name is from.
+    let resolve = |path: &[String]| -> Option<String> {
+        (1..=path.len())
+            .rev()
+            .map(|n| path[..n].join("::"))
+            .find(|m| modules.contains(m))
+            .or_else(|| reexported.get(path.first()?).cloned())
     };
-    let modules: BTreeSet<String> = files.iter().filter_map(|f| module_of(f)).collect();
-    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap_or_default();
-    let reexported = reexports(&lib, &modules);
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in &files {
-        let Some(module) = module_of(file) else {
+        let Some(module) = file_module(src, file) else {
             continue;
         };
         let text = std::fs::read_to_string(file).expect("a source file reads");
+        let code = code_of(&text);
+        let parent: Vec<String> = {
+            let mut p: Vec<String> = module.split("::").map(String::from).collect();
+            p.pop();
+            p
+        };
+        let mut targets: Vec<Option<String>> =
+            crate_paths(&code).iter().map(|p| resolve(p)).collect();
+        for path in super_paths(&code) {
+            let mut full = parent.clone();
+            full.extend(path);
+            targets
+                .push(resolve(&full).or_else(|| (!parent.is_empty()).then(|| parent.join("::"))));
+        }
         let edges = graph.entry(module.clone()).or_default();
-        for path in crate_paths(&code_of(&text)) {
-            let Some(first) = path.first() else { continue };
-            let target = if modules.contains(first) {
-                Some(first.clone())
-            } else {
-                reexported.get(first).cloned()
-            };
-            if let Some(target) = target.filter(|t| *t != module) {
+        for target in targets.into_iter().flatten() {
+            if target != module {
                 edges.insert(target);
             }
         }
@@ -190,19 +268,19 @@ fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
 }
 
 #[test]
-fn no_crate_has_an_import_circle() {
+fn no_file_has_an_import_circle() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut checked = 0;
     for krate in CRATES {
-        let graph = module_graph(&root.join(krate));
+        let graph = file_graph(&root.join(krate));
         checked += graph.len();
         if let Some(cycle) = find_cycle(&graph) {
             panic!("{krate}: import circle {}", cycle.join(" → "));
         }
     }
     assert!(
-        checked > 40,
-        "only {checked} modules found: is the layout walked?"
+        checked > 60,
+        "only {checked} files found: is the layout walked?"
     );
 }
 

@@ -4,7 +4,7 @@
 use crate::mask::{BLOCK, mask_of};
 use crate::pattern::Glob;
 
-use super::compile::{CompiledRule, FLAG_GLOB, META_SHIFT};
+use super::rule::{CompiledRule, FLAG_GLOB, META_SHIFT};
 
 /// Rules whose literal prefix has byte `x` at position `at` can only match paths with `x` there.
 /// The index lists, for each byte, the rules of that bucket, and separately the rules that may

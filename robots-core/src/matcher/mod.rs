@@ -11,11 +11,12 @@
 
 mod compile;
 mod index;
+mod rule;
 mod search;
 mod select;
 
-use compile::CompiledRule;
 use index::RuleIndex;
+use rule::CompiledRule;
 use search::with_leading_slash;
 
 use std::sync::Arc;

@@ -5,10 +5,10 @@ use crate::mask::BLOCK;
 use crate::pattern::{Subject, glob_matches, is_prefix};
 use crate::url_path::path_of;
 
-use super::compile::{
+use super::index::{KEYED_MIN_RULES, Lists, first_hit, key_candidates};
+use super::rule::{
     CompiledRule, FLAG_ALLOW, FLAG_ANCHORED, FLAG_GLOB, FLAG_WRITTEN_ELSEWHERE, META_SHIFT,
 };
-use super::index::{KEYED_MIN_RULES, Lists, first_hit, key_candidates};
 use super::{Inner, Matcher};
 use crate::verdict::{MatchedRule, Verdict};
 

@@ -10,7 +10,7 @@ use crate::robots::{Group, RobotsTxt};
 use crate::usage::{UsageKind, usage_kind};
 
 use super::Matcher;
-use super::compile::CompiledRule;
+use super::rule::CompiledRule;
 use crate::verdict::{RuleKind, Selection};
 
 /// A rule of a group that may apply, kept by `Matcher::from_body` until the end of the file
