@@ -56,42 +56,35 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod body;
-mod config;
-mod distress;
+// Three rooms: the front ends a request comes in through, the engine that decides it, and the
+// pacing that spaces a politeness group's requests (docs/architecture.md).
+mod engine;
 mod error;
-#[cfg(feature = "redis")]
-mod fleet;
-mod gate;
-mod group;
-mod hooks;
-mod info;
-#[cfg(feature = "reqwest")]
-mod middleware;
-mod overrides;
+mod front;
 mod pacing;
-mod packed;
-mod politeness;
-mod retry;
-mod service;
-pub mod status;
 pub mod telemetry;
+pub use front::status;
 
-pub use body::PacedBody;
-pub use config::{ForLayer, ForMiddleware, RobotsConfig};
+pub use engine::gate::{IdentityHeaders, WhenNotReady};
+pub use engine::info::RobotsInfo;
+pub use engine::overrides::{AlsoCheckAs, SkipRobotsCheck};
 pub use error::{DecidingRule, NotReadyReason, RobotsError};
-#[cfg(feature = "redis")]
-pub use fleet::FleetFallback;
-pub use gate::{IdentityHeaders, WhenNotReady};
-pub use group::{PolitenessKey, PublicSuffixList, PublicSuffixListError};
-pub use hooks::{ForHooks, RobotsHooks, Ticket};
+pub use front::config::{ForLayer, ForMiddleware, RobotsConfig};
+pub use front::hooks::{ForHooks, RobotsHooks, Ticket};
+pub use front::layer::{ResponseFuture, RobotsLayer, RobotsService};
+#[cfg(feature = "reqwest")]
+pub use front::middleware::RobotsMiddleware;
+#[cfg(feature = "reqwest-retry")]
+pub use front::retry::RefusalAware;
+pub use front::retry::Retries;
+pub use front::status::{Refusals, RefusalsAsResponses, RefusalsAsResponsesLayer};
 /// The `http` crate this crate is built with (requests and responses of the layer are its types).
 pub use http;
-pub use info::RobotsInfo;
-#[cfg(feature = "reqwest")]
-pub use middleware::RobotsMiddleware;
-pub use overrides::{AlsoCheckAs, SkipRobotsCheck};
-pub use politeness::{GroupPause, MAX_INTERVAL, OverlongCrawlDelay, PauseReason, Spacing};
+pub use pacing::body::PacedBody;
+#[cfg(feature = "redis")]
+pub use pacing::fleet::FleetFallback;
+pub use pacing::group::{PolitenessKey, PublicSuffixList, PublicSuffixListError};
+pub use pacing::politeness::{GroupPause, MAX_INTERVAL, OverlongCrawlDelay, PauseReason, Spacing};
 /// The `reqwest` this crate is built with: build the client the middleware wraps with it, or
 /// depend on the same major version (0.13), or the types will not match.
 #[cfg(feature = "reqwest")]
@@ -99,12 +92,7 @@ pub use reqwest;
 /// The `reqwest-middleware` this crate is built with (0.5).
 #[cfg(feature = "reqwest")]
 pub use reqwest_middleware;
-#[cfg(feature = "reqwest-retry")]
-pub use retry::RefusalAware;
-pub use retry::Retries;
 #[cfg(feature = "redis")]
 pub use robots_fetch::{FleetError, RedisFleet};
 pub use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};
 pub use robots_fetch::{ResolveOverrideError, Resolver};
-pub use service::{ResponseFuture, RobotsLayer, RobotsService};
-pub use status::{Refusals, RefusalsAsResponses, RefusalsAsResponsesLayer};

@@ -12,13 +12,13 @@ use robots_fetch::{CachedRobots, FetchClient, Origin, RobotsCache, Source};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
+use crate::engine::info::{RobotsInfo, page_tags};
+use crate::engine::overrides::Overrides;
+use crate::engine::packed::PackedUsage;
 use crate::error::{DecidingRule, RobotsError};
-use crate::group::Groups;
-use crate::info::{RobotsInfo, page_tags};
-use crate::overrides::Overrides;
+use crate::pacing::group::Groups;
+use crate::pacing::politeness::{Interval, Observed, Outcome, ReadyLater};
 use crate::pacing::{Pacing, Permit};
-use crate::packed::PackedUsage;
-use crate::politeness::{Interval, Observed, Outcome, ReadyLater};
 
 /// A request let through: its place in the origin's queue, and what to attach to the response.
 pub(crate) struct Admission {
@@ -558,7 +558,7 @@ impl Gate {
     /// `info` in the response's extensions after).
     pub(crate) fn mirror(&self, info: &RobotsInfo, headers: &mut http::HeaderMap) {
         if self.mirror_info {
-            crate::status::mirror_info(info, headers);
+            crate::engine::mirror::mirror_info(info, headers);
         }
     }
 
@@ -741,7 +741,7 @@ impl<C: FetchClient> PacedFetch<'_, C> {
 }
 
 impl<C: FetchClient> FetchClient for PacedFetch<'_, C> {
-    type Body = crate::body::PacedBody<C::Body>;
+    type Body = crate::pacing::body::PacedBody<C::Body>;
 
     /// Waits for the request's turn (outside the fetch's timeout) and leaves it with the
     /// request.
@@ -774,10 +774,10 @@ impl<C: FetchClient> FetchClient for PacedFetch<'_, C> {
                     gate.politeness.config(),
                 );
                 gate.politeness.observe_head(&mut permit, observed).await;
-                Ok(response.map(|body| crate::body::PacedBody::new(body, permit)))
+                Ok(response.map(|body| crate::pacing::body::PacedBody::new(body, permit)))
             }
             Err(error) => {
-                let observed = Observed::failure(crate::distress::failure_outcome(&*error));
+                let observed = Observed::failure(crate::pacing::distress::failure_outcome(&*error));
                 gate.politeness.finish(permit, observed).await;
                 Err(error)
             }
@@ -790,7 +790,7 @@ pub(crate) type ErrorRef = dyn std::error::Error + 'static;
 
 /// What a request's failure teaches pacing.
 fn failure(admission: &Admission, error: &ErrorRef) -> Observed {
-    let outcome = crate::distress::failure_outcome(error);
+    let outcome = crate::pacing::distress::failure_outcome(error);
     if outcome == Outcome::NetworkError {
         debug!(origin = %admission.entry.origin(), %error, "the request failed with a network error");
     }
@@ -813,9 +813,9 @@ mod tests {
     use tokio::time::Instant;
 
     use super::{Admit, Gate, WhenNotReady};
-    use crate::config::{ForLayer, RobotsConfig};
+    use crate::engine::overrides::{AlsoCheckAs, Overrides, SkipRobotsCheck};
     use crate::error::{NotReadyReason, RobotsError};
-    use crate::overrides::{AlsoCheckAs, Overrides, SkipRobotsCheck};
+    use crate::front::config::{ForLayer, RobotsConfig};
 
     const BODY: &[u8] = b"User-agent: *\nDisallow: /private\nAllow: /private/ok\nCrawl-delay: 2\n\nUser-agent: PolicyBot\nDisallow: /\n";
 

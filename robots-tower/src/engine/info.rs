@@ -8,9 +8,9 @@ use std::time::Duration;
 use robots_core::{AiPreferences, PageDirectives, Preference, UsagePreferences};
 use robots_fetch::{CachedRobots, Origin, Source};
 
+use crate::engine::packed::PackedUsage;
 use crate::error::DecidingRule;
-use crate::packed::PackedUsage;
-use crate::politeness::GroupPause;
+use crate::pacing::politeness::GroupPause;
 
 /// What the layer knew when it let a request through, attached to the response's extensions.
 /// Its `Debug` shows times relative to now (`fetched 3 s ago`), not raw instants.

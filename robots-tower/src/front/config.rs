@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use robots_fetch::{CacheConfig, RobotsCache, RobotsCacheBuilder};
 
-use crate::gate::{Gate, IdentityHeaders, WhenNotReady};
-use crate::group::{PolitenessKey, PublicSuffixList};
+use crate::engine::gate::{Gate, IdentityHeaders, WhenNotReady};
 use crate::pacing::Pacing;
-use crate::politeness::{OverlongCrawlDelay, Politeness, PolitenessConfig, Spacing};
+use crate::pacing::group::{PolitenessKey, PublicSuffixList};
+use crate::pacing::politeness::{OverlongCrawlDelay, Politeness, PolitenessConfig, Spacing};
 use robots_fetch::Resolver;
 
 /// Configuration of the robots layer ([`crate::RobotsLayer::builder`], which builds a [`crate::RobotsLayer`])
@@ -245,7 +245,7 @@ impl<Target> RobotsConfig<Target> {
 
     /// Also write each response's [`crate::RobotsInfo`] into its headers (the deciding rule,
     /// the wait, the interval, where the rules came from, the `X-Robots-Tag` directives that
-    /// apply to this crawler; names in [`crate::status::headers`]), for frameworks that drop
+    /// apply to this crawler; names in [`crate::front::status::headers`]), for frameworks that drop
     /// response extensions. Off by default.
     pub fn mirror_info_headers(mut self, mirror: bool) -> Self {
         self.mirror_info = mirror;
@@ -336,7 +336,7 @@ impl<Target> RobotsConfig<Target> {
     /// The response statuses that pause a group (429, 500, 502, 503, 504): for `Retry-After`
     /// when given, else the back-off ([`RobotsConfig::backoff`]).
     pub fn backoff_statuses(mut self, statuses: impl IntoIterator<Item = u16>) -> Self {
-        self.politeness.backoff_statuses = crate::politeness::StatusSet::of(statuses);
+        self.politeness.backoff_statuses = crate::pacing::politeness::StatusSet::of(statuses);
         self
     }
 
@@ -482,7 +482,7 @@ impl<Target> RobotsConfig<Target> {
             mirror_info: self.mirror_info,
             agent,
             politeness: self.pacing(),
-            groups: crate::group::Groups {
+            groups: crate::pacing::group::Groups {
                 key: self.politeness.key,
                 suffixes: self.suffixes.clone(),
                 // The cache's: the one robots.txt is fetched and judged with.
@@ -503,7 +503,7 @@ impl<Target> RobotsConfig<Target> {
                     "fleet mode with fleet_size 1: while Redis is down, each process paces alone at the full rate; set fleet_size to the number of processes"
                 );
             }
-            return Pacing::Fleet(Box::new(crate::fleet::FleetPacing::new(
+            return Pacing::Fleet(Box::new(crate::pacing::fleet::FleetPacing::new(
                 fleet.clone(),
                 self.politeness.clone(),
                 settings.fallback,

@@ -8,11 +8,11 @@ use std::time::Duration;
 use robots_fetch::{FetchClient, Origin, RobotsCache, path_of_url};
 use url::Url;
 
-use crate::config::RobotsConfig;
+use crate::engine::gate::{Admission, Gate};
+use crate::engine::info::RobotsInfo;
+use crate::engine::overrides::Overrides;
 use crate::error::{DecidingRule, RobotsError};
-use crate::gate::{Admission, Gate};
-use crate::info::RobotsInfo;
-use crate::overrides::Overrides;
+use crate::front::config::RobotsConfig;
 
 /// Marks a [`RobotsConfig`] that builds [`RobotsHooks`].
 #[derive(Debug, Clone, Copy)]
@@ -248,7 +248,11 @@ impl<C> RobotsHooks<C> {
         };
         self.gate.politeness.observe(
             group.as_str(),
-            crate::politeness::Observed::response(status, headers, self.gate.politeness.config()),
+            crate::pacing::politeness::Observed::response(
+                status,
+                headers,
+                self.gate.politeness.config(),
+            ),
         );
     }
 }

@@ -9,11 +9,11 @@ use pin_project_lite::pin_project;
 use robots_fetch::{BoxError, Origin, ServiceClient};
 use tower::ServiceExt;
 
-use crate::body::PacedBody;
-use crate::config::{ForLayer, RobotsConfig};
+use crate::engine::gate::{Admission, Admit, Gate};
 use crate::error::RobotsError;
-use crate::gate::{Admission, Admit, Gate};
+use crate::front::config::{ForLayer, RobotsConfig};
 use crate::pacing::Permit;
+use crate::pacing::body::PacedBody;
 
 /// A tower `Layer` that checks every request against its origin's robots.txt (fetched through
 /// the same inner service and cached), paces requests per origin, and sets the crawler's
@@ -371,7 +371,7 @@ where
         Err(error) => return refused(error.into()),
     };
     let path = uri.path_and_query().map_or("/", |p| p.as_str());
-    let overrides = crate::overrides::Overrides::of(request.extensions());
+    let overrides = crate::engine::overrides::Overrides::of(request.extensions());
     let pending = match gate.admit_now(&origin, path, &|| uri.to_string(), &overrides) {
         Ok(Admit::Now(admission)) => {
             gate.identify(request.headers_mut());

@@ -10,9 +10,9 @@ use http::{Extensions, Method, StatusCode, header};
 use reqwest_middleware::{Error, Middleware, Next};
 use robots_fetch::{Origin, path_of_url};
 
-use crate::config::{ForMiddleware, RobotsConfig};
+use crate::engine::gate::Gate;
 use crate::error::RobotsError;
-use crate::gate::Gate;
+use crate::front::config::{ForMiddleware, RobotsConfig};
 
 /// A reqwest-middleware `Middleware` enforcing robots.txt and per-origin politeness, and setting
 /// the crawler's `User-Agent` (and `From`, when configured) on every request that has none.
@@ -274,7 +274,7 @@ fn hold_place_in_body(
     use reqwest::ResponseBuilderExt;
     let url = response.url().clone();
     let (parts, body) = http::Response::from(response).into_parts();
-    let body = reqwest::Body::wrap(crate::body::PacedBody::new(body, permit));
+    let body = reqwest::Body::wrap(crate::pacing::body::PacedBody::new(body, permit));
     let mut held = http::Response::new(body);
     *held.status_mut() = parts.status;
     *held.version_mut() = parts.version;
@@ -290,7 +290,7 @@ fn hold_place_in_body(
 /// A refusal as a reqwest response ([`crate::Refusals::Responses`]).
 fn synthetic(error: &RobotsError, url: &url::Url) -> Option<reqwest::Response> {
     use reqwest::ResponseBuilderExt;
-    let (parts, body) = crate::status::refusal_response(error)?.into_parts();
+    let (parts, body) = crate::front::status::refusal_response(error)?.into_parts();
     let mut builder = http::Response::builder()
         .status(parts.status)
         .url(url.clone())
@@ -316,7 +316,7 @@ impl RobotsMiddleware {
         // The URLs this chain requested, for loops (empty until a first redirect).
         let mut visited: Vec<url::Url> = Vec::new();
         // Set with `RequestBuilder::with_extension`; they apply to every hop.
-        let overrides = crate::overrides::Overrides::of(extensions);
+        let overrides = crate::engine::overrides::Overrides::of(extensions);
         loop {
             let url = request.url().clone();
             let origin =
@@ -348,8 +348,8 @@ impl RobotsMiddleware {
                     };
                     #[cfg(feature = "reqwest-retry")]
                     self.said_inner_retry(&error);
-                    let transient = crate::distress::failure_outcome(cause)
-                        == crate::politeness::Outcome::NetworkError;
+                    let transient = crate::pacing::distress::failure_outcome(cause)
+                        == crate::pacing::politeness::Outcome::NetworkError;
                     self.gate.observe_failure(admission, cause).await;
                     if let (true, Some(again)) = (transient, retry) {
                         retried += 1;
@@ -374,7 +374,7 @@ impl RobotsMiddleware {
                 self.gate
                     .politeness
                     .config()
-                    .is_distress(crate::politeness::Outcome::Status(status.as_u16()))
+                    .is_distress(crate::pacing::politeness::Outcome::Status(status.as_u16()))
             }) {
                 // Dropped: the request ends, and the next waits for the pause it set.
                 drop(response);
@@ -448,7 +448,7 @@ impl RobotsMiddleware {
         &self,
         requested: &url::Url,
         fetched: &url::Url,
-        overrides: &crate::overrides::Overrides,
+        overrides: &crate::engine::overrides::Overrides,
     ) -> reqwest_middleware::Result<()> {
         if !self.warned_redirects.swap(true, Ordering::Relaxed) {
             tracing::warn!(

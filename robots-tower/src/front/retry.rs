@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use robots_fetch::BoxError;
 
 use crate::RobotsInfo;
-use crate::politeness::{Outcome, StatusSet};
-use crate::status::headers::REFUSAL;
+use crate::front::status::headers::REFUSAL;
+use crate::pacing::politeness::{Outcome, StatusSet};
 
 /// What a retry policy makes of one result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +53,7 @@ fn response_verdict(
 fn error_verdict(error: &(dyn std::error::Error + 'static)) -> Verdict {
     let ours = std::iter::successors(Some(error), |e| e.source())
         .any(|e| e.downcast_ref::<crate::RobotsError>().is_some());
-    if !ours && crate::distress::failure_outcome(error) == Outcome::NetworkError {
+    if !ours && crate::pacing::distress::failure_outcome(error) == Outcome::NetworkError {
         Verdict::Again
     } else {
         Verdict::Keep

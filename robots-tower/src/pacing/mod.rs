@@ -2,13 +2,20 @@
 //! (`FleetPacing`), and the place a request holds while it is in flight ([`Permit`]). The two
 //! pacers know nothing of each other's permits: this module is where they meet.
 
+pub(crate) mod body;
+pub(crate) mod distress;
+#[cfg(feature = "redis")]
+pub(crate) mod fleet;
+pub(crate) mod group;
+pub(crate) mod politeness;
+
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 #[cfg(feature = "redis")]
-use crate::fleet::{FleetPacing, FleetPermit, Lease};
-use crate::politeness::{
+use crate::pacing::fleet::{FleetPacing, FleetPermit, Lease};
+use crate::pacing::politeness::{
     GroupPause, LocalPermit, Observed, Politeness, PolitenessConfig, ReadyLater,
 };
 

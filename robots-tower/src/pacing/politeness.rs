@@ -37,7 +37,7 @@ use tokio::time::Instant;
 use tracing::{debug, warn};
 
 use crate::error::NotReadyReason;
-use crate::group::PolitenessKey;
+use crate::pacing::group::PolitenessKey;
 
 /// Where the interval between two requests to one origin is measured from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

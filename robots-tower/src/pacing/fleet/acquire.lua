@@ -1,0 +1,102 @@
+-- KEYS: [1] the group's pace hash, [2] its leases (a sorted set), [3] the epoch of its slot,
+-- [4] its waiters by first ask and [5] by latest ask (sorted sets).
+-- ARGV: [1] interval ms, [2] concurrency, [3] lease ttl ms, [4] lease id, [5] spacing (0: several
+-- at a time, 1: one at a time, 2: one at a time and from the end), [6] idle ttl ms, [7] mode
+-- (wait, try, peek), [8] the pause this process knows is left for the group, ms (0: none),
+-- [9] the server this process talks to (its run_id; empty when unknown).
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local interval = tonumber(ARGV[1])
+local concurrency = tonumber(ARGV[2])
+local lease_ttl = tonumber(ARGV[3])
+local mode = ARGV[7]
+local known_pause = tonumber(ARGV[8])
+-- The epoch, `<since>:<server>`: since when this state holds, and which server kept it.
+-- None: the fleet is new, or the server lost its state (a restart without persistence, a
+-- FLUSHALL, an evicted key), which nothing else tells apart: it holds from now. Another server
+-- than the one that kept it (a failover to a replica, which may lag behind): from now too.
+local stored = redis.call('GET', KEYS[3])
+local since, server
+if stored then
+  local at, id = string.match(stored, '^(%-?%d+):?(.*)$')
+  since, server = tonumber(at), id
+end
+local epoch = stored
+if not since then
+  -- (Not the server's start by its uptime: a FLUSHALL loses the state of a server up for
+  -- days, and the uptime counts whole seconds of the wall clock, up to one too many.)
+  since = now
+  epoch = since .. ':' .. ARGV[9]
+  redis.call('SET', KEYS[3], epoch)
+elseif ARGV[9] ~= '' and server ~= ARGV[9] then
+  if server ~= '' then since = now end
+  epoch = since .. ':' .. ARGV[9]
+  redis.call('SET', KEYS[3], epoch)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+-- Waiters are served first come, first served; one that stopped asking for 2 s is dropped.
+local stale = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now - 2000)
+for _, id in ipairs(stale) do
+  redis.call('ZREM', KEYS[4], id)
+  redis.call('ZREM', KEYS[5], id)
+end
+local function wait_turn(ms)
+  if mode == 'wait' then
+    redis.call('ZADD', KEYS[4], 'NX', now, ARGV[4])
+    redis.call('ZADD', KEYS[5], now, ARGV[4])
+    redis.call('PEXPIRE', KEYS[4], 4000)
+    redis.call('PEXPIRE', KEYS[5], 4000)
+  end
+  return {0, ms, 0, epoch}
+end
+local free = concurrency - redis.call('ZCARD', KEYS[2])
+if free <= 0 then
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  local retry = tonumber(first[2]) - now
+  return wait_turn(math.max(1, math.min(retry, 50)))
+end
+-- A free place goes to the longest waiters: this request's rank among them, or the queue's
+-- length when it is not in it.
+local ahead = redis.call('ZRANK', KEYS[4], ARGV[4]) or redis.call('ZCARD', KEYS[4])
+if ahead >= free then
+  return wait_turn(5)
+end
+local fresh = redis.call('EXISTS', KEYS[1]) == 0
+if fresh and known_pause > 0 then
+  -- A pause this process saw, lost with the server's state: set again.
+  redis.call('HSET', KEYS[1], 'pause', now + known_pause)
+  redis.call('PEXPIRE', KEYS[1], known_pause + tonumber(ARGV[6]))
+end
+local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive', 'start')
+local pause = tonumber(state[2]) or 0
+local start = math.max(now, tonumber(state[1]) or 0, pause)
+-- This request's own interval from the last start that went (a group's origins may ask for
+-- different intervals; the reservation's `tat` holds the previous one's).
+if state[5] then start = math.max(start, tonumber(state[5]) + interval) end
+-- Fenced: less than an interval after the state began (a loss, a failover), a request may have
+-- started just before, unrecorded, so no start comes before an interval after it.
+if now < since + interval then
+  start = math.max(start, since + interval)
+end
+if ARGV[5] ~= '0' and state[3] then
+  local after_end = tonumber(state[4]) or 0
+  if ARGV[5] == '2' then after_end = math.max(after_end, interval) end
+  start = math.max(start, tonumber(state[3]) + after_end)
+end
+if mode ~= 'wait' and start > now then
+  local paused = 0
+  if pause > now and pause >= start then paused = 1 end
+  return {2, start - now, paused, epoch}
+end
+if mode == 'peek' then
+  return {2, 0, 0, epoch}
+end
+redis.call('HSET', KEYS[1], 'tat', start + interval)
+-- A start that is now goes now; a later one is recorded when it goes (START_CHECK).
+if start == now then redis.call('HSET', KEYS[1], 'start', now) end
+redis.call('ZREM', KEYS[4], ARGV[4])
+redis.call('ZREM', KEYS[5], ARGV[4])
+redis.call('ZADD', KEYS[2], start + lease_ttl, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], start - now + interval + tonumber(ARGV[6]))
+redis.call('PEXPIRE', KEYS[2], start - now + lease_ttl)
+return {1, start - now, 0, epoch}
