@@ -20,7 +20,7 @@ pub(crate) fn decided(outcome: &'static str) {
 }
 
 /// A request was refused in schedule mode: its origin was not ready.
-pub(crate) fn not_ready(reason: crate::NotReadyReason) {
+pub(crate) fn not_ready(reason: crate::error::NotReadyReason) {
     #[cfg(feature = "metrics")]
     metrics::counter!("robots_not_ready_total", "reason" => reason.as_str()).increment(1);
     #[cfg(not(feature = "metrics"))]

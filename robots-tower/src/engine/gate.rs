@@ -439,11 +439,11 @@ impl Gate {
     ) -> Result<Arc<CachedRobots>, RobotsError> {
         // In schedule mode, a fetch under way for another request is not waited for.
         if self.not_ready == WhenNotReady::Fail && self.cache.is_fetching(origin) {
-            crate::telemetry::not_ready(crate::NotReadyReason::RobotsPending);
+            crate::telemetry::not_ready(crate::error::NotReadyReason::RobotsPending);
             return Err(RobotsError::NotReady {
                 origin: origin.clone(),
                 ready_in: None,
-                reason: crate::NotReadyReason::RobotsPending,
+                reason: crate::error::NotReadyReason::RobotsPending,
             });
         }
         let paced = PacedFetch { gate: self, client };
@@ -979,9 +979,9 @@ mod tests {
         assert!(info.directives().noindex);
         assert_eq!(
             info.pause(),
-            Some(crate::GroupPause {
+            Some(crate::pacing::politeness::GroupPause {
                 duration: Duration::from_secs(30),
-                reason: crate::PauseReason::RetryAfter
+                reason: crate::pacing::politeness::PauseReason::RetryAfter
             })
         );
         // The group is the host (the default key).

@@ -60,7 +60,7 @@ pub struct RobotsConfig<Target = ForLayer> {
     not_ready: WhenNotReady,
     mirror_info: bool,
     #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
-    pub(crate) refusals: crate::Refusals,
+    pub(crate) refusals: crate::front::status::Refusals,
     /// The client the middleware fetches robots.txt with (none: one built here).
     #[cfg(feature = "reqwest")]
     pub(crate) robots_client: Option<reqwest::Client>,
@@ -86,7 +86,7 @@ pub struct ForMiddleware;
 #[derive(Debug, Clone)]
 struct FleetSettings {
     fleet: Option<robots_fetch::RedisFleet>,
-    fallback: crate::FleetFallback,
+    fallback: crate::pacing::fleet::FleetFallback,
     size: u32,
     lease_ttl: Duration,
     outage_grace: Duration,
@@ -97,7 +97,7 @@ impl Default for FleetSettings {
     fn default() -> FleetSettings {
         FleetSettings {
             fleet: None,
-            fallback: crate::FleetFallback::default(),
+            fallback: crate::pacing::fleet::FleetFallback::default(),
             size: 1,
             lease_ttl: Duration::from_secs(120),
             outage_grace: Duration::from_secs(2),
@@ -118,7 +118,7 @@ impl<Target> RobotsConfig<Target> {
             identity: IdentityHeaders::IfMissing,
             not_ready: WhenNotReady::Wait,
             mirror_info: false,
-            refusals: crate::Refusals::Errors,
+            refusals: crate::front::status::Refusals::Errors,
             #[cfg(feature = "reqwest")]
             robots_client: None,
             retries: 0,
@@ -151,7 +151,7 @@ impl<Target> RobotsConfig<Target> {
     /// ([`crate::FleetFallback::LocalFallback`]: local pacing with the interval multiplied by
     /// the fleet size).
     #[cfg(feature = "redis")]
-    pub fn fleet_fallback(mut self, fallback: crate::FleetFallback) -> Self {
+    pub fn fleet_fallback(mut self, fallback: crate::pacing::fleet::FleetFallback) -> Self {
         self.fleet.fallback = fallback;
         self
     }
@@ -498,7 +498,9 @@ impl<Target> RobotsConfig<Target> {
         #[cfg(feature = "redis")]
         if let Some(fleet) = &self.fleet.fleet {
             let settings = &self.fleet;
-            if settings.size <= 1 && settings.fallback == crate::FleetFallback::LocalFallback {
+            if settings.size <= 1
+                && settings.fallback == crate::pacing::fleet::FleetFallback::LocalFallback
+            {
                 tracing::info!(
                     "fleet mode with fleet_size 1: while Redis is down, each process paces alone at the full rate; set fleet_size to the number of processes"
                 );

@@ -45,7 +45,7 @@ impl std::fmt::Debug for RobotsLayer {
 
 impl RobotsLayer {
     /// A builder for a crawler with this User-Agent.
-    pub fn builder(user_agent: &str) -> RobotsConfig<crate::ForLayer> {
+    pub fn builder(user_agent: &str) -> RobotsConfig<crate::front::config::ForLayer> {
         RobotsConfig::new(user_agent)
     }
 
@@ -60,8 +60,8 @@ impl RobotsLayer {
 
     /// [`crate::RobotsHooks`] sharing this layer's cache and politeness, for hooks outside the
     /// tower stack; they fetch robots.txt with `client`.
-    pub fn hooks_with<C>(&self, client: C) -> crate::RobotsHooks<C> {
-        crate::RobotsHooks::from_gate(self.gate.clone(), client)
+    pub fn hooks_with<C>(&self, client: C) -> crate::front::hooks::RobotsHooks<C> {
+        crate::front::hooks::RobotsHooks::from_gate(self.gate.clone(), client)
     }
 
     /// Waits, at most `within`, for the work a fleet sends to Redis in the background (the
@@ -75,8 +75,8 @@ impl RobotsLayer {
     /// (a status of the back-off set, a connect error, reset or timeout) is sent again at most
     /// `times` times, each time back through the robots check and the group's pacing, so it
     /// waits for the pause the failure set. Refusals are never retried. See [`crate::Retries`].
-    pub fn retries(&self, times: u32) -> tower::retry::RetryLayer<crate::Retries> {
-        tower::retry::RetryLayer::new(crate::Retries::new(
+    pub fn retries(&self, times: u32) -> tower::retry::RetryLayer<crate::front::retry::Retries> {
+        tower::retry::RetryLayer::new(crate::front::retry::Retries::new(
             times,
             self.gate.politeness.config().backoff_statuses,
         ))
@@ -335,7 +335,7 @@ where
 
 /// Puts what the gate knew on a response: its extensions, and its headers when mirroring.
 #[inline]
-fn attach<B>(gate: &Gate, info: crate::RobotsInfo, response: &mut http::Response<B>) {
+fn attach<B>(gate: &Gate, info: crate::engine::info::RobotsInfo, response: &mut http::Response<B>) {
     gate.mirror(&info, response.headers_mut());
     response.extensions_mut().insert(info);
 }

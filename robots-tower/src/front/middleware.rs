@@ -40,7 +40,7 @@ pub struct RobotsMiddleware {
     gate: Arc<Gate>,
     client: reqwest::Client,
     redirects: robots_fetch::RedirectPolicy,
-    refusals: crate::Refusals,
+    refusals: crate::front::status::Refusals,
     /// Sends again after a transient failure, this many times at most.
     retries: u32,
     /// Whether the "client follows redirects itself" warning was given.
@@ -72,8 +72,8 @@ impl RobotsMiddleware {
 
     /// [`crate::RobotsHooks`] sharing this middleware's cache, politeness and robots.txt
     /// client, for framework hooks outside the HTTP client.
-    pub fn hooks(&self) -> crate::RobotsHooks<reqwest::Client> {
-        crate::RobotsHooks::from_gate(self.gate.clone(), self.client.clone())
+    pub fn hooks(&self) -> crate::front::hooks::RobotsHooks<reqwest::Client> {
+        crate::front::hooks::RobotsHooks::from_gate(self.gate.clone(), self.client.clone())
     }
 
     /// Waits, at most `within`, for the work a fleet sends to Redis in the background (the
@@ -150,7 +150,7 @@ impl RobotsConfig<ForMiddleware> {
     /// URL is a 403, robots.txt unreachable a 503 with `Retry-After`, and "not now" (schedule
     /// mode) a 429 with `Retry-After`, each with an `x-robots-refusal`
     /// header (and `x-robots-rule`), the error itself in the response's extensions.
-    pub fn refusals(mut self, refusals: crate::Refusals) -> Self {
+    pub fn refusals(mut self, refusals: crate::front::status::Refusals) -> Self {
         self.refusals = refusals;
         self
     }
@@ -244,7 +244,7 @@ impl Middleware for RobotsMiddleware {
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> reqwest_middleware::Result<reqwest::Response> {
-        if self.refusals == crate::Refusals::Errors {
+        if self.refusals == crate::front::status::Refusals::Errors {
             return self.send(request, extensions, next).await;
         }
         // Only a synthetic response needs the URL kept.

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use robots_fetch::BoxError;
 
-use crate::RobotsInfo;
+use crate::engine::info::RobotsInfo;
 use crate::front::status::headers::REFUSAL;
 use crate::pacing::politeness::{Outcome, StatusSet};
 
@@ -52,7 +52,7 @@ fn response_verdict(
 /// or timeout is transient.
 fn error_verdict(error: &(dyn std::error::Error + 'static)) -> Verdict {
     let ours = std::iter::successors(Some(error), |e| e.source())
-        .any(|e| e.downcast_ref::<crate::RobotsError>().is_some());
+        .any(|e| e.downcast_ref::<crate::error::RobotsError>().is_some());
     if !ours && crate::pacing::distress::failure_outcome(error) == Outcome::NetworkError {
         Verdict::Again
     } else {
@@ -246,7 +246,7 @@ impl<S: reqwest_retry::RetryableStrategy> reqwest_retry::RetryableStrategy for R
     ) -> Option<reqwest_retry::Retryable> {
         use reqwest_retry::Retryable;
         match result {
-            Err(error) if crate::RobotsError::from_middleware_error(error).is_some() => {
+            Err(error) if crate::error::RobotsError::from_middleware_error(error).is_some() => {
                 Some(Retryable::Fatal)
             }
             Ok(response) if response.headers().contains_key(REFUSAL) => Some(Retryable::Fatal),
@@ -294,7 +294,7 @@ mod tests {
             response_verdict(&statuses, 503, &plain, false),
             Verdict::Unpaced
         );
-        let refused = crate::RobotsError::Disallowed {
+        let refused = crate::error::RobotsError::Disallowed {
             url: "http://a.example/x".into(),
             rule: None,
             resolved_path: None,

@@ -70,7 +70,7 @@ impl Pacing {
         &self,
         group: &str,
         interval: Duration,
-    ) -> Result<(Permit, Duration), crate::RobotsError> {
+    ) -> Result<(Permit, Duration), crate::error::RobotsError> {
         match self {
             Pacing::Local(p) => {
                 let (permit, waited) = p.acquire(group, interval).await;
@@ -90,15 +90,17 @@ impl Pacing {
         &self,
         group: &str,
         interval: Duration,
-    ) -> Result<(Permit, Duration), crate::RobotsError> {
+    ) -> Result<(Permit, Duration), crate::error::RobotsError> {
         match self {
             Pacing::Local(_) => self.acquire(group, interval).await,
             #[cfg(feature = "redis")]
-            Pacing::Fleet(f) => {
-                Box::pin(f.acquire_with(group, interval, crate::FleetFallback::LocalFallback))
-                    .await
-                    .map(|(permit, waited)| (permit.into(), waited))
-            }
+            Pacing::Fleet(f) => Box::pin(f.acquire_with(
+                group,
+                interval,
+                crate::pacing::fleet::FleetFallback::LocalFallback,
+            ))
+            .await
+            .map(|(permit, waited)| (permit.into(), waited)),
         }
     }
 
@@ -107,7 +109,7 @@ impl Pacing {
         &self,
         group: &str,
         interval: Duration,
-    ) -> Result<Result<Permit, ReadyLater>, crate::RobotsError> {
+    ) -> Result<Result<Permit, ReadyLater>, crate::error::RobotsError> {
         match self {
             Pacing::Local(p) => Ok(p
                 .try_acquire(group, interval, Instant::now())
@@ -124,7 +126,7 @@ impl Pacing {
         &self,
         group: &str,
         interval: Duration,
-    ) -> Result<Option<Duration>, crate::RobotsError> {
+    ) -> Result<Option<Duration>, crate::error::RobotsError> {
         match self {
             Pacing::Local(p) => Ok(p.next_ready(group, interval)),
             #[cfg(feature = "redis")]

@@ -684,7 +684,7 @@ impl FleetPacing {
         // from the end); 0: several at a time.
         let spacing = match (config.concurrency <= 1, config.spacing) {
             (false, _) => "0",
-            (true, crate::Spacing::FromEnd) => "2",
+            (true, crate::pacing::politeness::Spacing::FromEnd) => "2",
             (true, _) => "1",
         };
         let idle_ttl = self.idle_ttl(interval);
