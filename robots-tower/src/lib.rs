@@ -84,7 +84,8 @@ pub use pacing::body::PacedBody;
 #[cfg(feature = "redis")]
 pub use pacing::fleet::FleetFallback;
 pub use pacing::group::{PolitenessKey, PublicSuffixList, PublicSuffixListError};
-pub use pacing::politeness::{GroupPause, MAX_INTERVAL, OverlongCrawlDelay, PauseReason, Spacing};
+pub use pacing::observed::{GroupPause, PauseReason};
+pub use pacing::rules::{MAX_INTERVAL, OverlongCrawlDelay, Spacing};
 /// The `reqwest` this crate is built with: build the client the middleware wraps with it, or
 /// depend on the same major version (0.13), or the types will not match.
 #[cfg(feature = "reqwest")]

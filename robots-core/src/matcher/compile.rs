@@ -11,7 +11,10 @@ use crate::records::{RequestRate, parse_crawl_delay};
 use crate::usage::{UsageTable, usage_kind};
 
 use super::index::{KEYED_MIN_RULES, RuleIndex};
-use super::rule::*;
+use super::rule::{
+    CompiledRule, FLAG_ALLOW, FLAG_ANCHORED, FLAG_GLOB, FLAG_WRITTEN_ELSEWHERE, LEN_MASK,
+    META_SHIFT,
+};
 use super::select::CompileScratch;
 use super::{CrawlDelay, Extras, Inner, Matcher};
 use crate::verdict::{RuleKind, Selection};

@@ -17,7 +17,10 @@ use crate::engine::overrides::Overrides;
 use crate::engine::packed::PackedUsage;
 use crate::error::{DecidingRule, RobotsError};
 use crate::pacing::group::Groups;
-use crate::pacing::politeness::{Interval, Observed, Outcome, ReadyLater};
+use crate::pacing::local::permit::ReadyLater;
+use crate::pacing::observed::Observed;
+use crate::pacing::rules::Interval;
+use crate::pacing::rules::Outcome;
 use crate::pacing::{Pacing, Permit};
 
 /// A request let through: its place in the origin's queue, and what to attach to the response.
@@ -979,9 +982,9 @@ mod tests {
         assert!(info.directives().noindex);
         assert_eq!(
             info.pause(),
-            Some(crate::pacing::politeness::GroupPause {
+            Some(crate::pacing::observed::GroupPause {
                 duration: Duration::from_secs(30),
-                reason: crate::pacing::politeness::PauseReason::RetryAfter
+                reason: crate::pacing::observed::PauseReason::RetryAfter
             })
         );
         // The group is the host (the default key).

@@ -10,7 +10,7 @@ use robots_fetch::{CachedRobots, Origin, Source};
 
 use crate::engine::packed::PackedUsage;
 use crate::error::DecidingRule;
-use crate::pacing::politeness::GroupPause;
+use crate::pacing::observed::GroupPause;
 
 /// What the layer knew when it let a request through, attached to the response's extensions.
 /// Its `Debug` shows times relative to now (`fetched 3 s ago`), not raw instants.

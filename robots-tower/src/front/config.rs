@@ -9,7 +9,8 @@ use robots_fetch::{CacheConfig, RobotsCache, RobotsCacheBuilder};
 use crate::engine::gate::{Gate, IdentityHeaders, WhenNotReady};
 use crate::pacing::Pacing;
 use crate::pacing::group::{PolitenessKey, PublicSuffixList};
-use crate::pacing::politeness::{OverlongCrawlDelay, Politeness, PolitenessConfig, Spacing};
+use crate::pacing::local::Politeness;
+use crate::pacing::rules::{OverlongCrawlDelay, PolitenessConfig, Spacing};
 use robots_fetch::Resolver;
 
 /// Configuration of the robots layer ([`crate::RobotsLayer::builder`], which builds a [`crate::RobotsLayer`])
@@ -336,7 +337,7 @@ impl<Target> RobotsConfig<Target> {
     /// The response statuses that pause a group (429, 500, 502, 503, 504): for `Retry-After`
     /// when given, else the back-off ([`RobotsConfig::backoff`]).
     pub fn backoff_statuses(mut self, statuses: impl IntoIterator<Item = u16>) -> Self {
-        self.politeness.backoff_statuses = crate::pacing::politeness::StatusSet::of(statuses);
+        self.politeness.backoff_statuses = crate::pacing::rules::StatusSet::of(statuses);
         self
     }
 

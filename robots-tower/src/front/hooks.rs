@@ -248,7 +248,7 @@ impl<C> RobotsHooks<C> {
         };
         self.gate.politeness.observe(
             group.as_str(),
-            crate::pacing::politeness::Observed::response(
+            crate::pacing::observed::Observed::response(
                 status,
                 headers,
                 self.gate.politeness.config(),

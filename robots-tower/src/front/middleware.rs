@@ -349,7 +349,7 @@ impl RobotsMiddleware {
                     #[cfg(feature = "reqwest-retry")]
                     self.said_inner_retry(&error);
                     let transient = crate::pacing::distress::failure_outcome(cause)
-                        == crate::pacing::politeness::Outcome::NetworkError;
+                        == crate::pacing::rules::Outcome::NetworkError;
                     self.gate.observe_failure(admission, cause).await;
                     if let (true, Some(again)) = (transient, retry) {
                         retried += 1;
@@ -374,7 +374,7 @@ impl RobotsMiddleware {
                 self.gate
                     .politeness
                     .config()
-                    .is_distress(crate::pacing::politeness::Outcome::Status(status.as_u16()))
+                    .is_distress(crate::pacing::rules::Outcome::Status(status.as_u16()))
             }) {
                 // Dropped: the request ends, and the next waits for the pause it set.
                 drop(response);

@@ -17,7 +17,8 @@ use robots_fetch::BoxError;
 
 use crate::engine::info::RobotsInfo;
 use crate::front::status::headers::REFUSAL;
-use crate::pacing::politeness::{Outcome, StatusSet};
+use crate::pacing::rules::Outcome;
+use crate::pacing::rules::StatusSet;
 
 /// What a retry policy makes of one result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use std::error::Error;
 use std::io::ErrorKind;
 
-use crate::pacing::politeness::Outcome;
+use crate::pacing::rules::Outcome;
 
 /// How a failed request ended, found by walking the error's causes: the front ends see the
 /// errors of any inner service, so the known ones are looked for wherever they are wrapped.

@@ -7,7 +7,9 @@ pub(crate) mod distress;
 #[cfg(feature = "redis")]
 pub(crate) mod fleet;
 pub(crate) mod group;
-pub(crate) mod politeness;
+pub(crate) mod local;
+pub(crate) mod observed;
+pub(crate) mod rules;
 
 use std::time::Duration;
 
@@ -15,9 +17,10 @@ use tokio::time::Instant;
 
 #[cfg(feature = "redis")]
 use crate::pacing::fleet::{FleetPacing, FleetPermit, Lease};
-use crate::pacing::politeness::{
-    GroupPause, LocalPermit, Observed, Politeness, PolitenessConfig, ReadyLater,
-};
+use crate::pacing::local::Politeness;
+use crate::pacing::local::permit::{LocalPermit, ReadyLater};
+use crate::pacing::observed::{GroupPause, Observed};
+use crate::pacing::rules::PolitenessConfig;
 
 /// A place in a group's queue: holding it counts as a request in flight. Dropping it ends the
 /// request (for a fleet lease, releases it with the response's status).

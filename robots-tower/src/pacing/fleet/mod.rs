@@ -37,10 +37,11 @@ use tracing::{debug, warn};
 
 use crate::error::NotReadyReason;
 use crate::error::RobotsError;
-use crate::pacing::politeness::{
-    GroupPause, LocalPermit, Observed, Outcome, PauseReason, Politeness, PolitenessConfig,
-    ReadyLater, jittered,
-};
+use crate::pacing::local::Politeness;
+use crate::pacing::local::permit::{LocalPermit, ReadyLater};
+use crate::pacing::observed::{GroupPause, Observed, PauseReason};
+use crate::pacing::rules::Outcome;
+use crate::pacing::rules::{PolitenessConfig, jittered};
 
 /// What pacing does while the fleet's Redis is unreachable. Robots rules never fail open either
 /// way: they come from the local copy or a local fetch.
@@ -684,7 +685,7 @@ impl FleetPacing {
         // from the end); 0: several at a time.
         let spacing = match (config.concurrency <= 1, config.spacing) {
             (false, _) => "0",
-            (true, crate::pacing::politeness::Spacing::FromEnd) => "2",
+            (true, crate::pacing::rules::Spacing::FromEnd) => "2",
             (true, _) => "1",
         };
         let idle_ttl = self.idle_ttl(interval);
