@@ -4,7 +4,9 @@
 //!
 //! Edges are the `crate::…` and `super::…` paths a file's code names (in `use` lines and
 //! inline), each to the longest module it starts with, with the crate root's re-exports
-//! (`crate::Matcher`) followed to the module that defines them.
+//! (`crate::Matcher`) followed to the module that defines them. A folder's `mod.rs` naming its
+//! own files (`use slot::Slot`) is not an edge: it is the folder's entrance, which its files may
+//! use (`super::Gate`); files beside each other, and folders, may not name each other back.
 //! Comments and `#[cfg(test)] mod tests` are left out: a test may use anything.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,0 +1,329 @@
+//! What the layer and the middleware share: look up (or fetch) the origin's rules, decide (the
+//! path as given and every path a server may resolve it to), turn "no" into a typed error, wait
+//! for the origin's politeness slot, say who is asking, and learn from responses. Both front ends
+//! go through here, so they cannot disagree.
+
+mod interval;
+mod observe;
+mod paced_fetch;
+use paced_fetch::PacedFetch;
+#[cfg(test)]
+mod tests;
+mod verdict;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use robots_fetch::{CachedRobots, FetchClient, Origin, RobotsCache};
+use tokio::time::Instant;
+use tracing::debug;
+
+use crate::engine::overrides::Overrides;
+use crate::engine::packed::PackedUsage;
+use crate::error::{DecidingRule, RobotsError};
+use crate::pacing::group::Groups;
+use crate::pacing::observed::Observed;
+use crate::pacing::rules::Outcome;
+use crate::pacing::{Pacing, Permit};
+
+/// A request let through: its place in the origin's queue, and what to attach to the response.
+pub(crate) struct Admission {
+    /// Held until the response's body has been read or dropped (the body holds it): the
+    /// request counts as in flight until then.
+    pub(crate) permit: Permit,
+    pub(crate) entry: Arc<CachedRobots>,
+    pub(crate) rule: Option<DecidingRule>,
+    pub(crate) waited: Duration,
+    pub(crate) interval: Duration,
+    pub(crate) clamped_from: Option<Duration>,
+    /// robots.txt's usage preferences for the request's URL (set by [`Gate::admit`]).
+    pub(crate) usage: PackedUsage,
+}
+
+/// A request allowed by robots.txt, before its turn at the origin.
+pub(crate) struct Allowed {
+    entry: Arc<CachedRobots>,
+    rule: Option<DecidingRule>,
+    usage: PackedUsage,
+    /// The interval the origin is paced by, and the delay asked when it was clamped.
+    interval: (Duration, Option<Duration>),
+}
+
+/// What [`Gate::admit_now`] decided without waiting.
+pub(crate) enum Admit {
+    /// Allowed, and the origin's turn taken.
+    Now(Admission),
+    /// robots.txt must be fetched first (not cached, or due for a refresh; the miss is
+    /// counted).
+    Fetch,
+    /// Allowed; the origin's turn must be waited for (or asked of the fleet).
+    Wait(Allowed),
+}
+
+/// Whether the crawler's `User-Agent` and `From` replace a request's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum IdentityHeaders {
+    /// Set them on every request that has none; a request's own header is kept (default).
+    #[default]
+    IfMissing,
+    /// Set them on every request, replacing the request's own.
+    Always,
+}
+
+/// What a request does when its origin cannot take it now (another request's interval, a
+/// 429/503 pause, the concurrency limit, robots.txt being fetched).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum WhenNotReady {
+    /// Wait for the origin's turn inside the request's future (a timer, never a thread). The
+    /// default: right for a client that sends requests one by one.
+    #[default]
+    Wait,
+    /// Schedule, don't wait: fail at once with [`RobotsError::NotReady`], which says when the
+    /// origin will be ready, so a framework's scheduler requeues the request instead of holding
+    /// one of its concurrency permits while an origin with a 30 s Crawl-delay waits.
+    Fail,
+}
+
+pub(crate) struct Gate {
+    pub(crate) cache: RobotsCache,
+    pub(crate) not_ready: WhenNotReady,
+    /// Write [`RobotsInfo`] into response headers too.
+    pub(crate) mirror_info: bool,
+    pub(crate) politeness: Pacing,
+    /// How an origin's politeness group is named.
+    pub(crate) groups: Groups,
+    /// Origins whose overlong Crawl-delay was clamped and said so (once per origin; bounded).
+    pub(crate) clamp_warned: std::sync::Mutex<std::collections::HashSet<Origin>>,
+    /// A redirect-following layer below this one was said (once).
+    pub(crate) warned_followed_below: std::sync::atomic::AtomicBool,
+    /// The token page directives (`X-Robots-Tag: foobot: noindex`) are scoped by.
+    pub(crate) agent: String,
+    pub(crate) user_agent: http::HeaderValue,
+    pub(crate) from: Option<http::HeaderValue>,
+    pub(crate) identity: IdentityHeaders,
+}
+impl Gate {
+    /// Waits, at most `within`, for a fleet's background work (lease releases) to be done.
+    pub(crate) async fn settle(&self, within: Duration) -> bool {
+        match &self.politeness {
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(fleet) => fleet.redis().settle(within).await,
+            _ => {
+                let _ = within;
+                true
+            }
+        }
+    }
+
+    /// Puts the crawler's identity on a request, per the configured policy.
+    pub(crate) fn identify(&self, headers: &mut http::HeaderMap) {
+        let always = self.identity == IdentityHeaders::Always;
+        if always || !headers.contains_key(http::header::USER_AGENT) {
+            headers.insert(http::header::USER_AGENT, self.user_agent.clone());
+        }
+        if let Some(from) = &self.from
+            && (always || !headers.contains_key(http::header::FROM))
+        {
+            headers.insert(http::header::FROM, from.clone());
+        }
+    }
+
+    /// Decides a request for `path` at `origin`, fetching robots.txt with `client` when needed, then waits for
+    /// the origin's politeness slot (or, with [`WhenNotReady::Fail`], takes it only if free now).
+    pub(crate) async fn admit<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &Origin,
+        path: &str,
+        url: impl Fn() -> String,
+        overrides: &Overrides,
+    ) -> Result<Admission, RobotsError> {
+        match self.admit_now(origin, path, &url, overrides)? {
+            Admit::Now(admission) => Ok(admission),
+            pending => {
+                self.admit_later(pending, client, origin, path, &url, overrides)
+                    .await
+            }
+        }
+    }
+
+    /// [`Gate::admit`] without waiting: admitted when the rules are cached and fresh and the
+    /// origin's turn (in this process) is free now, refused when the verdict or schedule mode
+    /// says so, else what is left to wait for. One clock read serves the cache's freshness,
+    /// the verdict and the turn: this is the whole of a cache-hit request's decision.
+    pub(crate) fn admit_now(
+        &self,
+        origin: &Origin,
+        path: &str,
+        url: &impl Fn() -> String,
+        overrides: &Overrides,
+    ) -> Result<Admit, RobotsError> {
+        self.connects_as_judged(origin)?;
+        let now = Instant::now();
+        let Some(entry) = self.cache.cached_at(origin, now) else {
+            return Ok(Admit::Fetch);
+        };
+        let allowed = self.allow(entry, path, url, overrides, now)?;
+        let Some(local) = self.politeness.in_process() else {
+            // A fleet's turn is asked of Redis.
+            return Ok(Admit::Wait(allowed));
+        };
+        let (interval, clamped_from) = allowed.interval;
+        let turn = match self.groups.text_key(allowed.entry.origin()) {
+            Some(group) => local.try_acquire(group, interval, now),
+            None => match self.groups.key_now(allowed.entry.origin()) {
+                Some(group) => local.try_acquire(group.as_str(), interval, now),
+                // The address is not known yet: `pace` resolves it.
+                None => return Ok(Admit::Wait(allowed)),
+            },
+        };
+        if turn.is_err() && self.not_ready == WhenNotReady::Wait {
+            // `pace` waits for it (and says so if the interval was clamped).
+            return Ok(Admit::Wait(allowed));
+        }
+        self.warn_if_clamped(&allowed.entry, interval, clamped_from);
+        match turn {
+            Ok(permit) => {
+                crate::telemetry::waited(Duration::ZERO);
+                debug!(url = %url(), "allowed by robots.txt");
+                Ok(Admit::Now(Admission {
+                    permit: Permit::Local(permit),
+                    entry: allowed.entry,
+                    rule: allowed.rule,
+                    waited: Duration::ZERO,
+                    interval,
+                    clamped_from,
+                    usage: allowed.usage,
+                }))
+            }
+            Err(not_yet) => Err(self.not_ready_error(&allowed.entry, not_yet)),
+        }
+    }
+
+    /// The rest of [`Gate::admit`] after [`Gate::admit_now`] left something to wait for.
+    pub(crate) async fn admit_later<C: FetchClient>(
+        &self,
+        pending: Admit,
+        client: &C,
+        origin: &Origin,
+        path: &str,
+        url: &impl Fn() -> String,
+        overrides: &Overrides,
+    ) -> Result<Admission, RobotsError> {
+        let allowed = match pending {
+            Admit::Now(admission) => return Ok(admission),
+            Admit::Wait(allowed) => allowed,
+            Admit::Fetch => {
+                let entry = self.fetch_entry(client, origin).await?;
+                self.allow(entry, path, url, overrides, Instant::now())?
+            }
+        };
+        let mut admission = self
+            .pace(allowed.entry, allowed.rule, allowed.interval)
+            .await?;
+        admission.usage = allowed.usage;
+        debug!(url = %url(), waited = ?admission.waited, "allowed by robots.txt");
+        Ok(admission)
+    }
+
+    /// Waits for (or, in schedule mode, tries) the origin's turn, at the interval
+    /// [`Gate::interval_for`] gave.
+    pub(crate) async fn pace(
+        &self,
+        entry: Arc<CachedRobots>,
+        rule: Option<DecidingRule>,
+        (interval, clamped_from): (Duration, Option<Duration>),
+    ) -> Result<Admission, RobotsError> {
+        self.warn_if_clamped(&entry, interval, clamped_from);
+        let group = self.groups.key(entry.origin()).await;
+        let group = group.as_str();
+        let (permit, waited) = match self.not_ready {
+            WhenNotReady::Wait => self.politeness.acquire(group, interval).await?,
+            WhenNotReady::Fail => match self.politeness.try_acquire(group, interval).await? {
+                Ok(permit) => (permit, Duration::ZERO),
+                Err(not_yet) => return Err(self.not_ready_error(&entry, not_yet)),
+            },
+        };
+        crate::telemetry::waited(waited);
+        Ok(Admission {
+            permit,
+            entry,
+            rule,
+            waited,
+            interval,
+            clamped_from,
+            usage: PackedUsage::default(),
+        })
+    }
+
+    /// The origin's rules, fetched when needed. In schedule mode, a fetch already under way
+    /// for another request is not waited for.
+    pub(crate) async fn entry<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &Origin,
+    ) -> Result<Arc<CachedRobots>, RobotsError> {
+        match self.cache.cached(origin) {
+            Some(entry) => Ok(entry),
+            None => self.fetch_entry(client, origin).await,
+        }
+    }
+
+    /// [`Gate::entry`] after the cache missed (the miss counted once).
+    async fn fetch_entry<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &Origin,
+    ) -> Result<Arc<CachedRobots>, RobotsError> {
+        // In schedule mode, a fetch under way for another request is not waited for.
+        if self.not_ready == WhenNotReady::Fail && self.cache.is_fetching(origin) {
+            crate::telemetry::not_ready(crate::error::NotReadyReason::RobotsPending);
+            return Err(RobotsError::NotReady {
+                origin: origin.clone(),
+                ready_in: None,
+                reason: crate::error::NotReadyReason::RobotsPending,
+            });
+        }
+        let paced = PacedFetch { gate: self, client };
+        Ok(self.cache.fetch(&paced, origin).await)
+    }
+
+    /// The robots.txt verdict alone (no politeness): the rules (fetched when needed), refused
+    /// when robots.txt is unreachable with no good copy, or when the path as given or any path
+    /// a server may resolve it to is disallowed.
+    pub(crate) async fn decide<C: FetchClient>(
+        &self,
+        client: &C,
+        origin: &Origin,
+        path: &str,
+        url: &impl Fn() -> String,
+        overrides: &Overrides,
+    ) -> Result<(Arc<CachedRobots>, Option<DecidingRule>), RobotsError> {
+        self.connects_as_judged(origin)?;
+        let entry = self.entry(client, origin).await?;
+        let rule = self.judge(&entry, path, url, overrides, Instant::now())?;
+        crate::telemetry::decided(if overrides.skip.is_some() {
+            "skipped"
+        } else {
+            "allowed"
+        });
+        Ok((entry, rule))
+    }
+}
+
+/// An error a request failed with.
+pub(crate) type ErrorRef = dyn std::error::Error + 'static;
+
+/// What a request's failure teaches pacing.
+fn failure(admission: &Admission, error: &ErrorRef) -> Observed {
+    let outcome = crate::pacing::distress::failure_outcome(error);
+    if outcome == Outcome::NetworkError {
+        debug!(origin = %admission.entry.origin(), %error, "the request failed with a network error");
+    }
+    Observed::failure(outcome)
+}
+
+/// A response header read on every response (its name built once, not parsed per lookup).
+static CONTENT_USAGE: http::HeaderName = http::HeaderName::from_static("content-usage");
