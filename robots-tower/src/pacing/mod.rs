@@ -16,7 +16,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 #[cfg(feature = "redis")]
-use crate::pacing::fleet::{FleetPacing, FleetPermit, Lease};
+use crate::pacing::fleet::FleetPacing;
+use crate::pacing::fleet::lease::{FleetPermit, Lease};
 use crate::pacing::local::Politeness;
 use crate::pacing::local::permit::{LocalPermit, ReadyLater};
 use crate::pacing::observed::{GroupPause, Observed};
