@@ -57,7 +57,7 @@ impl fmt::Display for HumanDuration {
 
 /// An instant relative to now: `3 s ago`, `in 23 h 59 min`, `now`.
 #[derive(Debug, Clone, Copy)]
-pub struct Relative(pub Instant);
+pub(crate) struct Relative(pub(crate) Instant);
 
 impl fmt::Display for Relative {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -61,7 +61,9 @@ pub use cache::{
 pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClient};
 pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
 pub use headers::{RateLimitPause, max_age, rate_limit_pause, retry_after};
-pub use human::{HumanDuration, Relative};
+// Public because every crate's messages print durations one way (robots-tower's errors,
+// `RobotsInfo`'s Debug, the CLI), and users' own messages can match them.
+pub use human::HumanDuration;
 pub use origin::{Origin, OriginError, OriginKey, OriginRef};
 pub use outcome::{
     FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause,
@@ -75,6 +77,8 @@ pub use resolve::{
 pub use store::{
     InProcessStore, RobotsStore, StoreError, StoreFuture, StoredKind, StoredOutage, StoredRobots,
 };
+// Public because robots-tower computes its deadlines (pauses, a group's next start) by the same
+// saturating rule as the cache's: one rule for every instant fed from outside.
 pub use time::later;
 
 /// A `reqwest::Client` set up for fetching robots.txt: no redirect following (the fetcher counts

@@ -326,3 +326,92 @@ fn the_client_crates_are_re_exported_in_the_versions_that_fit() {
     let request = client.get("http://a.example/").build().expect("request");
     assert_eq!(request.method(), robots::http::Method::GET);
 }
+
+/// The backticked words of `docs/architecture.md` that look like paths (a `/` or a file
+/// extension, no spaces), in order.
+fn named_paths(doc: &str) -> Vec<String> {
+    doc.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| !w.contains(' ') && !w.contains("::") && !w.starts_with(['<', '.']))
+        .filter(|w| {
+            w.contains('/')
+                || [".rs", ".lua", ".md", ".toml"]
+                    .iter()
+                    .any(|e| w.ends_with(e))
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// docs/architecture.md names every path from the workspace root, or, right after a folder
+/// named so, relative to it (`robots-tower/src/front/` … `layer.rs`), and every one exists.
+#[test]
+fn every_path_the_architecture_page_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).expect("the page");
+    let paths = named_paths(&doc);
+    assert!(paths.len() > 30, "only {} paths found", paths.len());
+    // The folder named last from the root, and the one named last inside it.
+    let (mut base, mut inner) = (PathBuf::new(), PathBuf::new());
+    let mut missing = Vec::new();
+    for path in &paths {
+        let from_root = root.join(path.trim_end_matches('/'));
+        if from_root.exists() {
+            if from_root.is_dir() {
+                (base, inner) = (from_root, PathBuf::new());
+            }
+            continue;
+        }
+        let relative = path.trim_end_matches('/');
+        if base.join(relative).exists() {
+            if base.join(relative).is_dir() {
+                inner = PathBuf::from(relative);
+            }
+        } else if !base.join(&inner).join(relative).exists() {
+            missing.push(path);
+        }
+    }
+    assert!(missing.is_empty(), "named but missing: {missing:?}");
+}
+
+/// The dependency list of docs/architecture.md is the workspace crates' `[dependencies]` on
+/// each other.
+#[test]
+fn the_architecture_page_lists_the_crates_dependencies() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).expect("the page");
+    let crates = [
+        ("robots", ""),
+        ("robots-spider", "robots-spider/"),
+        ("robots-tower", "robots-tower/"),
+        ("robots-fetch", "robots-fetch/"),
+        ("robots-core", "robots-core/"),
+    ];
+    for (name, dir) in crates {
+        let manifest =
+            std::fs::read_to_string(root.join(dir).join("Cargo.toml")).expect("a manifest");
+        // The normal dependencies only: from `[dependencies]` to the next table.
+        let deps_table = manifest
+            .split("\n[dependencies]\n")
+            .nth(1)
+            .map(|rest| rest.split("\n[").next().unwrap_or_default())
+            .unwrap_or_default();
+        let mut deps: Vec<&str> = deps_table
+            .lines()
+            .filter_map(|l| l.split(['=', '.', ' ']).next())
+            .filter(|d| d.starts_with("robots-") && *d != name)
+            .collect();
+        deps.sort_unstable();
+        let listed = if deps.is_empty() {
+            "(none)".to_string()
+        } else {
+            deps.join(", ")
+        };
+        let line = format!("{name:<14} → {listed}");
+        assert!(
+            doc.lines().any(|l| l.trim_end() == line),
+            "docs/architecture.md should list `{line}`"
+        );
+    }
+}
