@@ -26,8 +26,7 @@ use std::time::{Duration, Instant};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use robots_core::{MAX_BODY_BYTES, Matcher, RobotsTxt, path_of};
 
-#[path = "../../tests/support/corpus.rs"]
-mod corpus;
+use robots_test_support::corpus;
 
 /// A crawler with its own group in many files, one often named, and one never named.
 const CRAWLERS: [&str; 3] = ["Googlebot", "bingbot", "FooBot"];

@@ -15,8 +15,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use robots_core::{AiPreferences, ContentSignal, MAX_BODY_BYTES, Matcher, RobotsTxt};
 
-#[path = "../../tests/support/corpus.rs"]
-mod corpus;
+use robots_test_support::corpus;
 
 const AGENTS: [&str; 3] = ["Googlebot", "bingbot", "FooBot"];
 /// A corpus file as it is, with the usage lines in front, and its URLs.

@@ -3,36 +3,14 @@
 //! and that 1,000 origins of 500 KB stay within the byte budget. This file is its own test
 //! binary with one test, so nothing else allocates while it counts.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
+use robots_test_support::alloc::Counting;
 
 use robots_fetch::{CacheConfig, Origin, RobotsCache};
-
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Ordering::SeqCst);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Ordering::SeqCst);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::SeqCst);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn live() -> isize {
-    LIVE.load(Ordering::SeqCst)
-}
+use robots_test_support::alloc::live_bytes as live;
 
 /// A legal robots.txt of about `size` bytes of `Disallow` lines, distinct per `seed`.
 fn disallow_file(size: usize, seed: usize) -> Vec<u8> {

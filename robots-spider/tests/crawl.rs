@@ -1,8 +1,7 @@
 //! spider crawls a local site through `polite_client`; the site's own log (a raw HTTP server
 //! that records every request line and header) shows what reached it.
 
-#[path = "../../tests/support/site.rs"]
-mod site;
+use robots_test_support::site;
 
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};

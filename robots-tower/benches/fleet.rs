@@ -7,8 +7,7 @@
 //! cargo bench -p robots-tower --features redis --bench fleet
 //! ```
 
-#[path = "../../tests/support/redis_server.rs"]
-mod redis_server;
+use robots_test_support::redis_server;
 
 use std::hint::black_box;
 use std::process::Command;

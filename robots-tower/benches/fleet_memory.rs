@@ -7,10 +7,8 @@
 //! ROBOTS_CORPUS=../shared/corpus/robots cargo bench -p robots-tower --features redis --bench fleet_memory
 //! ```
 
-#[path = "../../tests/support/corpus.rs"]
-mod corpus;
-#[path = "../../tests/support/redis_server.rs"]
-mod redis_server;
+use robots_test_support::corpus;
+use robots_test_support::redis_server;
 
 use std::time::{Duration, Instant};
 

@@ -3,9 +3,8 @@
 //! copying its pattern. Counted by a global allocator; this file is its own test binary and
 //! its one test does all the counting, so no other test allocates at the same time.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use robots_test_support::alloc::Counting;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -13,20 +12,6 @@ use http_body_util::Full;
 use robots_fetch::Origin;
 use robots_tower::{RobotsInfo, RobotsLayer};
 use tower::{Layer, ServiceExt};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -56,9 +41,9 @@ fn a_deciding_allow_rule_costs_no_allocation() {
         let request = http::Request::get(uri).body(Full::default()).unwrap();
         let service = service.clone();
         runtime.block_on(async move {
-            let before = ALLOCATIONS.load(Ordering::SeqCst);
+            let before = robots_test_support::alloc::allocations();
             let response = service.oneshot(request).await.unwrap();
-            let allocations = ALLOCATIONS.load(Ordering::SeqCst) - before;
+            let allocations = robots_test_support::alloc::allocations() - before;
             let info = response.extensions().get::<RobotsInfo>().cloned();
             (allocations, info)
         })

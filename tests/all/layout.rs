@@ -415,3 +415,54 @@ fn the_architecture_page_lists_the_crates_dependencies() {
         );
     }
 }
+
+/// Each package's tests and benchmarks take shared helpers from the `robots-test-support` crate,
+/// never by including another package's files (`#[path = "../../…"]`).
+#[test]
+fn no_path_include_crosses_a_package() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let packages = [
+        "robots-core",
+        "robots-fetch",
+        "robots-tower",
+        "robots-spider",
+        "test-support",
+        "",
+    ];
+    let mut crossing = Vec::new();
+    for package in packages {
+        let dir = root.join(package);
+        let mut files = Vec::new();
+        for sub in ["src", "tests", "benches", "examples"] {
+            rust_files(&dir.join(sub), &mut files);
+        }
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("a source file reads");
+            for line in text
+                .lines()
+                .filter(|l| l.trim_start().starts_with("#[path"))
+            {
+                let target = line.split('"').nth(1).unwrap_or_default();
+                // Lexically, `..` taken off: where the include really points.
+                let mut resolved = PathBuf::new();
+                for part in file.parent().unwrap_or(root).join(target).components() {
+                    match part {
+                        std::path::Component::ParentDir => {
+                            resolved.pop();
+                        }
+                        std::path::Component::CurDir => {}
+                        other => resolved.push(other),
+                    }
+                }
+                let other_package = packages
+                    .iter()
+                    .filter(|p| !p.is_empty() && **p != package)
+                    .any(|p| resolved.starts_with(root.join(p)));
+                if !resolved.starts_with(&dir) || other_package {
+                    crossing.push(format!("{}: {line}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(crossing.is_empty(), "{crossing:#?}");
+}

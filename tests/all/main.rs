@@ -16,8 +16,6 @@ mod layout;
 #[cfg(feature = "redis")]
 mod politeness;
 #[cfg(feature = "redis")]
-#[path = "../support/redis_server.rs"]
-mod redis_server;
+use robots_test_support::redis_server;
 #[cfg(feature = "redis")]
-#[path = "../support/site.rs"]
-mod site;
+use robots_test_support::site;

@@ -1,7 +1,6 @@
 //! robots-core's integration tests, in one binary (one link instead of three).
 
 mod corpus;
-#[path = "../../../tests/support/corpus.rs"]
-mod corpus_support;
+use robots_test_support::corpus as corpus_support;
 mod spec;
 mod usage;

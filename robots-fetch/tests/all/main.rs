@@ -4,5 +4,4 @@
 mod cache;
 mod fleet;
 mod outcomes;
-#[path = "../../../tests/support/redis_server.rs"]
-mod redis_server;
+use robots_test_support::redis_server;

@@ -17,6 +17,7 @@ use tokio::time::Instant;
 
 #[cfg(feature = "redis")]
 use crate::pacing::fleet::FleetPacing;
+#[cfg(feature = "redis")]
 use crate::pacing::fleet::lease::{FleetPermit, Lease};
 use crate::pacing::local::Politeness;
 use crate::pacing::local::permit::{LocalPermit, ReadyLater};

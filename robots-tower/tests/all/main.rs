@@ -1,8 +1,7 @@
 //! robots-tower's integration tests, in one binary (one link instead of ten). `no_alloc` stays
 //! apart: it installs a counting global allocator.
 
-#[path = "../../../tests/support/captured.rs"]
-mod captured;
+use robots_test_support::captured;
 mod composition;
 mod fleet;
 mod frameworks;
@@ -15,10 +14,8 @@ mod metrics;
 mod observability;
 mod overrides;
 mod pacers;
-#[path = "../../../tests/support/redis_server.rs"]
-mod redis_server;
+use robots_test_support::redis_server;
 mod schedule;
-#[path = "../../../tests/support/site.rs"]
-mod site;
+use robots_test_support::site;
 mod support;
 mod usage;

@@ -1,12 +1,10 @@
 //! A `tracing` writer that keeps what was written, for tests that check what is logged.
-//! Shared by the tests of every package (`#[path]`-included).
+//! Shared by the tests of every package.
 //!
 //! One global subscriber (installed once) hands each event to the buffer of the thread that
 //! emitted it, when that thread is capturing at the event's level. A thread-local subscriber per
 //! test was flaky: with tests on parallel threads, callsite interest and the global maximum level
 //! are computed across threads, and an event could be filtered out for a thread that captured.
-
-#![allow(dead_code)]
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, Once};

@@ -1,9 +1,7 @@
 //! A real `redis-server` for tests, started on a free port of 127.0.0.1 and killed on drop.
-//! Shared by the fleet tests of every package (`#[path]`-included). When no `redis-server`
+//! Shared by the fleet tests of every package. When no `redis-server`
 //! binary exists, `RedisServer::start` says so on stderr and returns `None`; the tests then
 //! skip (`.ci/run` installs the binary, so CI always runs them).
-
-#![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

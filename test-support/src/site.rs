@@ -1,8 +1,6 @@
 //! A raw HTTP/1.1 test site on 127.0.0.1 that logs every request exactly as received (target,
 //! `User-Agent`, `From`, arrival time) and answers from a routing function. One request per
-//! connection. Shared by the tests of every package (`#[path]`-included).
-
-#![allow(dead_code)]
+//! connection. Shared by the tests of every package.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

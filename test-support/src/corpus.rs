@@ -2,9 +2,7 @@
 //! against the workspace root (so `ROBOTS_CORPUS=../shared/corpus/robots` means the same from
 //! every package). Set but unreadable is an error, loudly; unset skips with a message written
 //! straight to stderr, which the test harness does not capture. Shared by the tests and
-//! benchmarks of every package (`#[path]`-included).
-
-#![allow(dead_code)]
+//! benchmarks of every package.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
