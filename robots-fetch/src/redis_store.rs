@@ -306,9 +306,10 @@ impl RedisFleet {
         }
     }
 
-    /// The key `<prefix>:{<origin>}:<rest>`.
-    pub fn key(&self, origin: &str, rest: &str) -> String {
-        format!("{}:{{{origin}}}:{rest}", self.inner.prefix)
+    /// The key `<prefix>:{<group>}:<rest>`: `group` is what the keys are about, a politeness
+    /// group or an origin's robots.txt, in braces so that all its keys share a Cluster slot.
+    pub fn key(&self, group: &str, rest: &str) -> String {
+        format!("{}:{{{group}}}:{rest}", self.inner.prefix)
     }
 
     /// The fleet's epoch key for `group`'s hash slot (`<prefix>:{epoch-<n>}:epoch`, with `n`

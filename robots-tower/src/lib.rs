@@ -10,7 +10,7 @@
 //! - refuses non-HTTP URLs (a redirect to `file:`) with [`RobotsError::UnsupportedScheme`];
 //! - refuses with [`RobotsError::RobotsUnreachable`] while robots.txt cannot be had and no good copy
 //!   is known, so a crawler can reschedule;
-//! - otherwise waits for the origin's politeness slot (one request in flight, 1 s from the
+//! - otherwise waits for its turn in the origin's politeness group (one request in flight, 1 s from the
 //!   previous request's start and from its response, raised by Crawl-delay up to 30 s, paused by
 //!   429/503 and `Retry-After`) — a timer in the request's future, never a blocked thread — and
 //!   sends the request with the crawler's `User-Agent` (and `From`) when it has none.

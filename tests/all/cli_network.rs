@@ -1,17 +1,14 @@
 //! `robots check` without `--robots`: each origin's robots.txt fetched once per run, with the
 //! outcome table applied, against real local servers.
 
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use wiremock::matchers::path;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn robots(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_robots"))
-        .args(args)
-        .output()
-        .expect("the robots binary runs")
+    crate::cli::robots(args, b"")
 }
 
 /// A server whose robots.txt must be requested exactly `runs` times (once per CLI run).

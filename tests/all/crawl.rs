@@ -41,13 +41,11 @@ pub(crate) fn crawl(args: &[&str]) -> Output {
 
 /// `robots crawl` with `RUST_LOG` set to `log`, or unset (whatever the test's environment).
 pub(crate) fn crawl_with_log(args: &[&str], log: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_robots"));
-    command.arg("crawl").args(args).stdin(Stdio::null());
-    match log {
-        Some(log) => command.env("RUST_LOG", log),
-        None => command.env_remove("RUST_LOG"),
-    };
-    command.output().expect("the robots binary runs")
+    let args: Vec<&str> = std::iter::once("crawl")
+        .chain(args.iter().copied())
+        .collect();
+    let env: Vec<(&str, &str)> = log.map(|log| ("RUST_LOG", log)).into_iter().collect();
+    crate::cli::robots_with_env(&args, b"", &env)
 }
 
 pub(crate) async fn crawl_async(args: Vec<String>) -> Output {
@@ -614,11 +612,7 @@ async fn one_shot_commands_say_unreachable_with_the_cause_only() {
         lines[0]["error"],
         format!("robots.txt of {origin} unreachable: the server answered 503")
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_robots"))
-        .args(["sitemaps", &down.url("/x")])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = crate::cli::robots(&["sitemaps", &down.url("/x")], b"");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),

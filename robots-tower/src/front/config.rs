@@ -482,7 +482,7 @@ impl<Target> RobotsConfig<Target> {
             not_ready: self.not_ready,
             mirror_info: self.mirror_info,
             agent,
-            politeness: self.pacing(),
+            pacing: self.pacing(),
             groups: crate::pacing::group::Groups {
                 key: self.politeness.key,
                 suffixes: self.suffixes.clone(),

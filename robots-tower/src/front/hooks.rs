@@ -246,13 +246,9 @@ impl<C> RobotsHooks<C> {
             // (The address key, with the host never resolved here: nothing was sent to it.)
             return;
         };
-        self.gate.politeness.observe(
+        self.gate.pacing.observe(
             group.as_str(),
-            crate::pacing::observed::Observed::response(
-                status,
-                headers,
-                self.gate.politeness.config(),
-            ),
+            crate::pacing::observed::Observed::response(status, headers, self.gate.pacing.config()),
         );
     }
 }
@@ -323,13 +319,10 @@ impl<C: FetchClient> RobotsHooks<C> {
     pub async fn next_ready(&self, origin: &Origin) -> Result<Option<Duration>, RobotsError> {
         let interval = match self.gate.cache.cached(origin) {
             Some(entry) => self.gate.interval_for(&entry)?.0,
-            None => self.gate.politeness.config().min_delay,
+            None => self.gate.pacing.config().min_delay,
         };
         let group = self.gate.groups.key(origin).await;
-        self.gate
-            .politeness
-            .next_ready(group.as_str(), interval)
-            .await
+        self.gate.pacing.next_ready(group.as_str(), interval).await
     }
 
     fn ticket(&self, admission: Admission) -> Ticket {

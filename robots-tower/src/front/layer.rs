@@ -78,7 +78,7 @@ impl RobotsLayer {
     pub fn retries(&self, times: u32) -> tower::retry::RetryLayer<crate::front::retry::Retries> {
         tower::retry::RetryLayer::new(crate::front::retry::Retries::new(
             times,
-            self.gate.politeness.config().backoff_statuses,
+            self.gate.pacing.config().backoff_statuses,
         ))
     }
 
@@ -86,7 +86,7 @@ impl RobotsLayer {
     /// rate-limit headers), until when.
     pub fn paused_until(&self, origin: &robots_fetch::Origin) -> Option<tokio::time::Instant> {
         let group = self.gate.groups.key_now(origin)?;
-        self.gate.politeness.paused_until(group.as_str())
+        self.gate.pacing.paused_until(group.as_str())
     }
 }
 

@@ -372,7 +372,7 @@ impl RobotsMiddleware {
             let response = hold_place_in_body(response, permit);
             if let Some(again) = retry.filter(|_| {
                 self.gate
-                    .politeness
+                    .pacing
                     .config()
                     .is_distress(crate::pacing::rules::Outcome::Status(status.as_u16()))
             }) {

@@ -33,14 +33,14 @@ impl Gate {
         .into_iter()
         .flatten()
         .max();
-        self.politeness.config().interval(asked)
+        self.pacing.config().interval(asked)
     }
 
     /// The refusal of an origin whose Crawl-delay is above the maximum (built off the usual
     /// path: the error is large).
     #[cold]
     pub(super) fn too_long(&self, entry: &CachedRobots, asked: Duration) -> RobotsError {
-        let max = self.politeness.config().max_delay;
+        let max = self.pacing.config().max_delay;
         info!(origin = %entry.origin(), ?asked, ?max, "Crawl-delay above the maximum: the origin is refused");
         RobotsError::CrawlDelayTooLong {
             origin: entry.origin().clone(),

@@ -1,6 +1,6 @@
 //! What the layer and the middleware share: look up (or fetch) the origin's rules, decide (the
 //! path as given and every path a server may resolve it to), turn "no" into a typed error, wait
-//! for the origin's politeness slot, say who is asking, and learn from responses. Both front ends
+//! for the request's turn in its group, say who is asking, and learn from responses. Both front ends
 //! go through here, so they cannot disagree.
 
 mod interval;
@@ -91,7 +91,7 @@ pub(crate) struct Gate {
     pub(crate) not_ready: WhenNotReady,
     /// Write [`RobotsInfo`] into response headers too.
     pub(crate) mirror_info: bool,
-    pub(crate) politeness: Pacing,
+    pub(crate) pacing: Pacing,
     /// How an origin's politeness group is named.
     pub(crate) groups: Groups,
     /// Origins whose overlong Crawl-delay was clamped and said so (once per origin; bounded).
@@ -107,7 +107,7 @@ pub(crate) struct Gate {
 impl Gate {
     /// Waits, at most `within`, for a fleet's background work (lease releases) to be done.
     pub(crate) async fn settle(&self, within: Duration) -> bool {
-        match &self.politeness {
+        match &self.pacing {
             #[cfg(feature = "redis")]
             Pacing::Fleet(fleet) => fleet.redis().settle(within).await,
             _ => {
@@ -131,7 +131,7 @@ impl Gate {
     }
 
     /// Decides a request for `path` at `origin`, fetching robots.txt with `client` when needed, then waits for
-    /// the origin's politeness slot (or, with [`WhenNotReady::Fail`], takes it only if free now).
+    /// the request's turn in its group (or, with [`WhenNotReady::Fail`], takes it only if free now).
     pub(crate) async fn admit<C: FetchClient>(
         &self,
         client: &C,
@@ -166,7 +166,7 @@ impl Gate {
             return Ok(Admit::Fetch);
         };
         let allowed = self.allow(entry, path, url, overrides, now)?;
-        let Some(local) = self.politeness.in_process() else {
+        let Some(local) = self.pacing.in_process() else {
             // A fleet's turn is asked of Redis.
             return Ok(Admit::Wait(allowed));
         };
@@ -240,8 +240,8 @@ impl Gate {
         let group = self.groups.key(entry.origin()).await;
         let group = group.as_str();
         let (permit, waited) = match self.not_ready {
-            WhenNotReady::Wait => self.politeness.acquire(group, interval).await?,
-            WhenNotReady::Fail => match self.politeness.try_acquire(group, interval).await? {
+            WhenNotReady::Wait => self.pacing.acquire(group, interval).await?,
+            WhenNotReady::Fail => match self.pacing.try_acquire(group, interval).await? {
                 Ok(permit) => (permit, Duration::ZERO),
                 Err(not_yet) => return Err(self.not_ready_error(&entry, not_yet)),
             },

@@ -33,10 +33,10 @@ impl Gate {
     ) -> RobotsInfo {
         let (permit, mut info, clamped_from) = self.observed(admission, headers);
         let pause = self
-            .politeness
+            .pacing
             .finish(
                 permit,
-                Observed::response(status, headers, self.politeness.config()),
+                Observed::response(status, headers, self.pacing.config()),
             )
             .await;
         info.set_rare(clamped_from, pause);
@@ -56,13 +56,13 @@ impl Gate {
     }
 
     pub(super) async fn finish_failed(&self, admission: Admission, observed: Observed) {
-        self.politeness.finish(admission.permit, observed).await;
+        self.pacing.finish(admission.permit, observed).await;
     }
 
     /// [`Gate::observe_failure`] without waiting (a fleet lease is given back unreleased).
     pub(crate) fn observe_failure_now(&self, admission: Admission, error: &ErrorRef) {
         let observed = failure(&admission, error);
-        drop(self.politeness.finish_now(admission.permit, observed));
+        drop(self.pacing.finish_now(admission.permit, observed));
     }
 
     /// Learns from a response head (distress and exhausted rate limits pause the group) and
@@ -96,10 +96,10 @@ impl Gate {
             headers,
         );
         let pause = self
-            .politeness
+            .pacing
             .observe_head(
                 &mut admission.permit,
-                Observed::response(status, headers, self.politeness.config()),
+                Observed::response(status, headers, self.pacing.config()),
             )
             .await;
         info.set_rare(admission.clamped_from, pause);
@@ -116,9 +116,9 @@ impl Gate {
         headers: &http::HeaderMap,
     ) -> (RobotsInfo, Permit) {
         let (mut permit, mut info, clamped_from) = self.observed(admission, headers);
-        let pause = self.politeness.observe_head_now(
+        let pause = self.pacing.observe_head_now(
             &mut permit,
-            Observed::response(status, headers, self.politeness.config()),
+            Observed::response(status, headers, self.pacing.config()),
         );
         info.set_rare(clamped_from, pause);
         (info, permit)

@@ -34,13 +34,13 @@ impl<C: FetchClient> PacedFetch<'_, C> {
         let interval = match gate.cache.cached_any(&origin) {
             Some(entry) => match gate.interval_asked(&entry) {
                 Interval::Applied(interval, _) => interval,
-                Interval::TooLong(_) => gate.politeness.config().max_delay,
+                Interval::TooLong(_) => gate.pacing.config().max_delay,
             },
-            None => gate.politeness.config().min_delay,
+            None => gate.pacing.config().min_delay,
         };
         let group = gate.groups.key(&origin).await;
         let (permit, waited) = gate
-            .politeness
+            .pacing
             .acquire_for_robots(group.as_str(), interval)
             .await?;
         if !waited.is_zero() {
@@ -81,14 +81,14 @@ impl<C: FetchClient> FetchClient for PacedFetch<'_, C> {
                 let observed = Observed::response(
                     response.status().as_u16(),
                     response.headers(),
-                    gate.politeness.config(),
+                    gate.pacing.config(),
                 );
-                gate.politeness.observe_head(&mut permit, observed).await;
+                gate.pacing.observe_head(&mut permit, observed).await;
                 Ok(response.map(|body| crate::pacing::body::PacedBody::new(body, permit)))
             }
             Err(error) => {
                 let observed = Observed::failure(crate::pacing::distress::failure_outcome(&*error));
-                gate.politeness.finish(permit, observed).await;
+                gate.pacing.finish(permit, observed).await;
                 Err(error)
             }
         }

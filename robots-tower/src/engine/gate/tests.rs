@@ -182,10 +182,7 @@ async fn observe_ends_the_turn_and_pauses_on_429() {
         })
     );
     // The group is the host (the default key).
-    let paused = gate
-        .politeness
-        .paused_until(origin().host())
-        .expect("paused");
+    let paused = gate.pacing.paused_until(origin().host()).expect("paused");
     let left = paused.saturating_duration_since(Instant::now());
     assert!(
         left > Duration::from_secs(29) && left <= Duration::from_secs(30),
@@ -204,5 +201,5 @@ async fn observe_ends_the_turn_and_pauses_on_429() {
     // A success ends the pause.
     let info = gate.observe(admission, 200, &http::HeaderMap::new()).await;
     assert_eq!(info.pause(), None);
-    assert_eq!(gate.politeness.paused_until(origin().host()), None);
+    assert_eq!(gate.pacing.paused_until(origin().host()), None);
 }

@@ -15,7 +15,7 @@ use crate::pacing::observed::{GroupPause, Observed, PauseReason};
 use crate::pacing::rules::Outcome;
 use crate::pacing::rules::{PolitenessConfig, jittered};
 
-/// A lease on one of the origin's places. Released with the response's status by
+/// A lease on one of the group's places. Released with the response's status by
 /// [`Lease::release`] (awaited on the response path, so a 429 pauses the fleet before the
 /// caller sees the response); a lease dropped unreleased (the request failed or was cancelled)
 /// is released in the background, and one whose process died expires.

@@ -188,32 +188,32 @@ impl FleetPacing {
         pause
     }
 
-    /// Waits for the origin's turn across the fleet. The process's own place comes first, so
-    /// that its requests to one origin ask the fleet one at a time and local pacing (the
+    /// Waits for the group's turn across the fleet. The process's own place comes first, so
+    /// that its requests to one group ask the fleet one at a time and local pacing (the
     /// fallback) always knows the last start and end.
     pub(crate) async fn acquire(
         &self,
-        origin: &str,
+        group: &str,
         interval: Duration,
     ) -> Result<(FleetPermit, Duration), RobotsError> {
-        self.acquire_with(origin, interval, self.fallback).await
+        self.acquire_with(group, interval, self.fallback).await
     }
 
     /// [`FleetPacing::acquire`] with this fallback: a robots.txt request falls back to local
     /// pacing even when pages fail closed (refusing it would record robots.txt as unreachable,
-    /// and refuse the origin for a minute after Redis is back).
+    /// and refuse the group for a minute after Redis is back).
     pub(crate) async fn acquire_with(
         &self,
-        origin: &str,
+        group: &str,
         interval: Duration,
         fallback: FleetFallback,
     ) -> Result<(FleetPermit, Duration), RobotsError> {
-        let place = self.local.place(origin).await;
+        let place = self.local.place(group).await;
         // The wait counts from here, once this process's own earlier requests to the group are
         // out of the way (the fleet's turn, its pauses and an outage's grace count).
         let started = Instant::now();
         let shared = loop {
-            let result = self.acquire_shared(origin, interval).await;
+            let result = self.acquire_shared(group, interval).await;
             // A command the server refused (a bug, not an outage) is not waited out.
             let answered = !matches!(&result, Err(error) if error.is_unavailable());
             match self.outage_grace_left(answered) {
@@ -227,8 +227,8 @@ impl FleetPacing {
             Ok(release) => {
                 // The process's own spacing too: nothing while Redis is healthy (the fleet's wait
                 // covers it), but a Redis that restarted without its state must not let this
-                // process hit the origin again at once.
-                let local = self.local.space(origin, interval, place).await;
+                // process hit the group again at once.
+                let local = self.local.space(group, interval, place).await;
                 let lease = Lease {
                     release: Some(release),
                     _local: Some(local),
@@ -241,7 +241,7 @@ impl FleetPacing {
                 }),
                 FleetFallback::LocalFallback => {
                     let interval = interval.saturating_mul(self.fleet_size);
-                    let permit = self.local.space(origin, interval, place).await;
+                    let permit = self.local.space(group, interval, place).await;
                     Ok((FleetPermit::Local(permit), started.elapsed()))
                 }
             },
@@ -260,18 +260,18 @@ impl FleetPacing {
         Some(self.outage_grace.saturating_sub(since.elapsed()))
     }
 
-    /// The origin's turn across the fleet now, or when it will come (schedule, don't wait):
+    /// The group's turn across the fleet now, or when it will come (schedule, don't wait):
     /// nothing is reserved when the answer is "not yet".
     pub(crate) async fn try_acquire(
         &self,
-        origin: &str,
+        group: &str,
         interval: Duration,
     ) -> Result<Result<FleetPermit, ReadyLater>, RobotsError> {
-        let place = match self.local.try_place(origin) {
+        let place = match self.local.try_place(group) {
             Ok(place) => place,
             Err(not_yet) => return Ok(Err(not_yet)),
         };
-        match self.ask(origin, interval, Mode::Try, &request_id()).await {
+        match self.ask(group, interval, Mode::Try, &request_id()).await {
             Ok(Answer::Granted(release)) => {
                 match self.local.try_space(interval, place, Instant::now()) {
                     Ok(local) => Ok(Ok(FleetPermit::Lease(Box::new(Lease {
@@ -307,17 +307,17 @@ impl FleetPacing {
         }
     }
 
-    /// How long until a request to the origin could start across the fleet (zero: now; `None`:
+    /// How long until a request to the group could start across the fleet (zero: now; `None`:
     /// when a request in flight ends). Reserves nothing.
     pub(crate) async fn next_ready(
         &self,
-        origin: &str,
+        group: &str,
         interval: Duration,
     ) -> Result<Option<Duration>, RobotsError> {
-        let Some(local) = self.local.next_ready(origin, interval) else {
+        let Some(local) = self.local.next_ready(group, interval) else {
             return Ok(None);
         };
-        match self.ask(origin, interval, Mode::Peek, &request_id()).await {
+        match self.ask(group, interval, Mode::Peek, &request_id()).await {
             Ok(Answer::ReadyLater(not_yet)) => Ok(not_yet.ready_in.map(|r| r.max(local))),
             Ok(Answer::Wait(_)) => Ok(None),
             Ok(Answer::Granted(_)) => Ok(Some(local)),
@@ -327,22 +327,18 @@ impl FleetPacing {
                 }),
                 FleetFallback::LocalFallback => Ok(self
                     .local
-                    .next_ready(origin, interval.saturating_mul(self.fleet_size))),
+                    .next_ready(group, interval.saturating_mul(self.fleet_size))),
             },
         }
     }
 
-    async fn acquire_shared(
-        &self,
-        origin: &str,
-        interval: Duration,
-    ) -> Result<Release, FleetError> {
+    async fn acquire_shared(&self, group: &str, interval: Duration) -> Result<Release, FleetError> {
         // One id for every ask of this request while it waits (its place among the waiters is
         // kept); a new one after a lease given back, whose release must not free the next.
         let mut id = request_id();
         let mut queued: Option<Waiter> = None;
         loop {
-            let (lease, wait_ms) = match self.ask(origin, interval, Mode::Wait, &id).await? {
+            let (lease, wait_ms) = match self.ask(group, interval, Mode::Wait, &id).await? {
                 // The lease exists from here: dropping it (even if this future is cancelled
                 // while it waits) releases it.
                 Answer::Granted(release) => {
@@ -358,8 +354,8 @@ impl FleetPacing {
                     queued.get_or_insert_with(|| Waiter {
                         fleet: Some(self.fleet.clone()),
                         keys: (
-                            self.fleet.key(origin, "waiters"),
-                            self.fleet.key(origin, "waiting"),
+                            self.fleet.key(group, "waiters"),
+                            self.fleet.key(group, "waiting"),
                         ),
                         id: id.clone(),
                     });
@@ -381,7 +377,7 @@ impl FleetPacing {
                 .as_ref()
                 .map(|r| r.epoch.clone())
                 .unwrap_or_default();
-            if wait_ms > 0 && !self.start_stands(origin, interval, &epoch).await {
+            if wait_ms > 0 && !self.start_stands(group, interval, &epoch).await {
                 drop(lease);
                 id = request_id();
                 continue;
@@ -461,7 +457,7 @@ impl FleetPacing {
     /// One run of the acquire script.
     async fn ask(
         &self,
-        origin: &str,
+        group: &str,
         interval: Duration,
         mode: Mode,
         id: &str,
@@ -469,8 +465,8 @@ impl FleetPacing {
         let config = self.config();
         let mut connection = self.fleet.connection()?;
         let keys = (
-            self.fleet.key(origin, "pace"),
-            self.fleet.key(origin, "leases"),
+            self.fleet.key(group, "pace"),
+            self.fleet.key(group, "leases"),
         );
         // 2: one at a time, spaced from the end too; 1: one at a time (the adaptive delay runs
         // from the end); 0: several at a time.
@@ -481,7 +477,7 @@ impl FleetPacing {
         };
         let idle_ttl = self.idle_ttl(interval);
         // What this process remembers of a pause, for a server that lost it.
-        let known_pause = self.local.paused_until(origin).map_or(0, |until| {
+        let known_pause = self.local.paused_until(group).map_or(0, |until| {
             millis(until.saturating_duration_since(Instant::now()))
         });
         // Which server answers: a failover to another is fenced like a loss.
@@ -489,9 +485,9 @@ impl FleetPacing {
         let mut invocation = scripts().0.key(&keys.0);
         invocation
             .key(&keys.1)
-            .key(self.fleet.epoch_key(origin))
-            .key(self.fleet.key(origin, "waiters"))
-            .key(self.fleet.key(origin, "waiting"))
+            .key(self.fleet.epoch_key(group))
+            .key(self.fleet.key(group, "waiters"))
+            .key(self.fleet.key(group, "waiting"))
             .arg(millis(interval))
             .arg(config.concurrency.max(1))
             .arg(millis(self.lease_ttl).max(1))

@@ -1,4 +1,4 @@
-//! The in-process pacer: politeness per group of origins (spec section 8; the group is named by `crate::pacing::group`): one
+//! The in-process pacer: politeness per group of groups (spec section 8; the group is named by `crate::pacing::group`): one
 //! request in flight by default, a minimum interval between request starts (raised by
 //! Crawl-delay/Request-rate, never lowered below what a site asked unless told to clamp), and
 //! slower when the server struggles: a pause after a distress response (429, 5xx, a network
@@ -22,7 +22,7 @@
 
 mod clock;
 pub(crate) mod permit;
-mod slot;
+mod state;
 #[cfg(test)]
 mod tests;
 
@@ -40,20 +40,20 @@ use crate::pacing::observed::{GroupPause, Observed, PauseReason};
 use crate::pacing::rules::Outcome;
 use crate::pacing::rules::PolitenessConfig;
 use permit::{InFlight, LocalPermit, Place, ReadyLater};
-use slot::{Queued, Said, Slot, SlotState, Turn, unread_body_warning};
+use state::{GroupState, Ledger, Queued, Said, Turn, unread_body_warning};
 
 /// The groups with state, and the calls since they were last swept.
 #[derive(Default)]
-struct Origins {
+struct GroupStates {
     /// Keyed with foldhash: every request looks its group up here.
-    slots: HashMap<Arc<str>, Arc<Slot>, foldhash::fast::RandomState>,
+    states: HashMap<Arc<str>, Arc<GroupState>, foldhash::fast::RandomState>,
     since_sweep: usize,
 }
 
 pub(crate) struct Politeness {
-    /// Shared with every group's slot (a permit's end reads it).
+    /// Shared with every group's state (a permit's end reads it).
     pub(crate) config: Arc<PolitenessConfig>,
-    origins: Mutex<Origins>,
+    groups: Mutex<GroupStates>,
     /// What it has said once already (each warning once per pacer).
     said: Arc<Said>,
 }
@@ -67,36 +67,36 @@ impl Politeness {
     pub(crate) fn new(config: PolitenessConfig) -> Politeness {
         Politeness {
             config: Arc::new(config),
-            origins: Mutex::new(Origins::default()),
+            groups: Mutex::new(GroupStates::default()),
             said: Arc::default(),
         }
     }
 
-    fn slot(&self, origin: &str) -> Arc<Slot> {
-        let mut origins = self.origins.lock().unwrap_or_else(|e| e.into_inner());
-        // Sweep idle origins after half as many calls as there are origins (at least 1024): a
-        // sweep costs O(origins), so this is amortised O(1) per call.
-        origins.since_sweep += 1;
-        if origins.since_sweep > (origins.slots.len() / 2).max(1024) {
-            origins.since_sweep = 0;
+    fn state(&self, group: &str) -> Arc<GroupState> {
+        let mut groups = self.groups.lock().unwrap_or_else(|e| e.into_inner());
+        // Sweep idle groups after half as many calls as there are groups (at least 1024): a
+        // sweep costs O(groups), so this is amortised O(1) per call.
+        groups.since_sweep += 1;
+        if groups.since_sweep > (groups.states.len() / 2).max(1024) {
+            groups.since_sweep = 0;
             let now = Instant::now();
             let concurrency = self.config.concurrency.max(1);
             let forget_failures_after = self.config.backoff_max;
-            origins
-                .slots
-                .retain(|_, slot| !slot.is_idle(now, concurrency, forget_failures_after));
+            groups
+                .states
+                .retain(|_, state| !state.is_idle(now, concurrency, forget_failures_after));
         }
-        if let Some(slot) = origins.slots.get(origin) {
-            return slot.clone();
+        if let Some(state) = groups.states.get(group) {
+            return state.clone();
         }
-        let key: Arc<str> = origin.into();
-        let slot = Arc::new(Slot {
+        let key: Arc<str> = group.into();
+        let state = Arc::new(GroupState {
             key: key.clone(),
             config: self.config.clone(),
             said: self.said.clone(),
             turns: tokio::sync::Notify::new(),
             in_flight: Semaphore::new(self.config.concurrency.max(1)),
-            state: Mutex::new(SlotState {
+            ledger: Mutex::new(Ledger {
                 limiter: None,
                 last_start: None,
                 last_end: None,
@@ -110,46 +110,42 @@ impl Politeness {
                 tickets: 0,
             }),
         });
-        origins.slots.insert(key, slot.clone());
-        slot
+        groups.states.insert(key, state.clone());
+        state
     }
 
-    /// Waits for the origin's turn: a free place (concurrency), the end of any pause, and the
+    /// Waits for the group's turn: a free place (concurrency), the end of any pause, and the
     /// interval since the last start. Returns the place and how long the wait was.
-    pub(crate) async fn acquire(
-        &self,
-        origin: &str,
-        interval: Duration,
-    ) -> (LocalPermit, Duration) {
+    pub(crate) async fn acquire(&self, group: &str, interval: Duration) -> (LocalPermit, Duration) {
         // The usual request: a free place and its turn now. Taken without the clock reads that
         // time a wait, and without the waiting future, which is boxed (it is the large one).
-        if let Ok(permit) = self.try_acquire(origin, interval, Instant::now()) {
+        if let Ok(permit) = self.try_acquire(group, interval, Instant::now()) {
             return (permit, Duration::ZERO);
         }
-        Box::pin(self.acquire_waiting(origin, interval)).await
+        Box::pin(self.acquire_waiting(group, interval)).await
     }
 
     /// [`Politeness::acquire`] when the turn is not now: waits for a place and the interval.
-    async fn acquire_waiting(&self, origin: &str, interval: Duration) -> (LocalPermit, Duration) {
-        let place = self.place(origin).await;
+    async fn acquire_waiting(&self, group: &str, interval: Duration) -> (LocalPermit, Duration) {
+        let place = self.place(group).await;
         // The wait counts from here: time queued behind this process's own earlier requests to
         // the group is theirs, not a politeness wait.
         let started = Instant::now();
-        let permit = self.space(origin, interval, place).await;
+        let permit = self.space(group, interval, place).await;
         (permit, started.elapsed())
     }
 
-    /// Waits for a free place at the origin (its concurrency), nothing else.
+    /// Waits for a free place at the group (its concurrency), nothing else.
     ///
     /// A place is held until its response's body has been read or dropped. A body kept unread
     /// would hold it for ever (a `join_all` of requests to one server keeps every response until
     /// the last comes): after waiting `unread_body_grace` while a request whose response head
     /// came long ago still holds a place, the waiter takes that place over, and says so once.
-    pub(crate) async fn place(&self, origin: &str) -> Place {
-        let slot = self.slot(origin);
+    pub(crate) async fn place(&self, group: &str) -> Place {
+        let state = self.state(group);
         let grace = self.config.unread_body_grace;
         {
-            let mut acquire = std::pin::pin!(slot.in_flight.acquire());
+            let mut acquire = std::pin::pin!(state.in_flight.acquire());
             loop {
                 match tokio::time::timeout(grace, acquire.as_mut()).await {
                     // (The semaphore is never closed: an error would only mean no limit.)
@@ -160,9 +156,9 @@ impl Politeness {
                         break;
                     }
                     // The place is inherited: the unread body's end will not give it back.
-                    Err(_) if slot.take_over_unread() => {
-                        if !slot.said.unread_body.swap(true, Ordering::Relaxed) {
-                            unread_body_warning(origin, grace);
+                    Err(_) if state.take_over_unread() => {
+                        if !state.said.unread_body.swap(true, Ordering::Relaxed) {
+                            unread_body_warning(group, grace);
                         }
                         break;
                     }
@@ -171,7 +167,7 @@ impl Politeness {
             }
         }
         Place {
-            in_flight: InFlight(slot, true),
+            in_flight: InFlight(state, true),
         }
     }
 
@@ -181,32 +177,27 @@ impl Politeness {
     /// Requests that wait are served in the order they began to wait (a queue per group): after
     /// a pause, the group's requests start in the order they were made, not in the order their
     /// timers happen to fire.
-    pub(crate) async fn space(
-        &self,
-        origin: &str,
-        interval: Duration,
-        place: Place,
-    ) -> LocalPermit {
+    pub(crate) async fn space(&self, group: &str, interval: Duration, place: Place) -> LocalPermit {
         let started = Instant::now();
-        let slot = place.in_flight.0.clone();
+        let state = place.in_flight.0.clone();
         // The place in the group's queue once this request waits; leaving it (its turn came, or
         // the request was dropped) lets the next one look.
         let mut queued = Queued {
-            slot: &slot,
+            state: &state,
             ticket: None,
         };
         loop {
             // Made before the look, so that a turn handed on meanwhile is not missed.
-            let handed_on = slot.turns.notified();
+            let handed_on = state.turns.notified();
             let now = Instant::now();
-            match slot.next_start(interval, &self.config, now, Some(&mut queued.ticket)) {
+            match state.next_start(interval, &self.config, now, Some(&mut queued.ticket)) {
                 Turn::At(at, _) => tokio::time::sleep_until(at).await,
                 Turn::Behind => handed_on.await,
                 Turn::Go => {
                     drop(queued);
                     let waited = now.saturating_duration_since(started);
                     if !waited.is_zero() {
-                        debug!(group = origin, ?waited, ?interval, "politeness wait");
+                        debug!(group, ?waited, ?interval, "politeness wait");
                     }
                     return LocalPermit::new(place.in_flight);
                 }
@@ -214,13 +205,13 @@ impl Politeness {
         }
     }
 
-    /// A free place at the origin now, or why not (every place in use).
-    pub(crate) fn try_place(&self, origin: &str) -> Result<Place, ReadyLater> {
-        let slot = self.slot(origin);
-        let taken = slot.in_flight.try_acquire().map(|permit| permit.forget());
+    /// A free place at the group now, or why not (every place in use).
+    pub(crate) fn try_place(&self, group: &str) -> Result<Place, ReadyLater> {
+        let state = self.state(group);
+        let taken = state.in_flight.try_acquire().map(|permit| permit.forget());
         match taken {
             Ok(()) => Ok(Place {
-                in_flight: InFlight(slot, true),
+                in_flight: InFlight(state, true),
             }),
             Err(_) => Err(ReadyLater {
                 ready_in: None,
@@ -237,8 +228,8 @@ impl Politeness {
         place: Place,
         now: Instant,
     ) -> Result<LocalPermit, ReadyLater> {
-        let slot = &place.in_flight.0;
-        match slot.next_start(interval, &self.config, now, None) {
+        let state = &place.in_flight.0;
+        match state.next_start(interval, &self.config, now, None) {
             Turn::Go => Ok(LocalPermit::new(place.in_flight)),
             Turn::At(at, reason) => Err(ReadyLater {
                 ready_in: Some(at.saturating_duration_since(now)),
@@ -248,7 +239,8 @@ impl Politeness {
             // when the group would be ready for the next.
             Turn::Behind => Err(ReadyLater {
                 ready_in: Some(
-                    slot.peek(interval, &self.config)
+                    state
+                        .peek(interval, &self.config)
                         .map_or(interval, |at| at.saturating_duration_since(now)),
                 ),
                 reason: NotReadyReason::Spacing,
@@ -256,36 +248,37 @@ impl Politeness {
         }
     }
 
-    /// The origin's turn as of `now` (a clock read the caller shares with its robots.txt
+    /// The group's turn as of `now` (a clock read the caller shares with its robots.txt
     /// verdict), or when it will come and why (schedule, don't wait).
     pub(crate) fn try_acquire(
         &self,
-        origin: &str,
+        group: &str,
         interval: Duration,
         now: Instant,
     ) -> Result<LocalPermit, ReadyLater> {
-        let place = self.try_place(origin)?;
+        let place = self.try_place(group)?;
         self.try_space(interval, place, now)
     }
 
-    /// How long until a request to the origin could start: zero when now, `None` when every
+    /// How long until a request to the group could start: zero when now, `None` when every
     /// place is in use (it depends on when a request in flight ends). Takes nothing.
-    pub(crate) fn next_ready(&self, origin: &str, interval: Duration) -> Option<Duration> {
-        let slot = self
-            .origins
+    pub(crate) fn next_ready(&self, group: &str, interval: Duration) -> Option<Duration> {
+        let state = self
+            .groups
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .slots
-            .get(origin)
+            .states
+            .get(group)
             .cloned();
-        let Some(slot) = slot else {
+        let Some(state) = state else {
             return Some(Duration::ZERO);
         };
-        if slot.in_flight.available_permits() == 0 {
+        if state.in_flight.available_permits() == 0 {
             return None;
         }
         Some(
-            slot.peek(interval, &self.config)
+            state
+                .peek(interval, &self.config)
                 .map_or(Duration::ZERO, |at| {
                     at.saturating_duration_since(Instant::now())
                 }),
@@ -295,9 +288,9 @@ impl Politeness {
     /// Learns from a response seen without a request's place (a hook after the fact): distress
     /// pauses the group, any other response ends the streak, rate-limit headers pause it.
     pub(crate) fn observe(&self, group: &str, observed: Observed) -> Option<GroupPause> {
-        let slot = self.slot(group);
-        let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
-        self.apply(&slot.key, &mut state, observed, None)
+        let state = self.state(group);
+        let mut ledger = state.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        self.apply(&state.key, &mut ledger, observed, None)
     }
 
     /// Learns from a request's response head through its own place (distress and exhausted
@@ -309,95 +302,95 @@ impl Politeness {
         permit: &mut LocalPermit,
         observed: Observed,
     ) -> Option<GroupPause> {
-        let slot = &permit.in_flight.0;
-        let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        let state = &permit.in_flight.0;
+        let mut ledger = state.ledger.lock().unwrap_or_else(|e| e.into_inner());
         // The head's time, until the body's end replaces it.
         let took = self
             .config
             .tracks_end()
             .then(Instant::now)
-            .zip(state.last_start)
+            .zip(ledger.last_start)
             .map(|(now, start)| now.saturating_duration_since(start));
-        let pause = self.apply(&slot.key, &mut state, observed, took);
+        let pause = self.apply(&state.key, &mut ledger, observed, took);
         if !permit.answered && matches!(observed.outcome, Outcome::Status(_)) {
             permit.answered = true;
-            state.answered += 1;
+            ledger.answered += 1;
         }
         pause
     }
 
     /// Ends a request through its own place: what it taught and its end, in one lock of the
-    /// group's state (no second lookup of the group on the request path).
+    /// group's ledger (no second lookup of the group on the request path).
     #[inline]
     pub(crate) fn finish(&self, mut permit: LocalPermit, observed: Observed) -> Option<GroupPause> {
-        let slot = &permit.in_flight.0;
-        let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        let state = &permit.in_flight.0;
+        let mut ledger = state.ledger.lock().unwrap_or_else(|e| e.into_inner());
         // Only spacing from the end and the adaptive delay read it (a clock read saved per
         // request otherwise).
         let now = self.config.tracks_end().then(Instant::now);
         // With one request at a time, the last start is this request's: the adaptive delay
         // measures from there (the permit stays small: it is moved with every request).
         let took = now
-            .zip(state.last_start)
+            .zip(ledger.last_start)
             .map(|(now, start)| now.saturating_duration_since(start));
-        let pause = self.apply(&slot.key, &mut state, observed, took);
+        let pause = self.apply(&state.key, &mut ledger, observed, took);
         if now.is_some() {
-            state.last_end = now;
+            ledger.last_end = now;
         }
-        drop(state);
+        drop(ledger);
         permit.ended = true;
         pause
     }
 
-    /// What a request's end teaches the group's state; the pause it set, if any.
+    /// What a request's end teaches the group's ledger; the pause it set, if any.
     fn apply(
         &self,
         group: &str,
-        state: &mut SlotState,
+        ledger: &mut Ledger,
         observed: Observed,
         took: Option<Duration>,
     ) -> Option<GroupPause> {
         let config = &self.config;
         let mut pause = None;
         if observed.backs_off(config) {
-            state.failures = state.failures.saturating_add(1);
+            ledger.failures = ledger.failures.saturating_add(1);
             // A `Retry-After` may lengthen the back-off the streak calls for, never shorten it:
             // `Retry-After: 0` (or a date in the past) on a 503 still backs off.
-            let backoff = config.jittered_backoff(state.failures);
+            let backoff = config.jittered_backoff(ledger.failures);
             let asked = observed
                 .retry_after
                 .filter(|_| config.is_distress(observed.outcome))
-                .map(|asked| state.capped(group, asked, config.max_retry_after, "Retry-After"));
+                .map(|asked| ledger.capped(group, asked, config.max_retry_after, "Retry-After"));
             let (duration, reason) = match asked {
                 Some(asked) if asked >= backoff => (asked, PauseReason::RetryAfter),
                 _ => (
                     backoff,
                     PauseReason::Backoff {
-                        failures: state.failures,
+                        failures: ledger.failures,
                     },
                 ),
             };
-            state.pause_for(duration);
+            ledger.pause_for(duration);
             warn!(
                 group,
                 outcome = ?observed.outcome,
                 ?duration,
-                failures = state.failures,
+                failures = ledger.failures,
                 "backing off"
             );
             crate::telemetry::paused(observed.outcome.status());
             pause = Some(GroupPause { duration, reason });
         } else if matches!(observed.outcome, Outcome::Status(_))
-            && (state.failures > 0 || state.paused_until.is_some())
+            && (ledger.failures > 0 || ledger.paused_until.is_some())
         {
             // Any other response ends the streak.
-            state.failures = 0;
-            state.paused_until = None;
+            ledger.failures = 0;
+            ledger.paused_until = None;
             debug!(group, outcome = ?observed.outcome, "back-off ended");
         }
         if let Some(reset) = observed.rate_limited {
-            let duration = state.capped(group, reset, config.max_retry_after, "rate-limit reset");
-            state.pause_for(duration);
+            let duration = ledger.capped(group, reset, config.max_retry_after, "rate-limit reset");
+            ledger.pause_for(duration);
             debug!(
                 group,
                 ?duration,
@@ -411,26 +404,26 @@ impl Politeness {
             }
         }
         if let (Some(took), Outcome::Status(_)) = (took, observed.outcome) {
-            state.adaptive = config.adaptive(took);
+            ledger.adaptive = config.adaptive(took);
         }
         pause
     }
 
-    /// The pause in force for an origin, if any.
-    pub(crate) fn paused_until(&self, origin: &str) -> Option<Instant> {
-        let origins = self.origins.lock().unwrap_or_else(|e| e.into_inner());
-        let slot = origins.slots.get(origin)?;
-        let state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.paused_until.filter(|p| *p > Instant::now())
+    /// The pause in force for a group, if any.
+    pub(crate) fn paused_until(&self, group: &str) -> Option<Instant> {
+        let groups = self.groups.lock().unwrap_or_else(|e| e.into_inner());
+        let state = groups.states.get(group)?;
+        let ledger = state.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        ledger.paused_until.filter(|p| *p > Instant::now())
     }
 
-    /// How many origins have state.
+    /// How many groups have state.
     #[cfg(test)]
     pub(crate) fn tracked(&self) -> usize {
-        self.origins
+        self.groups
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .slots
+            .states
             .len()
     }
 }

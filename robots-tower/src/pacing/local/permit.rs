@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::slot::Slot;
+use super::state::GroupState;
 use crate::error::NotReadyReason;
 
 /// Why a request cannot start now, and when it could (`None`: when a request in flight ends).
@@ -15,15 +15,15 @@ pub(crate) struct ReadyLater {
     pub(crate) reason: NotReadyReason,
 }
 
-/// A free place at an origin (its concurrency), before spacing.
+/// A free place in a group (its concurrency), before spacing.
 pub(crate) struct Place {
     pub(super) in_flight: InFlight,
 }
 
-/// One place of a slot's semaphore, given back when dropped.
+/// One place of a group state's semaphore, given back when dropped.
 /// The second field is false for a place another request took over (see [`Politeness::place`]):
 /// it is not given back twice.
-pub(super) struct InFlight(pub(super) Arc<Slot>, pub(super) bool);
+pub(super) struct InFlight(pub(super) Arc<GroupState>, pub(super) bool);
 
 impl Drop for InFlight {
     fn drop(&mut self) {
@@ -60,24 +60,24 @@ impl Drop for LocalPermit {
         if self.ended {
             return;
         }
-        let slot = &self.in_flight.0;
-        let mut state = slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        let state = &self.in_flight.0;
+        let mut ledger = state.ledger.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         if self.answered {
-            if slot.config.tracks_end()
-                && let Some(start) = state.last_start
+            if state.config.tracks_end()
+                && let Some(start) = ledger.last_start
             {
-                state.adaptive = slot.config.adaptive(now.saturating_duration_since(start));
+                ledger.adaptive = state.config.adaptive(now.saturating_duration_since(start));
             }
             // A place taken over from an unread body (any one: places are alike) was inherited
             // by the request that took it: not given back again.
-            if state.taken_over > 0 {
-                state.taken_over -= 1;
+            if ledger.taken_over > 0 {
+                ledger.taken_over -= 1;
                 self.in_flight.1 = false;
             } else {
-                state.answered = state.answered.saturating_sub(1);
+                ledger.answered = ledger.answered.saturating_sub(1);
             }
         }
-        state.last_end = Some(now);
+        ledger.last_end = Some(now);
     }
 }

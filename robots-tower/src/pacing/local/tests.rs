@@ -349,11 +349,11 @@ async fn paused_origins_are_swept_once_their_pause_is_long_over() {
         ..Default::default()
     });
     for i in 0..3000 {
-        let origin = format!("https://paused{i}.example");
-        let (permit, _) = politeness.acquire(&origin, Duration::from_millis(10)).await;
+        let group = format!("https://paused{i}.example");
+        let (permit, _) = politeness.acquire(&group, Duration::from_millis(10)).await;
         drop(permit);
         politeness.observe(
-            &origin,
+            &group,
             Observed {
                 outcome: Outcome::Status(429),
                 retry_after: Some(Duration::from_secs(60)),
@@ -389,10 +389,10 @@ async fn paused_origins_are_swept_once_their_pause_is_long_over() {
         tokio::time::advance(Duration::from_millis(1)).await;
     }
     let tracked = politeness.tracked();
-    assert!(tracked < 2100, "{tracked} origins tracked");
+    assert!(tracked < 2100, "{tracked} groups tracked");
     assert!(
         politeness.paused_until("https://paused0.example").is_none(),
-        "a forgotten origin has no pause"
+        "a forgotten group has no pause"
     );
 }
 
@@ -406,14 +406,14 @@ async fn the_interval_runs_from_the_end_of_a_slow_request() {
             spacing,
             ..Default::default()
         });
-        let origin = "https://slow.example";
+        let group = "https://slow.example";
         let interval = Duration::from_secs(1);
-        let (permit, _) = politeness.acquire(origin, interval).await;
+        let (permit, _) = politeness.acquire(group, interval).await;
         let first = Instant::now();
         // The server takes 3 s to answer.
         tokio::time::sleep(Duration::from_secs(3)).await;
         drop(permit);
-        let (_permit, _) = politeness.acquire(origin, interval).await;
+        let (_permit, _) = politeness.acquire(group, interval).await;
         assert_eq!(first.elapsed(), expected_gap, "{spacing:?}");
     }
     // With several requests in flight there is no single "previous end": start to start.
@@ -448,7 +448,7 @@ async fn idle_origins_are_swept() {
     }
     assert!(
         politeness.tracked() < 2100,
-        "{} origins tracked",
+        "{} groups tracked",
         politeness.tracked()
     );
 }

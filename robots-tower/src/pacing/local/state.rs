@@ -15,7 +15,7 @@ use super::clock::{Limiter, TokioClock};
 use crate::error::NotReadyReason;
 use crate::pacing::rules::{MAX_INTERVAL, PolitenessConfig};
 
-pub(super) struct SlotState {
+pub(super) struct Ledger {
     /// The limiter and the interval it was built for (rebuilt when the interval changes).
     pub(super) limiter: Option<(Duration, Limiter)>,
     pub(super) last_start: Option<Instant>,
@@ -39,7 +39,7 @@ pub(super) struct SlotState {
     pub(super) tickets: u64,
 }
 
-/// What [`Slot::next_start`] says.
+/// What [`GroupState::next_start`] says.
 pub(super) enum Turn {
     /// The request starts now (its start is recorded).
     Go,
@@ -52,26 +52,26 @@ pub(super) enum Turn {
 /// A request's place in its group's queue, left when dropped (its turn came, or the request
 /// was given up), which wakes the others to look again.
 pub(super) struct Queued<'a> {
-    pub(super) slot: &'a Slot,
+    pub(super) state: &'a GroupState,
     pub(super) ticket: Option<u64>,
 }
 
 impl Drop for Queued<'_> {
     fn drop(&mut self) {
         let Some(ticket) = self.ticket else { return };
-        let mut state = self.slot.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ledger = self.state.ledger.lock().unwrap_or_else(|e| e.into_inner());
         // Still in the queue: not served, given up while it waited (its turn takes it out).
-        let given_up = match state.queue.iter().position(|t| *t == ticket) {
+        let given_up = match ledger.queue.iter().position(|t| *t == ticket) {
             Some(at) => {
-                state.queue.remove(at);
+                ledger.queue.remove(at);
                 true
             }
             None => false,
         };
-        drop(state);
-        self.slot.turns.notify_waiters();
-        if given_up && !self.slot.said.given_up.swap(true, Ordering::Relaxed) {
-            given_up_warning(&self.slot.key);
+        drop(ledger);
+        self.state.turns.notify_waiters();
+        if given_up && !self.state.said.given_up.swap(true, Ordering::Relaxed) {
+            given_up_warning(&self.state.key);
         }
     }
 }
@@ -94,7 +94,7 @@ pub(super) struct Said {
     pub(super) unread_body: AtomicBool,
 }
 
-pub(super) struct Slot {
+pub(super) struct GroupState {
     /// The group's key, for logs.
     pub(super) key: Arc<str>,
     /// The pacer's settings (a permit's end reads them).
@@ -106,10 +106,10 @@ pub(super) struct Slot {
     /// Free places. A place taken is `forget`-ed and given back by [`InFlight`]'s drop: no
     /// `Arc` of the semaphore per request.
     pub(super) in_flight: Semaphore,
-    pub(super) state: Mutex<SlotState>,
+    pub(super) ledger: Mutex<Ledger>,
 }
 
-impl SlotState {
+impl Ledger {
     /// `None` when a request may start at `now` (and records the start), else when to look
     /// again and why.
     pub(super) fn turn_at(
@@ -208,17 +208,17 @@ pub(super) fn unread_body_warning(group: &str, grace: Duration) {
     );
 }
 
-impl Slot {
+impl GroupState {
     /// Takes over the place of a request whose response head came and whose body is still
     /// held; false when there is none (every place is held by a request still waiting for its
     /// answer).
     pub(super) fn take_over_unread(&self) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.answered == 0 {
+        let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        if ledger.answered == 0 {
             return false;
         }
-        state.answered -= 1;
-        state.taken_over += 1;
+        ledger.answered -= 1;
+        ledger.taken_over += 1;
         true
     }
 
@@ -236,24 +236,24 @@ impl Slot {
     ) -> Turn {
         // (Bounded whatever the caller computed: governor's quota cannot hold 584 years.)
         let interval = interval.min(MAX_INTERVAL);
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let first = state.queue.front().copied();
+        let mut ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let first = ledger.queue.front().copied();
         let ticket = queue.map(|ticket| {
             *ticket.get_or_insert_with(|| {
-                let ticket = state.tickets;
-                state.tickets = state.tickets.wrapping_add(1);
-                state.queue.push_back(ticket);
+                let ticket = ledger.tickets;
+                ledger.tickets = ledger.tickets.wrapping_add(1);
+                ledger.queue.push_back(ticket);
                 ticket
             })
         });
         if first.is_some() && first != ticket {
             return Turn::Behind;
         }
-        match state.turn_at(interval, config, now) {
+        match ledger.turn_at(interval, config, now) {
             Some((at, reason)) => Turn::At(at, reason),
             None => {
                 if ticket.is_some() {
-                    state.queue.pop_front();
+                    ledger.queue.pop_front();
                 }
                 Turn::Go
             }
@@ -262,18 +262,18 @@ impl Slot {
 
     /// When a request could start, without taking the turn: `None` when now.
     pub(super) fn peek(&self, interval: Duration, config: &PolitenessConfig) -> Option<Instant> {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
-        if let Some(until) = state.paused_until.filter(|p| *p > now) {
+        if let Some(until) = ledger.paused_until.filter(|p| *p > now) {
             return Some(until);
         }
         let after = |at: Option<Instant>, gap| at.map(|t| later(t, gap)).filter(|t| *t > now);
-        let from_start = after(state.last_start, interval);
-        let from_end = after(state.last_end, state.after_end(interval, config));
+        let from_start = after(ledger.last_start, interval);
+        let from_end = after(ledger.last_end, ledger.after_end(interval, config));
         from_start.max(from_end)
     }
 
-    /// Whether forgetting the origin changes nothing that matters: nothing in flight or waiting,
+    /// Whether forgetting the group changes nothing that matters: nothing in flight or waiting,
     /// the interval over since the last start and end, and any pause over for
     /// `forget_failures_after` (after which its back-off may start afresh).
     pub(super) fn is_idle(
@@ -285,15 +285,17 @@ impl Slot {
         if Arc::strong_count(self) > 1 || self.in_flight.available_permits() < concurrency {
             return false;
         }
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let interval = state.limiter.as_ref().map_or(Duration::ZERO, |(i, _)| *i);
-        let after_end = interval.max(state.adaptive);
+        let ledger = self.ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let interval = ledger.limiter.as_ref().map_or(Duration::ZERO, |(i, _)| *i);
+        let after_end = interval.max(ledger.adaptive);
         let elapsed =
             |at: Option<Instant>, after: Duration| at.is_none_or(|t| later(t, after) <= now);
-        let pause_forgotten = match state.paused_until {
+        let pause_forgotten = match ledger.paused_until {
             Some(until) => later(until, forget_failures_after) <= now,
-            None => state.failures == 0,
+            None => ledger.failures == 0,
         };
-        pause_forgotten && elapsed(state.last_start, interval) && elapsed(state.last_end, after_end)
+        pause_forgotten
+            && elapsed(ledger.last_start, interval)
+            && elapsed(ledger.last_end, after_end)
     }
 }
