@@ -161,7 +161,7 @@ struct FleetInner {
 /// ```
 /// use robots_fetch::{RedisFleet, RobotsCache};
 /// let fleet = RedisFleet::new("redis://127.0.0.1:6379/")?.prefix("crawl-42");
-/// let cache = RobotsCache::builder("FooBot/1.0 (+https://foo.example/bot)").redis(&fleet).build();
+/// let cache = RobotsCache::builder("FooBot/1.0 (+https://foo.example/bot)").fleet(&fleet).build();
 /// # let _ = cache;
 /// # Ok::<(), robots_fetch::FleetError>(())
 /// ```

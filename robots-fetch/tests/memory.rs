@@ -72,7 +72,7 @@ fn cached_entries_are_weighed_in_bytes_and_the_budget_holds() {
     // 1,000 hostile subdomains of 500 KB each against a 48 MiB budget.
     let budget: u64 = 48 * 1024 * 1024;
     let cache = RobotsCache::builder("FooBot/1.0")
-        .config(CacheConfig {
+        .cache_config(CacheConfig {
             max_bytes: budget,
             ..Default::default()
         })

@@ -69,8 +69,8 @@ pub use engine::gate::{IdentityHeaders, WhenNotReady};
 pub use engine::info::RobotsInfo;
 pub use engine::overrides::{AlsoCheckAs, SkipRobotsCheck};
 pub use error::{DecidingRule, NotReadyReason, RobotsError};
-pub use front::config::{ForLayer, ForMiddleware, RobotsConfig};
-pub use front::hooks::{ForHooks, RobotsHooks, Ticket};
+pub use front::config::{ForHooks, ForLayer, ForMiddleware, RobotsConfig};
+pub use front::hooks::{RobotsHooks, Ticket};
 pub use front::layer::{ResponseFuture, RobotsLayer, RobotsService};
 #[cfg(feature = "reqwest")]
 pub use front::middleware::RobotsMiddleware;

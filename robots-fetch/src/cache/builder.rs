@@ -164,10 +164,18 @@ impl RobotsCacheBuilder {
         self
     }
 
-    /// Total time a fetch may take, redirects and body included (10 s).
-    pub fn timeout(mut self, timeout: Duration) -> Self {
+    /// Total time a robots.txt fetch may take, redirects and body included (10 s). Same name
+    /// on the front ends' builder (`RobotsConfig::fetch_timeout`).
+    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
         self.fetch.timeout = timeout;
         self
+    }
+
+    /// Renamed [`RobotsCacheBuilder::fetch_timeout`], the front ends' name for it.
+    #[deprecated(since = "0.1.0", note = "renamed `fetch_timeout`")]
+    #[doc(hidden)]
+    pub fn timeout(self, timeout: Duration) -> Self {
+        self.fetch_timeout(timeout)
     }
 
     /// Connect timeout of clients built by [`crate::reqwest_client`] (5 s).
@@ -178,10 +186,18 @@ impl RobotsCacheBuilder {
 
     /// Which robots.txt redirect hops are followed (default [`crate::HopRule::default`]: not
     /// from a public host into an internal address). A refused hop leaves robots.txt
-    /// unreachable, so nothing at the origin is allowed.
-    pub fn redirect_rule(mut self, rule: crate::HopRule) -> Self {
+    /// unreachable, so nothing at the origin is allowed. Same name on the front ends' builder,
+    /// where page redirects have their own `redirect_policy`.
+    pub fn robots_redirect_rule(mut self, rule: crate::HopRule) -> Self {
         self.fetch.redirect_rule = rule;
         self
+    }
+
+    /// Renamed [`RobotsCacheBuilder::robots_redirect_rule`].
+    #[deprecated(since = "0.1.0", note = "renamed `robots_redirect_rule`")]
+    #[doc(hidden)]
+    pub fn redirect_rule(self, rule: crate::HopRule) -> Self {
+        self.robots_redirect_rule(rule)
     }
 
     /// The resolver robots.txt redirect hops are judged by (a public name resolving to an
@@ -206,10 +222,17 @@ impl RobotsCacheBuilder {
         self
     }
 
-    /// Lifetimes, back-off and size.
-    pub fn config(mut self, config: CacheConfig) -> Self {
+    /// Lifetimes, back-off and size. Same name on the front ends' builder.
+    pub fn cache_config(mut self, config: CacheConfig) -> Self {
         self.config = config;
         self
+    }
+
+    /// Renamed [`RobotsCacheBuilder::cache_config`].
+    #[deprecated(since = "0.1.0", note = "renamed `cache_config`")]
+    #[doc(hidden)]
+    pub fn config(self, config: CacheConfig) -> Self {
+        self.cache_config(config)
     }
 
     /// Share fetched robots.txt files through `store` (another process's cache, or other caches
@@ -221,10 +244,19 @@ impl RobotsCacheBuilder {
     }
 
     /// Share fetched robots.txt files with every process using this Redis fleet (spec
-    /// section 11): one fetch per origin across all of them.
+    /// section 11): one fetch per origin across all of them. Same name on the front ends'
+    /// builder, the one way into fleet mode.
     #[cfg(feature = "redis")]
-    pub fn redis(self, fleet: &crate::RedisFleet) -> Self {
+    pub fn fleet(self, fleet: &crate::RedisFleet) -> Self {
         self.store(Arc::new(crate::RedisStore::new(fleet.clone())))
+    }
+
+    /// Renamed [`RobotsCacheBuilder::fleet`].
+    #[cfg(feature = "redis")]
+    #[deprecated(since = "0.1.0", note = "renamed `fleet`")]
+    #[doc(hidden)]
+    pub fn redis(self, fleet: &crate::RedisFleet) -> Self {
+        self.fleet(fleet)
     }
 
     /// Builds the cache. A User-Agent that is not a valid header value is sent with the invalid

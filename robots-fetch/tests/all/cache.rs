@@ -159,7 +159,7 @@ async fn max_age_is_honoured_within_bounds() {
         max_ttl: 7 * DAY,
         ..Default::default()
     };
-    let cache = RobotsCache::builder("FooBot").config(config).build();
+    let cache = RobotsCache::builder("FooBot").cache_config(config).build();
     let entry = cache.get(&script.client(), &origin()).await;
     assert_eq!(entry.refresh_at() - Instant::now(), 7 * DAY);
 }
@@ -215,7 +215,7 @@ async fn with_no_good_copy_everything_is_disallowed_for_30_days() {
         retry_max: 7 * DAY,
         ..Default::default()
     };
-    let cache = RobotsCache::builder("FooBot").config(config).build();
+    let cache = RobotsCache::builder("FooBot").cache_config(config).build();
     let client = script.client();
     let entry = cache.get(&client, &origin()).await;
     assert!(!open(&entry) && entry.is_blocked_by_outage(Instant::now()));
@@ -278,7 +278,7 @@ async fn clones_share_the_cache_and_insert_invalidate_work() {
 #[tokio::test(start_paused = true)]
 async fn the_cache_is_bounded() {
     let cache = RobotsCache::builder("FooBot")
-        .config(CacheConfig {
+        .cache_config(CacheConfig {
             capacity: 100,
             ..Default::default()
         })
@@ -371,7 +371,7 @@ async fn huge_delays_saturate_instead_of_overflowing() {
         max_ttl: Duration::MAX,
         ..Default::default()
     };
-    let cache = RobotsCache::builder("FooBot").config(config).build();
+    let cache = RobotsCache::builder("FooBot").cache_config(config).build();
     let entry = cache.get(&script.client(), &origin()).await;
     assert!(entry.refresh_at() > Instant::now() + 365 * DAY);
 }

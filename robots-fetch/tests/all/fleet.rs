@@ -48,7 +48,7 @@ fn member(redis: &RedisServer) -> (RobotsCache, reqwest::Client) {
     let fleet = RedisFleet::new(&redis.url())
         .unwrap()
         .response_timeout(Duration::from_millis(500));
-    let cache = RobotsCache::builder("FooBot").redis(&fleet).build();
+    let cache = RobotsCache::builder("FooBot").fleet(&fleet).build();
     let client = robots_fetch::reqwest_client(cache.fetch_config()).unwrap();
     (cache, client)
 }
@@ -354,8 +354,8 @@ async fn a_refresh_parses_the_new_body_once() {
         ..Default::default()
     };
     let cache = RobotsCache::builder("FooBot")
-        .config(config)
-        .redis(&fleet)
+        .cache_config(config)
+        .fleet(&fleet)
         .build();
     let client = robots_fetch::reqwest_client(cache.fetch_config()).unwrap();
     cache.get(&client, &origin).await;

@@ -17,7 +17,7 @@ const UA: &str = "FooBot/1.0 (+https://foo.example/bot)";
 fn cache() -> RobotsCache {
     RobotsCache::builder(UA)
         .from("crawler@foo.example")
-        .timeout(Duration::from_secs(3))
+        .fetch_timeout(Duration::from_secs(3))
         .build()
 }
 
@@ -88,7 +88,7 @@ async fn auth_errors_can_disallow_everything() {
             auth_errors_disallow: true,
             ..Default::default()
         };
-        let cache = RobotsCache::builder(UA).config(config).build();
+        let cache = RobotsCache::builder(UA).cache_config(config).build();
         let url = format!("{}/x", server.uri()).parse().unwrap();
         let entry = cache
             .get(&client(&cache), &Origin::from_url(&url).unwrap())
@@ -294,7 +294,7 @@ async fn a_robots_redirect_from_a_public_host_into_loopback_is_refused() {
         "{outcome:?}"
     );
     let lenient = RobotsCache::builder(UA)
-        .redirect_rule(robots_fetch::HopRule::any())
+        .robots_redirect_rule(robots_fetch::HopRule::any())
         .build();
     let outcome = robots_fetch::fetch(&client, &origin, lenient.fetch_config()).await;
     assert!(
@@ -471,7 +471,7 @@ async fn a_server_that_never_answers_times_out() {
         }
     });
     let cache = RobotsCache::builder(UA)
-        .timeout(Duration::from_millis(300))
+        .fetch_timeout(Duration::from_millis(300))
         .build();
     let origin = Origin::parse(&format!("http://{addr}")).unwrap();
     let started = std::time::Instant::now();

@@ -12,11 +12,7 @@ use crate::engine::gate::{Admission, Gate};
 use crate::engine::info::RobotsInfo;
 use crate::engine::overrides::Overrides;
 use crate::error::{DecidingRule, RobotsError};
-use crate::front::config::RobotsConfig;
-
-/// Marks a [`RobotsConfig`] that builds [`RobotsHooks`].
-#[derive(Debug, Clone, Copy)]
-pub struct ForHooks;
+use crate::front::config::{ForHooks, RobotsConfig};
 
 /// The robots check and per-origin politeness as plain calls, for framework hooks that are
 /// not HTTP layers. Shares its state with the layer or middleware it came from
@@ -159,38 +155,6 @@ impl Ticket {
             Some(info) => info,
             None => self.gate.observe(self.admission, status, headers).await,
         }
-    }
-}
-
-impl<Target> RobotsConfig<Target> {
-    /// Hooks with this configuration that fetch robots.txt with `client` (a `reqwest::Client`
-    /// with redirects off, or a tower service in [`robots_fetch::ServiceClient`]).
-    pub fn build_hooks_with<C: FetchClient>(self, client: C) -> RobotsHooks<C> {
-        RobotsHooks {
-            gate: self.gate(),
-            client,
-        }
-    }
-}
-
-#[cfg(feature = "reqwest")]
-impl RobotsConfig<ForHooks> {
-    /// The hooks, fetching robots.txt with the client given to `robots_client`
-    /// or else one of their own (no redirect following, the configured timeouts).
-    pub fn build(self) -> Result<RobotsHooks<reqwest::Client>, reqwest::Error> {
-        let gate = self.gate();
-        let client = match self.robots_client {
-            Some(client) => client,
-            None => robots_fetch::reqwest_client(gate.cache.fetch_config())?,
-        };
-        Ok(RobotsHooks { gate, client })
-    }
-
-    /// Fetch robots.txt with this client (the framework's own, redirects off), as the
-    /// middleware's builder does.
-    pub fn robots_client(mut self, client: reqwest::Client) -> Self {
-        self.robots_client = Some(client);
-        self
     }
 }
 

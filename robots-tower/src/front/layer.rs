@@ -11,7 +11,7 @@ use tower::ServiceExt;
 
 use crate::engine::gate::{Admission, Admit, Gate};
 use crate::error::RobotsError;
-use crate::front::config::{ForLayer, RobotsConfig};
+use crate::front::config::RobotsConfig;
 use crate::pacing::Permit;
 use crate::pacing::body::PacedBody;
 
@@ -87,13 +87,6 @@ impl RobotsLayer {
     pub fn paused_until(&self, origin: &robots_fetch::Origin) -> Option<tokio::time::Instant> {
         let group = self.gate.groups.key_now(origin)?;
         self.gate.pacing.paused_until(group.as_str())
-    }
-}
-
-impl RobotsConfig<ForLayer> {
-    /// The tower layer.
-    pub fn build(self) -> RobotsLayer {
-        RobotsLayer::from_gate(self.gate())
     }
 }
 

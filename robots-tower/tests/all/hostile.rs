@@ -247,7 +247,7 @@ async fn middleware_case(
             .min_delay(Duration::from_millis(1))
             .max_delay(Duration::from_millis(200));
         if let Some(url) = &fleet {
-            builder = builder.redis(url).expect("a Redis URL");
+            builder = builder.fleet(&robots_tower::RedisFleet::new(url).expect("a Redis URL"));
         }
         let client = builder.build_client().expect("a client");
         for path in ["/1", "/2"] {

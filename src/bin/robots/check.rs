@@ -507,7 +507,7 @@ pub fn fetch_robots(
     }
     let cache = RobotsCache::builder(user_agent)
         .tokens([token])
-        .timeout(Duration::from_secs_f64(timeout))
+        .fetch_timeout(Duration::from_secs_f64(timeout))
         .build();
     let client = robots_fetch::reqwest_client(cache.fetch_config())
         .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;

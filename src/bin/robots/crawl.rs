@@ -273,9 +273,10 @@ fn client(
         config = config.tokens(args.tokens.iter().cloned());
     }
     if let Some(url) = &args.redis {
+        let fleet =
+            robots::tower::RedisFleet::new(url).map_err(|e| CliError::Usage(e.to_string()))?;
         config = config
-            .redis(url)
-            .map_err(|e| CliError::Usage(e.to_string()))?
+            .fleet(&fleet)
             .fleet_size(args.fleet_size)
             // A request cannot outlive --timeout, so a place held longer belongs to a process
             // that died: it is freed then.

@@ -1,6 +1,11 @@
 //! The builder for [`crate::RobotsLayer`] and [`crate::RobotsMiddleware`]: crawler identity, politeness
 //! numbers, fetch options, and optionally a shared cache.
 
+mod hooks;
+mod layer;
+#[cfg(feature = "reqwest")]
+mod middleware;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -81,6 +86,10 @@ pub struct ForLayer;
 #[derive(Debug, Clone, Copy)]
 pub struct ForMiddleware;
 
+/// Marks a [`RobotsConfig`] that builds [`crate::RobotsHooks`].
+#[derive(Debug, Clone, Copy)]
+pub struct ForHooks;
+
 /// Fleet settings: the shared Redis (none: no fleet) and what to do without it. Kept whatever
 /// the order the builder's calls come in.
 #[cfg(feature = "redis")]
@@ -129,21 +138,26 @@ impl<Target> RobotsConfig<Target> {
         }
     }
 
-    /// Fleet mode: share robots.txt and every origin's politeness (interval, concurrency,
-    /// 429/503 pauses) with every process that uses the same Redis (`redis://host:port/db`).
-    /// See [`RobotsConfig::fleet`].
+    /// Fleet mode from a URL: now `.fleet(&RedisFleet::new(url)?)`, the one way into it.
     #[cfg(feature = "redis")]
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `.fleet(&RedisFleet::new(url)?)`, the one way into fleet mode"
+    )]
+    #[doc(hidden)]
     pub fn redis(self, url: &str) -> Result<Self, robots_fetch::FleetError> {
         Ok(self.fleet(&robots_fetch::RedisFleet::new(url)?))
     }
 
-    /// Fleet mode on a ready [`robots_fetch::RedisFleet`] (a connection, a key prefix). robots.txt is
-    /// fetched once per origin for the whole fleet, and each origin is paced once for the whole
+    /// Fleet mode: share robots.txt and every group's politeness (interval, concurrency,
+    /// 429/503 pauses) with every process that uses the same [`robots_fetch::RedisFleet`]
+    /// (`RedisFleet::new("redis://host:port/db")?`, a connection and a key prefix). robots.txt is
+    /// fetched once per origin for the whole fleet, and each group is paced once for the whole
     /// fleet. While Redis is unreachable, robots.txt comes from the local copy or a local fetch,
     /// and pacing follows [`RobotsConfig::fleet_fallback`].
     #[cfg(feature = "redis")]
     pub fn fleet(mut self, fleet: &robots_fetch::RedisFleet) -> Self {
-        self.cache_builder = self.cache_builder.redis(fleet);
+        self.cache_builder = self.cache_builder.fleet(fleet);
         self.fleet.fleet = Some(fleet.clone());
         self
     }
@@ -405,7 +419,7 @@ impl<Target> RobotsConfig<Target> {
 
     /// Total time a robots.txt fetch may take (10 s).
     pub fn fetch_timeout(self, timeout: Duration) -> Self {
-        self.cache_setting("fetch_timeout", |b| b.timeout(timeout))
+        self.cache_setting("fetch_timeout", |b| b.fetch_timeout(timeout))
     }
 
     /// Connect timeout for the middleware's own robots.txt client (5 s).
@@ -415,7 +429,7 @@ impl<Target> RobotsConfig<Target> {
 
     /// Cache lifetimes and size, for a cache built here.
     pub fn cache_config(self, config: CacheConfig) -> Self {
-        self.cache_setting("cache_config", |b| b.config(config))
+        self.cache_setting("cache_config", |b| b.cache_config(config))
     }
 
     /// Use this cache (shared with other layers, middlewares or code) instead of a new one. Its
@@ -435,7 +449,7 @@ impl<Target> RobotsConfig<Target> {
     /// Separate from the middleware's `redirect_policy`: robots.txt often moves to another host
     /// or scheme, and a same-origin rule there would refuse the whole site.
     pub fn robots_redirect_rule(self, rule: robots_fetch::HopRule) -> Self {
-        self.cache_setting("robots_redirect_rule", |b| b.redirect_rule(rule))
+        self.cache_setting("robots_redirect_rule", |b| b.robots_redirect_rule(rule))
     }
 
     /// Applies a setting to the cache built here, and records its name once: a shared cache
@@ -493,6 +507,16 @@ impl<Target> RobotsConfig<Target> {
             warned_followed_below: Default::default(),
             cache,
         })
+    }
+
+    /// The client the middleware or the hooks fetch robots.txt with: the one given to
+    /// `robots_client`, or one of their own (no redirect following, the configured timeouts).
+    #[cfg(feature = "reqwest")]
+    fn robots_reqwest_client(&self, gate: &Gate) -> Result<reqwest::Client, reqwest::Error> {
+        match &self.robots_client {
+            Some(client) => Ok(client.clone()),
+            None => robots_fetch::reqwest_client(gate.cache.fetch_config()),
+        }
     }
 
     fn pacing(&self) -> Pacing {
