@@ -273,7 +273,7 @@ impl<C: FetchClient> RobotsHooks<C> {
         }
         // (The URL's decision was counted by `check`: a Crawl-delay refused here is not a second.)
         let interval = self.gate.interval_for(&entry)?;
-        let admission = self.gate.pace(entry, None, interval).await?;
+        let admission = self.gate.pace(entry, None, interval, None).await?;
         Ok(self.ticket(admission))
     }
 

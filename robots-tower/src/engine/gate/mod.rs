@@ -47,6 +47,9 @@ pub(crate) struct Allowed {
     usage: PackedUsage,
     /// The interval the origin is paced by, and the delay asked when it was clamped.
     interval: (Duration, Option<Duration>),
+    /// The group, when admission named it already: a request that waits is not grouped twice
+    /// (a Public Suffix List lookup under the `domain` key).
+    group: Option<Box<str>>,
 }
 
 /// What [`Gate::admit_now`] decided without waiting.
@@ -171,18 +174,31 @@ impl Gate {
             return Ok(Admit::Wait(allowed));
         };
         let (interval, clamped_from) = allowed.interval;
+        // A request that will wait keeps the group named here (copied: it outlives this
+        // borrow of the origin), so that it is not grouped twice.
+        let waits = self.not_ready == WhenNotReady::Wait;
         let turn = match self.groups.text_key(allowed.entry.origin()) {
-            Some(group) => local.try_acquire(group, interval, now),
+            Some(group) => local
+                .try_acquire(group, interval, now)
+                .map_err(|not_yet| (not_yet, waits.then(|| Box::from(group)))),
             None => match self.groups.key_now(allowed.entry.origin()) {
-                Some(group) => local.try_acquire(group.as_str(), interval, now),
+                Some(group) => local
+                    .try_acquire(group.as_str(), interval, now)
+                    .map_err(|not_yet| (not_yet, waits.then(|| Box::from(group.as_str())))),
                 // The address is not known yet: `pace` resolves it.
                 None => return Ok(Admit::Wait(allowed)),
             },
         };
-        if turn.is_err() && self.not_ready == WhenNotReady::Wait {
+        let turn = match turn {
+            Ok(permit) => Ok(permit),
             // `pace` waits for it (and says so if the interval was clamped).
-            return Ok(Admit::Wait(allowed));
-        }
+            Err((_, Some(group))) => {
+                let mut allowed = allowed;
+                allowed.group = Some(group);
+                return Ok(Admit::Wait(allowed));
+            }
+            Err((not_yet, None)) => Err(not_yet),
+        };
         self.warn_if_clamped(&allowed.entry, interval, clamped_from);
         match turn {
             Ok(permit) => {
@@ -221,24 +237,36 @@ impl Gate {
             }
         };
         let mut admission = self
-            .pace(allowed.entry, allowed.rule, allowed.interval)
+            .pace(
+                allowed.entry,
+                allowed.rule,
+                allowed.interval,
+                allowed.group.as_deref(),
+            )
             .await?;
         admission.usage = allowed.usage;
         debug!(url = %url(), waited = ?admission.waited, "allowed by robots.txt");
         Ok(admission)
     }
 
-    /// Waits for (or, in schedule mode, tries) the origin's turn, at the interval
-    /// [`Gate::interval_for`] gave.
+    /// Waits for (or, in schedule mode, tries) the request's turn in its group (`named`, or
+    /// named here), at the interval [`Gate::interval_for`] gave.
     pub(crate) async fn pace(
         &self,
         entry: Arc<CachedRobots>,
         rule: Option<DecidingRule>,
         (interval, clamped_from): (Duration, Option<Duration>),
+        named: Option<&str>,
     ) -> Result<Admission, RobotsError> {
         self.warn_if_clamped(&entry, interval, clamped_from);
-        let group = self.groups.key(entry.origin()).await;
-        let group = group.as_str();
+        let computed;
+        let group = match named {
+            Some(group) => group,
+            None => {
+                computed = self.groups.key(entry.origin()).await;
+                computed.as_str()
+            }
+        };
         let (permit, waited) = match self.not_ready {
             WhenNotReady::Wait => self.pacing.acquire(group, interval).await?,
             WhenNotReady::Fail => match self.pacing.try_acquire(group, interval).await? {

@@ -105,6 +105,7 @@ impl Gate {
             rule,
             usage: PackedUsage::pack(usage),
             interval,
+            group: None,
         })
     }
 

@@ -8,7 +8,7 @@ use robots_fetch::RedisFleet;
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
-use super::{millis, scripts};
+use super::{GroupKeys, millis, scripts};
 use crate::pacing::local::Politeness;
 use crate::pacing::local::permit::LocalPermit;
 use crate::pacing::observed::{GroupPause, Observed, PauseReason};
@@ -36,7 +36,7 @@ pub(crate) enum FleetPermit {
 /// What releasing a lease needs.
 pub(super) struct Release {
     pub(super) fleet: RedisFleet,
-    pub(super) keys: (String, String),
+    pub(super) keys: Arc<GroupKeys>,
     pub(super) id: String,
     pub(super) config: Arc<PolitenessConfig>,
     pub(super) idle_ttl: Duration,
@@ -80,9 +80,9 @@ impl Release {
         };
         // The jitter is drawn here: the script has no randomness of its own.
         let jitter = jittered(Duration::from_secs(1_000_000)).as_secs_f64() / 1_000_000.0;
-        let mut invocation = scripts().1.key(&self.keys.0);
+        let mut invocation = scripts().1.key(&self.keys.pace);
         invocation
-            .key(&self.keys.1)
+            .key(&self.keys.leases)
             .arg(&self.id)
             .arg(if backs_off { "1" } else { "0" })
             .arg(if ends_streak { "1" } else { "0" })
@@ -110,7 +110,7 @@ impl Release {
                 };
                 // (Counted in `robots_pauses_total` by this process's own pacing, which applied
                 // the same response first.)
-                warn!(key = %self.keys.0, outcome = ?observed.outcome, pause_ms, reason = reason.as_str(), "pausing the group (the whole fleet)");
+                warn!(key = %self.keys.pace, outcome = ?observed.outcome, pause_ms, reason = reason.as_str(), "pausing the group (the whole fleet)");
                 Some(GroupPause {
                     duration: Duration::from_millis(pause_ms),
                     reason,

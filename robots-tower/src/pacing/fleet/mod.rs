@@ -162,10 +162,7 @@ impl FleetPacing {
         let pause = self.local.observe(group, observed);
         let release = Release {
             fleet: self.fleet.clone(),
-            keys: (
-                self.fleet.key(group, "pace"),
-                self.fleet.key(group, "leases"),
-            ),
+            keys: GroupKeys::of(&self.fleet, group),
             // No lease to give back.
             id: String::new(),
             config: self.config.clone(),
@@ -271,7 +268,11 @@ impl FleetPacing {
             Ok(place) => place,
             Err(not_yet) => return Ok(Err(not_yet)),
         };
-        match self.ask(group, interval, Mode::Try, &request_id()).await {
+        let keys = GroupKeys::of(&self.fleet, group);
+        match self
+            .ask(group, &keys, interval, Mode::Try, &request_id())
+            .await
+        {
             Ok(Answer::Granted(release)) => {
                 match self.local.try_space(interval, place, Instant::now()) {
                     Ok(local) => Ok(Ok(FleetPermit::Lease(Box::new(Lease {
@@ -317,7 +318,11 @@ impl FleetPacing {
         let Some(local) = self.local.next_ready(group, interval) else {
             return Ok(None);
         };
-        match self.ask(group, interval, Mode::Peek, &request_id()).await {
+        let keys = GroupKeys::of(&self.fleet, group);
+        match self
+            .ask(group, &keys, interval, Mode::Peek, &request_id())
+            .await
+        {
             Ok(Answer::ReadyLater(not_yet)) => Ok(not_yet.ready_in.map(|r| r.max(local))),
             Ok(Answer::Wait(_)) => Ok(None),
             Ok(Answer::Granted(_)) => Ok(Some(local)),
@@ -337,8 +342,9 @@ impl FleetPacing {
         // kept); a new one after a lease given back, whose release must not free the next.
         let mut id = request_id();
         let mut queued: Option<Waiter> = None;
+        let keys = GroupKeys::of(&self.fleet, group);
         loop {
-            let (lease, wait_ms) = match self.ask(group, interval, Mode::Wait, &id).await? {
+            let (lease, wait_ms) = match self.ask(group, &keys, interval, Mode::Wait, &id).await? {
                 // The lease exists from here: dropping it (even if this future is cancelled
                 // while it waits) releases it.
                 Answer::Granted(release) => {
@@ -353,10 +359,7 @@ impl FleetPacing {
                     // In the queue now: a request given up leaves it at once, not after 2 s.
                     queued.get_or_insert_with(|| Waiter {
                         fleet: Some(self.fleet.clone()),
-                        keys: (
-                            self.fleet.key(group, "waiters"),
-                            self.fleet.key(group, "waiting"),
-                        ),
+                        keys: keys.clone(),
                         id: id.clone(),
                     });
                     (None, wait_ms)
@@ -377,7 +380,7 @@ impl FleetPacing {
                 .as_ref()
                 .map(|r| r.epoch.clone())
                 .unwrap_or_default();
-            if wait_ms > 0 && !self.start_stands(group, interval, &epoch).await {
+            if wait_ms > 0 && !self.start_stands(group, &keys, interval, &epoch).await {
                 drop(lease);
                 id = request_id();
                 continue;
@@ -391,9 +394,15 @@ impl FleetPacing {
 
     /// Checks a reservation at its start, waiting while a start that went late is less than an
     /// interval before (a bounded number of times); whether it stands.
-    async fn start_stands(&self, group: &str, interval: Duration, epoch: &str) -> bool {
+    async fn start_stands(
+        &self,
+        group: &str,
+        keys: &GroupKeys,
+        interval: Duration,
+        epoch: &str,
+    ) -> bool {
         for _ in 0..16 {
-            match self.start_check(group, interval, epoch).await {
+            match self.start_check(group, keys, interval, epoch).await {
                 StartCheck::Go => return true,
                 StartCheck::Later(wait) => tokio::time::sleep(wait).await,
                 StartCheck::AskAgain => return false,
@@ -408,13 +417,19 @@ impl FleetPacing {
     /// cannot say, it does not stand: the server may have restarted and granted the place again
     /// (the turn is asked for again, and an outage is then waited out or falls back as any
     /// other).
-    async fn start_check(&self, group: &str, interval: Duration, epoch: &str) -> StartCheck {
+    async fn start_check(
+        &self,
+        group: &str,
+        keys: &GroupKeys,
+        interval: Duration,
+        epoch: &str,
+    ) -> StartCheck {
         let Ok(mut connection) = self.fleet.connection() else {
             return StartCheck::AskAgain;
         };
-        let mut invocation = start_check_script().key(self.fleet.key(group, "pace"));
+        let mut invocation = start_check_script().key(&keys.pace);
         invocation
-            .key(self.fleet.epoch_key(group))
+            .key(&keys.epoch)
             .arg(epoch)
             .arg(millis(interval))
             .arg(millis(self.idle_ttl(interval)).max(1));
@@ -458,16 +473,13 @@ impl FleetPacing {
     async fn ask(
         &self,
         group: &str,
+        keys: &Arc<GroupKeys>,
         interval: Duration,
         mode: Mode,
         id: &str,
     ) -> Result<Answer, FleetError> {
         let config = self.config();
         let mut connection = self.fleet.connection()?;
-        let keys = (
-            self.fleet.key(group, "pace"),
-            self.fleet.key(group, "leases"),
-        );
         // 2: one at a time, spaced from the end too; 1: one at a time (the adaptive delay runs
         // from the end); 0: several at a time.
         let spacing = match (config.concurrency <= 1, config.spacing) {
@@ -482,12 +494,12 @@ impl FleetPacing {
         });
         // Which server answers: a failover to another is fenced like a loss.
         let server = self.fleet.server_identity().await.unwrap_or_default();
-        let mut invocation = scripts().0.key(&keys.0);
+        let mut invocation = scripts().0.key(&keys.pace);
         invocation
-            .key(&keys.1)
-            .key(self.fleet.epoch_key(group))
-            .key(self.fleet.key(group, "waiters"))
-            .key(self.fleet.key(group, "waiting"))
+            .key(&keys.leases)
+            .key(&keys.epoch)
+            .key(&keys.waiters)
+            .key(&keys.waiting)
             .arg(millis(interval))
             .arg(config.concurrency.max(1))
             .arg(millis(self.lease_ttl).max(1))
@@ -504,7 +516,7 @@ impl FleetPacing {
         Ok(match granted {
             1 => Answer::Granted(Release {
                 fleet: self.fleet.clone(),
-                keys,
+                keys: keys.clone(),
                 id: id.to_string(),
                 config: self.config.clone(),
                 idle_ttl,
@@ -532,7 +544,7 @@ impl FleetPacing {
 struct Waiter {
     /// None once the turn came.
     fleet: Option<RedisFleet>,
-    keys: (String, String),
+    keys: Arc<GroupKeys>,
     id: String,
 }
 
@@ -544,16 +556,16 @@ impl Drop for Waiter {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let (waiters, waiting) = std::mem::take(&mut self.keys);
+        let keys = self.keys.clone();
         let id = std::mem::take(&mut self.id);
         runtime.spawn(async move {
             let Ok(mut connection) = fleet.connection() else {
                 return;
             };
             let mut pipe = redis::pipe();
-            pipe.zrem(&waiters, &id)
+            pipe.zrem(&keys.waiters, &id)
                 .ignore()
-                .zrem(&waiting, &id)
+                .zrem(&keys.waiting, &id)
                 .ignore();
             let _ = fleet.run(pipe.query_async::<()>(&mut connection)).await;
         });
@@ -591,6 +603,27 @@ impl Mode {
             Mode::Try => "try",
             Mode::Peek => "peek",
         }
+    }
+}
+
+/// A group's Redis keys, built once per request rather than at every ask while it waits.
+pub(super) struct GroupKeys {
+    pub(super) pace: String,
+    pub(super) leases: String,
+    pub(super) epoch: String,
+    pub(super) waiters: String,
+    pub(super) waiting: String,
+}
+
+impl GroupKeys {
+    fn of(fleet: &RedisFleet, group: &str) -> Arc<GroupKeys> {
+        Arc::new(GroupKeys {
+            pace: fleet.key(group, "pace"),
+            leases: fleet.key(group, "leases"),
+            epoch: fleet.epoch_key(group),
+            waiters: fleet.key(group, "waiters"),
+            waiting: fleet.key(group, "waiting"),
+        })
     }
 }
 
