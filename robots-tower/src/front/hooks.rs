@@ -79,7 +79,7 @@ pub struct RobotsHooks<C> {
 impl<C> std::fmt::Debug for RobotsHooks<C> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RobotsHooks")
-            .field("agent", &self.gate.agent)
+            .field("agent", &self.gate.agent())
             .finish_non_exhaustive()
     }
 }
@@ -173,7 +173,7 @@ impl<C> RobotsHooks<C> {
 
     /// The robots.txt cache.
     pub fn cache(&self) -> &RobotsCache {
-        &self.gate.cache
+        self.gate.cache()
     }
 
     /// Puts the crawler's `User-Agent` (and `From`) on a request's headers, per the configured
@@ -190,7 +190,7 @@ impl<C> RobotsHooks<C> {
             Err(error) => return Some(Err(error.into())),
         };
         let now = tokio::time::Instant::now();
-        let entry = self.gate.cache.cached_at(&origin, now)?;
+        let entry = self.gate.cache().cached_at(&origin, now)?;
         let text = || url.to_string();
         let verdict = self
             .gate
@@ -206,14 +206,7 @@ impl<C> RobotsHooks<C> {
     /// back-off streak. In fleet mode every process learns it (sent to Redis in the background).
     /// (A [`Ticket::finish`] does this too.)
     pub fn observe(&self, origin: &Origin, status: u16, headers: &http::HeaderMap) {
-        let Some(group) = self.gate.groups.key_now(origin) else {
-            // (The address key, with the host never resolved here: nothing was sent to it.)
-            return;
-        };
-        self.gate.pacing.observe(
-            group.as_str(),
-            crate::pacing::observed::Observed::response(status, headers, self.gate.pacing.config()),
-        );
+        self.gate.observe_unadmitted(origin, status, headers);
     }
 }
 
@@ -281,12 +274,7 @@ impl<C: FetchClient> RobotsHooks<C> {
     /// is taken by requests in flight (ready when one ends). Takes nothing. The interval comes
     /// from the cached robots.txt (the minimum delay when none is cached).
     pub async fn next_ready(&self, origin: &Origin) -> Result<Option<Duration>, RobotsError> {
-        let interval = match self.gate.cache.cached(origin) {
-            Some(entry) => self.gate.interval_for(&entry)?.0,
-            None => self.gate.pacing.config().min_delay,
-        };
-        let group = self.gate.groups.key(origin).await;
-        self.gate.pacing.next_ready(group.as_str(), interval).await
+        self.gate.next_ready(origin).await
     }
 
     fn ticket(&self, admission: Admission) -> Ticket {

@@ -38,7 +38,7 @@ pub struct RobotsLayer {
 impl std::fmt::Debug for RobotsLayer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RobotsLayer")
-            .field("agent", &self.gate.agent)
+            .field("agent", &self.gate.agent())
             .finish_non_exhaustive()
     }
 }
@@ -55,7 +55,7 @@ impl RobotsLayer {
 
     /// The robots.txt cache (shared with every clone and every service built from this layer).
     pub fn cache(&self) -> &robots_fetch::RobotsCache {
-        &self.gate.cache
+        self.gate.cache()
     }
 
     /// [`crate::RobotsHooks`] sharing this layer's cache and politeness, for hooks outside the
@@ -78,15 +78,14 @@ impl RobotsLayer {
     pub fn retries(&self, times: u32) -> tower::retry::RetryLayer<crate::front::retry::Retries> {
         tower::retry::RetryLayer::new(crate::front::retry::Retries::new(
             times,
-            self.gate.pacing.config().backoff_statuses,
+            self.gate.backoff_statuses(),
         ))
     }
 
     /// When the politeness group of an origin is paused (by a distress response or exhausted
     /// rate-limit headers), until when.
     pub fn paused_until(&self, origin: &robots_fetch::Origin) -> Option<tokio::time::Instant> {
-        let group = self.gate.groups.key_now(origin)?;
-        self.gate.pacing.paused_until(group.as_str())
+        self.gate.paused_until(origin)
     }
 }
 

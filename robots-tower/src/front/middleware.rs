@@ -80,7 +80,7 @@ impl RobotsMiddleware {
 impl std::fmt::Debug for RobotsMiddleware {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RobotsMiddleware")
-            .field("agent", &self.gate.agent)
+            .field("agent", &self.gate.agent())
             .finish_non_exhaustive()
     }
 }
@@ -94,7 +94,7 @@ impl RobotsMiddleware {
 
     /// The robots.txt cache.
     pub fn cache(&self) -> &robots_fetch::RobotsCache {
-        &self.gate.cache
+        self.gate.cache()
     }
 
     /// [`crate::RobotsHooks`] sharing this middleware's cache, politeness and robots.txt
@@ -247,12 +247,7 @@ impl RobotsMiddleware {
             // The body holds the request's place until it has been read or dropped (a redirect
             // followed here drops it before the next hop).
             let response = hold_place_in_body(response, permit);
-            if let Some(again) = retry.filter(|_| {
-                self.gate
-                    .pacing
-                    .config()
-                    .is_distress(crate::pacing::rules::Outcome::Status(status.as_u16()))
-            }) {
+            if let Some(again) = retry.filter(|_| self.gate.is_distress(status.as_u16())) {
                 // Dropped: the request ends, and the next waits for the pause it set.
                 drop(response);
                 retried += 1;
@@ -277,7 +272,7 @@ impl RobotsMiddleware {
             };
             let target_origin =
                 Origin::from_url(&target).map_err(|e| Error::middleware(RobotsError::from(e)))?;
-            let resolver = &self.gate.cache.fetch_config().resolver;
+            let resolver = &self.gate.resolver();
             visited.push(url.clone());
             let checked = if visited.contains(&target) {
                 Err(robots_fetch::RedirectRefusal::Loop {
@@ -336,7 +331,7 @@ impl RobotsMiddleware {
         let url_text = || fetched.to_string();
         let origin =
             Origin::from_url(fetched).map_err(|e| Error::middleware(RobotsError::from(e)))?;
-        let resolver = &self.gate.cache.fetch_config().resolver;
+        let resolver = &self.gate.resolver();
         if !self
             .redirects
             .rule()

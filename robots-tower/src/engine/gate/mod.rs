@@ -21,7 +21,7 @@ use tracing::debug;
 use crate::engine::overrides::Overrides;
 use crate::engine::packed::PackedUsage;
 use crate::error::{DecidingRule, RobotsError};
-use crate::pacing::group::Groups;
+use crate::pacing::group::{Groups, PolitenessKey, PublicSuffixList};
 use crate::pacing::observed::Observed;
 use crate::pacing::rules::Outcome;
 use crate::pacing::{Pacing, Permit};
@@ -90,24 +90,107 @@ pub enum WhenNotReady {
 }
 
 pub(crate) struct Gate {
-    pub(crate) cache: RobotsCache,
-    pub(crate) not_ready: WhenNotReady,
+    cache: RobotsCache,
+    not_ready: WhenNotReady,
     /// Write [`RobotsInfo`] into response headers too.
-    pub(crate) mirror_info: bool,
-    pub(crate) pacing: Pacing,
+    mirror_info: bool,
+    pacing: Pacing,
     /// How an origin's politeness group is named.
-    pub(crate) groups: Groups,
+    groups: Groups,
     /// Origins whose overlong Crawl-delay was clamped and said so (once per origin; bounded).
-    pub(crate) clamp_warned: std::sync::Mutex<std::collections::HashSet<Origin>>,
+    clamp_warned: std::sync::Mutex<std::collections::HashSet<Origin>>,
     /// A redirect-following layer below this one was said (once).
-    pub(crate) warned_followed_below: std::sync::atomic::AtomicBool,
+    warned_followed_below: std::sync::atomic::AtomicBool,
     /// The token page directives (`X-Robots-Tag: foobot: noindex`) are scoped by.
-    pub(crate) agent: String,
-    pub(crate) user_agent: http::HeaderValue,
-    pub(crate) from: Option<http::HeaderValue>,
-    pub(crate) identity: IdentityHeaders,
+    agent: String,
+    user_agent: http::HeaderValue,
+    from: Option<http::HeaderValue>,
+    identity: IdentityHeaders,
 }
 impl Gate {
+    /// A gate deciding with `cache` and pacing with `pacing`; groups named by `key` (and the
+    /// suffix list for `domain`), through the cache's resolver: the one robots.txt is fetched
+    /// and judged with.
+    pub(crate) fn new(
+        cache: RobotsCache,
+        pacing: Pacing,
+        (key, suffixes): (PolitenessKey, PublicSuffixList),
+        (identity, not_ready, mirror_info): (IdentityHeaders, WhenNotReady, bool),
+    ) -> Gate {
+        let fetch = cache.fetch_config();
+        Gate {
+            user_agent: fetch.user_agent.clone(),
+            from: fetch.from.clone(),
+            identity,
+            not_ready,
+            mirror_info,
+            agent: cache.tokens().first().cloned().unwrap_or_default(),
+            pacing,
+            groups: Groups {
+                key,
+                suffixes,
+                resolver: fetch.resolver.clone(),
+            },
+            clamp_warned: Default::default(),
+            warned_followed_below: Default::default(),
+            cache,
+        }
+    }
+
+    /// The robots.txt cache the gate decides with.
+    pub(crate) fn cache(&self) -> &RobotsCache {
+        &self.cache
+    }
+
+    /// The token page directives are scoped by (`FooBot`).
+    pub(crate) fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The crawler's `User-Agent`, as sent.
+    #[cfg(feature = "reqwest")]
+    pub(crate) fn user_agent(&self) -> &http::HeaderValue {
+        &self.user_agent
+    }
+
+    /// The resolver requests are grouped and judged by (the cache's).
+    #[cfg(feature = "reqwest")]
+    pub(crate) fn resolver(&self) -> &robots_fetch::Resolver {
+        &self.cache.fetch_config().resolver
+    }
+
+    /// Whether a response with this status is distress (the back-off set).
+    #[cfg(feature = "reqwest")]
+    pub(crate) fn is_distress(&self, status: u16) -> bool {
+        self.pacing.config().is_distress(Outcome::Status(status))
+    }
+
+    /// The statuses that back a group off.
+    pub(crate) fn backoff_statuses(&self) -> crate::pacing::rules::StatusSet {
+        self.pacing.config().backoff_statuses
+    }
+
+    /// When the group of `origin` is paused, until when.
+    pub(crate) fn paused_until(&self, origin: &Origin) -> Option<Instant> {
+        let group = self.groups.key_now(origin)?;
+        self.pacing.paused_until(group.as_str())
+    }
+
+    /// How long until `origin`'s group could take a request (zero: now; `None`: when a request
+    /// in flight ends), at the interval its cached robots.txt asks (the minimum delay when none
+    /// is cached). Takes nothing.
+    pub(crate) async fn next_ready(
+        &self,
+        origin: &Origin,
+    ) -> Result<Option<Duration>, RobotsError> {
+        let interval = match self.cache.cached(origin) {
+            Some(entry) => self.interval_for(&entry)?.0,
+            None => self.pacing.config().min_delay,
+        };
+        let group = self.groups.key(origin).await;
+        self.pacing.next_ready(group.as_str(), interval).await
+    }
+
     /// Waits, at most `within`, for a fleet's background work (lease releases) to be done.
     pub(crate) async fn settle(&self, within: Duration) -> bool {
         match &self.pacing {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use robots_core::AiPreferences;
-use robots_fetch::CachedRobots;
+use robots_fetch::{CachedRobots, Origin};
 
 use super::{Admission, CONTENT_USAGE, ErrorRef, Gate, failure};
 use crate::engine::info::{RobotsInfo, page_tags};
@@ -41,6 +41,25 @@ impl Gate {
             .await;
         info.set_rare(clamped_from, pause);
         info
+    }
+
+    /// Learns from a response no admission covered (a hook after the fact): a distress status
+    /// or exhausted rate-limit headers pause the origin's group, any other response ends the
+    /// back-off streak.
+    pub(crate) fn observe_unadmitted(
+        &self,
+        origin: &Origin,
+        status: u16,
+        headers: &http::HeaderMap,
+    ) {
+        let Some(group) = self.groups.key_now(origin) else {
+            // (The address key, with the host never resolved here: nothing was sent to it.)
+            return;
+        };
+        self.pacing.observe(
+            group.as_str(),
+            Observed::response(status, headers, self.pacing.config()),
+        );
     }
 
     /// Ends the place of a request that failed before its response head: a connect error, reset

@@ -137,10 +137,10 @@ impl RobotsConfig<ForMiddleware> {
         let middleware = self.build()?;
         // The resolver the gate groups and judges hops by: the address paced is the one
         // connected to.
-        let resolver = middleware.gate().cache.fetch_config().resolver.clone();
+        let resolver = middleware.gate().resolver().clone();
         let inner = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .user_agent(middleware.gate().user_agent.clone())
+            .user_agent(middleware.gate().user_agent().clone())
             .dns_resolver(Arc::new(resolver))
             .build()?;
         Ok(outside(reqwest_middleware::ClientBuilder::new(inner))

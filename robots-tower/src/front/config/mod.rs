@@ -487,26 +487,12 @@ impl<Target> RobotsConfig<Target> {
             }
             None => self.cache_builder.clone().build(),
         };
-        let fetch = cache.fetch_config();
-        let agent = cache.tokens().first().cloned().unwrap_or_default();
-        Arc::new(Gate {
-            user_agent: fetch.user_agent.clone(),
-            from: fetch.from.clone(),
-            identity: self.identity,
-            not_ready: self.not_ready,
-            mirror_info: self.mirror_info,
-            agent,
-            pacing: self.pacing(),
-            groups: crate::pacing::group::Groups {
-                key: self.politeness.key,
-                suffixes: self.suffixes.clone(),
-                // The cache's: the one robots.txt is fetched and judged with.
-                resolver: fetch.resolver.clone(),
-            },
-            clamp_warned: Default::default(),
-            warned_followed_below: Default::default(),
+        Arc::new(Gate::new(
             cache,
-        })
+            self.pacing(),
+            (self.politeness.key, self.suffixes.clone()),
+            (self.identity, self.not_ready, self.mirror_info),
+        ))
     }
 
     /// The client the middleware or the hooks fetch robots.txt with: the one given to
@@ -515,7 +501,7 @@ impl<Target> RobotsConfig<Target> {
     fn robots_reqwest_client(&self, gate: &Gate) -> Result<reqwest::Client, reqwest::Error> {
         match &self.robots_client {
             Some(client) => Ok(client.clone()),
-            None => robots_fetch::reqwest_client(gate.cache.fetch_config()),
+            None => robots_fetch::reqwest_client(gate.cache().fetch_config()),
         }
     }
 
