@@ -316,20 +316,11 @@ where
         return Poll::Ready(Err(POLLED_AFTER_COMPLETION.into()));
     };
     let followed = gate.followed_below(&admission, response.extensions());
-    let (info, permit) =
-        gate.observe_head_now(admission, response.status().as_u16(), response.headers());
+    let permit = gate.answer_now(admission, &mut response);
     if let Err(refused) = followed {
         return Poll::Ready(Err(refused.into()));
     }
-    attach(gate, info, &mut response);
     Poll::Ready(Ok(response.map(|body| PacedBody::new(body, permit))))
-}
-
-/// Puts what the gate knew on a response: its extensions, and its headers when mirroring.
-#[inline]
-fn attach<B>(gate: &Gate, info: crate::engine::info::RobotsInfo, response: &mut http::Response<B>) {
-    gate.mirror(&info, response.headers_mut());
-    response.extensions_mut().insert(info);
 }
 
 /// A request's first poll: the usual request (rules cached, the origin's turn free) is decided
@@ -413,11 +404,8 @@ where
             }
         };
         let followed = gate.followed_below(&admission, response.extensions());
-        let (info, permit) = gate
-            .observe_head(admission, response.status().as_u16(), response.headers())
-            .await;
+        let permit = gate.answer(admission, &mut response).await;
         followed?;
-        attach(&gate, info, &mut response);
         Ok((response, permit))
     };
     State::Waiting {

@@ -238,12 +238,7 @@ impl RobotsMiddleware {
                 }
             };
             let status = response.status();
-            let (info, permit) = self
-                .gate
-                .observe_head(admission, status.as_u16(), response.headers())
-                .await;
-            self.gate.mirror(&info, response.headers_mut());
-            response.extensions_mut().insert(info);
+            let permit = self.gate.answer(admission, &mut response).await;
             // The body holds the request's place until it has been read or dropped (a redirect
             // followed here drops it before the next hop).
             let response = hold_place_in_body(response, permit);

@@ -14,10 +14,91 @@ use crate::error::DecidingRule;
 use crate::pacing::Permit;
 use crate::pacing::observed::Observed;
 
+/// A response head as a front end holds it (tower's `http::Response`, reqwest's `Response`):
+/// what the gate reads from it and writes to it.
+pub(crate) trait ResponseHead {
+    fn status_code(&self) -> u16;
+    fn head_headers(&self) -> &http::HeaderMap;
+    fn head_headers_mut(&mut self) -> &mut http::HeaderMap;
+    fn head_extensions_mut(&mut self) -> &mut http::Extensions;
+}
+
+impl<B> ResponseHead for http::Response<B> {
+    #[inline(always)]
+    fn status_code(&self) -> u16 {
+        self.status().as_u16()
+    }
+    #[inline(always)]
+    fn head_headers(&self) -> &http::HeaderMap {
+        self.headers()
+    }
+    #[inline(always)]
+    fn head_headers_mut(&mut self) -> &mut http::HeaderMap {
+        self.headers_mut()
+    }
+    #[inline(always)]
+    fn head_extensions_mut(&mut self) -> &mut http::Extensions {
+        self.extensions_mut()
+    }
+}
+
+#[cfg(feature = "reqwest")]
+impl ResponseHead for reqwest::Response {
+    fn status_code(&self) -> u16 {
+        self.status().as_u16()
+    }
+    fn head_headers(&self) -> &http::HeaderMap {
+        self.headers()
+    }
+    fn head_headers_mut(&mut self) -> &mut http::HeaderMap {
+        self.headers_mut()
+    }
+    fn head_extensions_mut(&mut self) -> &mut http::Extensions {
+        self.extensions_mut()
+    }
+}
+
 impl Gate {
+    /// The end of every front end's request: learns from its response head (distress and
+    /// exhausted rate limits pause the group), puts what the gate knew on the response (its
+    /// extensions, and its headers when mirroring), and hands back the request's place, to be
+    /// held by the response's body until it has been read to the end or dropped.
+    pub(crate) async fn answer(
+        &self,
+        admission: Admission,
+        response: &mut impl ResponseHead,
+    ) -> Permit {
+        let (info, permit) = self
+            .observe_head(admission, response.status_code(), response.head_headers())
+            .await;
+        self.attach(info, response);
+        permit
+    }
+
+    /// [`Gate::answer`] without waiting, for a request admitted by [`Gate::admit_now`] (whose
+    /// place is in this process): the layer's fast path.
+    #[inline(always)]
+    pub(crate) fn answer_now(
+        &self,
+        admission: Admission,
+        response: &mut impl ResponseHead,
+    ) -> Permit {
+        let (info, permit) =
+            self.observe_head_now(admission, response.status_code(), response.head_headers());
+        self.attach(info, response);
+        permit
+    }
+
+    /// Puts `info` on a response: its extensions, and its headers when mirroring.
+    #[inline(always)]
+    fn attach(&self, info: RobotsInfo, response: &mut impl ResponseHead) {
+        self.mirror(&info, response.head_headers_mut());
+        response.head_extensions_mut().insert(info);
+    }
+
     /// Writes what the gate knew into a response's headers when mirroring is on (callers put
     /// `info` in the response's extensions after).
-    pub(crate) fn mirror(&self, info: &RobotsInfo, headers: &mut http::HeaderMap) {
+    fn mirror(&self, info: &RobotsInfo, headers: &mut http::HeaderMap) {
         if self.mirror_info {
             crate::engine::mirror::mirror_info(info, headers);
         }
