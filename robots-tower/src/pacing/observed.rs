@@ -55,6 +55,45 @@ impl Observed {
     pub(crate) fn backs_off(&self, config: &PolitenessConfig) -> bool {
         config.is_distress(self.outcome) || self.rate_limit_step
     }
+
+    /// What it teaches the group, decided here once for both pacers (the in-process one
+    /// applies it to its ledger; the fleet's release script, to the group's state in Redis,
+    /// atomically). `took`: how long the request took, when it was measured (to its response
+    /// head, or to the end of its body).
+    pub(crate) fn lesson(&self, config: &PolitenessConfig, took: Option<Duration>) -> Lesson {
+        let backs_off = self.backs_off(config);
+        let answered = matches!(self.outcome, Outcome::Status(_));
+        Lesson {
+            backs_off,
+            // `Retry-After` counts on distress only, and only ever lengthens the back-off.
+            retry_after: self
+                .retry_after
+                .filter(|_| config.is_distress(self.outcome)),
+            // Any other response ends the streak (a failure that is not distress teaches
+            // nothing).
+            ends_streak: !backs_off && answered,
+            rate_limited: self.rate_limited,
+            // The adaptive delay needs one request at a time, and a factor.
+            adaptive: took
+                .filter(|_| config.delay_factor > 0.0 && config.one_at_a_time())
+                .map(|took| config.adaptive(took)),
+        }
+    }
+}
+
+/// What a request's end teaches its group ([`Observed::lesson`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Lesson {
+    /// Back off a step: the streak grows, and the group pauses for the back-off it calls for.
+    pub(crate) backs_off: bool,
+    /// The pause a distress response asked for, to lengthen the back-off (uncapped here).
+    pub(crate) retry_after: Option<Duration>,
+    /// The streak and any pause end.
+    pub(crate) ends_streak: bool,
+    /// Pause until the rate limit's reset (uncapped here).
+    pub(crate) rate_limited: Option<Duration>,
+    /// The adaptive delay, as measured now.
+    pub(crate) adaptive: Option<Duration>,
 }
 
 /// A pause of a group, and why: what [`crate::RobotsInfo::pause`] reports.
@@ -90,5 +129,50 @@ impl PauseReason {
             PauseReason::Backoff { .. } => "backoff",
             PauseReason::RateLimit => "rate-limit",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn observed(outcome: Outcome, retry_after: Option<u64>) -> Observed {
+        Observed {
+            outcome,
+            retry_after: retry_after.map(Duration::from_secs),
+            rate_limited: None,
+            rate_limit_step: false,
+        }
+    }
+
+    #[test]
+    fn one_lesson_for_both_pacers() {
+        let mut config = PolitenessConfig {
+            delay_factor: 1.0,
+            ..PolitenessConfig::default()
+        };
+        let took = Some(Duration::from_millis(300));
+        // A 503 backs off, with its Retry-After.
+        let lesson = observed(Outcome::Status(503), Some(7)).lesson(&config, took);
+        assert!(lesson.backs_off && !lesson.ends_streak);
+        assert_eq!(lesson.retry_after, Some(Duration::from_secs(7)));
+        // A 200 ends the streak; a Retry-After on it counts for nothing.
+        let lesson = observed(Outcome::Status(200), Some(7)).lesson(&config, took);
+        assert!(!lesson.backs_off && lesson.ends_streak);
+        assert_eq!(lesson.retry_after, None);
+        assert_eq!(lesson.adaptive, Some(Duration::from_millis(300)));
+        // A cancelled request teaches nothing.
+        let lesson = observed(Outcome::Cancelled, None).lesson(&config, None);
+        assert!(!lesson.backs_off && !lesson.ends_streak && lesson.adaptive.is_none());
+        // Several requests at a time: no adaptive delay.
+        config.concurrency = 2;
+        let lesson = observed(Outcome::Status(200), None).lesson(&config, took);
+        assert_eq!(lesson.adaptive, None);
+        // Rate-limit headers that said "stop" without "until" are a back-off step.
+        let step = Observed {
+            rate_limit_step: true,
+            ..observed(Outcome::Status(200), None)
+        };
+        assert!(step.lesson(&config, None).backs_off);
     }
 }

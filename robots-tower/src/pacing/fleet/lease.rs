@@ -66,34 +66,29 @@ impl Release {
             return None;
         };
         let config = &*self.config;
-        let distress = config.is_distress(observed.outcome);
-        let backs_off = observed.backs_off(config);
-        // (A capped one was said by this process's own pacing, once per group.)
-        let retry_after = observed.retry_after.filter(|_| distress);
-        let ends_streak = !backs_off && matches!(observed.outcome, Outcome::Status(_));
         // Measured at the response head, and again at the end of its body.
-        let measured = matches!(observed.outcome, Outcome::Status(_)) || self.answered;
-        let adaptive = if measured && config.delay_factor > 0.0 && config.concurrency <= 1 {
-            self.starts_at.map(|at| config.adaptive(at.elapsed()))
-        } else {
-            None
-        };
+        let took = self
+            .starts_at
+            .filter(|_| matches!(observed.outcome, Outcome::Status(_)) || self.answered)
+            .map(|at| at.elapsed());
+        let lesson = observed.lesson(config, took);
+        // (A capped `Retry-After` was said by this process's own pacing, once per group.)
         // The jitter is drawn here: the script has no randomness of its own.
         let jitter = jittered(Duration::from_secs(1_000_000)).as_secs_f64() / 1_000_000.0;
         let mut invocation = scripts().1.key(&self.keys.pace);
         invocation
             .key(&self.keys.leases)
             .arg(&self.id)
-            .arg(if backs_off { "1" } else { "0" })
-            .arg(if ends_streak { "1" } else { "0" })
-            .arg(millis_or_none(retry_after))
+            .arg(if lesson.backs_off { "1" } else { "0" })
+            .arg(if lesson.ends_streak { "1" } else { "0" })
+            .arg(millis_or_none(lesson.retry_after))
             .arg(millis(config.backoff_base))
             .arg(millis(config.backoff_max))
             .arg(millis(config.max_retry_after))
             .arg(millis(self.idle_ttl))
             .arg(jitter)
-            .arg(millis_or_none(observed.rate_limited))
-            .arg(millis_or_none(adaptive))
+            .arg(millis_or_none(lesson.rate_limited))
+            .arg(millis_or_none(lesson.adaptive))
             .arg(millis_or_none(
                 self.head_only.then_some(config.unread_body_grace),
             ));

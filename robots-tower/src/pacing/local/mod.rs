@@ -351,15 +351,16 @@ impl Politeness {
         took: Option<Duration>,
     ) -> Option<GroupPause> {
         let config = &self.config;
+        let took = took.filter(|_| matches!(observed.outcome, Outcome::Status(_)));
+        let lesson = observed.lesson(config, took);
         let mut pause = None;
-        if observed.backs_off(config) {
+        if lesson.backs_off {
             ledger.failures = ledger.failures.saturating_add(1);
             // A `Retry-After` may lengthen the back-off the streak calls for, never shorten it:
             // `Retry-After: 0` (or a date in the past) on a 503 still backs off.
             let backoff = config.jittered_backoff(ledger.failures);
-            let asked = observed
+            let asked = lesson
                 .retry_after
-                .filter(|_| config.is_distress(observed.outcome))
                 .map(|asked| ledger.capped(group, asked, config.max_retry_after, "Retry-After"));
             let (duration, reason) = match asked {
                 Some(asked) if asked >= backoff => (asked, PauseReason::RetryAfter),
@@ -380,15 +381,12 @@ impl Politeness {
             );
             crate::telemetry::paused(observed.outcome.status());
             pause = Some(GroupPause { duration, reason });
-        } else if matches!(observed.outcome, Outcome::Status(_))
-            && (ledger.failures > 0 || ledger.paused_until.is_some())
-        {
-            // Any other response ends the streak.
+        } else if lesson.ends_streak && (ledger.failures > 0 || ledger.paused_until.is_some()) {
             ledger.failures = 0;
             ledger.paused_until = None;
             debug!(group, outcome = ?observed.outcome, "back-off ended");
         }
-        if let Some(reset) = observed.rate_limited {
+        if let Some(reset) = lesson.rate_limited {
             let duration = ledger.capped(group, reset, config.max_retry_after, "rate-limit reset");
             ledger.pause_for(duration);
             debug!(
@@ -403,8 +401,8 @@ impl Politeness {
                 });
             }
         }
-        if let (Some(took), Outcome::Status(_)) = (took, observed.outcome) {
-            ledger.adaptive = config.adaptive(took);
+        if let Some(adaptive) = lesson.adaptive {
+            ledger.adaptive = adaptive;
         }
         pause
     }
