@@ -148,7 +148,7 @@ impl RobotsCacheBuilder {
 
     /// Policy tokens (`Google-Extended`, `Applebot-Extended`…) a URL may also be checked as,
     /// from the same fetched file: each gets its own compiled view, compared as given
-    /// ([`CachedRobots::verdict_as`]).
+    /// ([`CachedRobots::verdict_for_token`]).
     pub fn policy_tokens<I, S>(mut self, tokens: I) -> Self
     where
         I: IntoIterator<Item = S>,

@@ -438,12 +438,20 @@ impl CachedRobots {
     /// The verdict at `now` for `path` as a configured policy token would get it; `None` when
     /// the token was not configured ([`crate::RobotsCacheBuilder::policy_tokens`]). Without a parsed
     /// file, the same as the crawler's own (allow all, or disallow all).
-    pub fn verdict_as(&self, token: &str, path: &[u8], now: Instant) -> Option<Verdict<'_>> {
+    pub fn verdict_for_token(&self, token: &str, path: &[u8], now: Instant) -> Option<Verdict<'_>> {
         match self.rules_at(now) {
             Rules::Parsed(parsed) => parsed.policy_matcher(token).map(|m| m.check_path(path)),
             _ if self.policy_tokens_known(token) => Some(self.verdict_at(path, now)),
             _ => None,
         }
+    }
+
+    /// Renamed [`CachedRobots::verdict_for_token`] (one letter from `verdict_at`, which takes
+    /// a time).
+    #[deprecated(since = "0.1.0", note = "renamed `verdict_for_token`")]
+    #[doc(hidden)]
+    pub fn verdict_as(&self, token: &str, path: &[u8], now: Instant) -> Option<Verdict<'_>> {
+        self.verdict_for_token(token, path, now)
     }
 
     /// What the crawler may do with `path` at `now`: the verdict and, when it may be fetched,

@@ -409,12 +409,12 @@ async fn a_url_is_also_checked_as_configured_policy_tokens() {
     let now = Instant::now();
     assert!(entry.verdict_at(b"/articles/a", now).allowed);
     let as_token = entry
-        .verdict_as("google-extended", b"/articles/a", now)
+        .verdict_for_token("google-extended", b"/articles/a", now)
         .unwrap();
     assert!(!as_token.allowed);
     assert_eq!(as_token.rule.map(|r| r.line), Some(5));
     assert_eq!(
-        entry.verdict_as("Applebot-Extended", b"/articles/a", now),
+        entry.verdict_for_token("Applebot-Extended", b"/articles/a", now),
         None
     );
     // Without a file (404: allow all), a configured token gets the same answer; others none.
@@ -425,11 +425,14 @@ async fn a_url_is_also_checked_as_configured_policy_tokens() {
     let entry = cache.get(&missing.client(), &origin()).await;
     assert!(
         entry
-            .verdict_as("Google-Extended", b"/x", now)
+            .verdict_for_token("Google-Extended", b"/x", now)
             .unwrap()
             .allowed
     );
-    assert_eq!(entry.verdict_as("Applebot-Extended", b"/x", now), None);
+    assert_eq!(
+        entry.verdict_for_token("Applebot-Extended", b"/x", now),
+        None
+    );
 }
 
 #[tokio::test(start_paused = true)]

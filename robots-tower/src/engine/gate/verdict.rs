@@ -182,7 +182,8 @@ impl Gate {
             for token in also.tokens() {
                 let paths = std::iter::once(path.to_string()).chain(served_paths(path));
                 for checked in paths {
-                    let Some(verdict) = entry.verdict_as(token, checked.as_bytes(), now) else {
+                    let Some(verdict) = entry.verdict_for_token(token, checked.as_bytes(), now)
+                    else {
                         return Err(RobotsError::PolicyTokenNotConfigured {
                             token: token.clone(),
                         });
