@@ -1,11 +1,13 @@
 //! The workspace's test helpers, shared by the tests and benchmarks of every package: one
-//! local site, one real `redis-server` harness, one log capture, one corpus reader and one
+//! local site (and its in-memory twin for paused time), one real `redis-server` harness, one log capture, one corpus reader and one
 //! counting allocator. Not published.
 
 pub mod alloc;
 #[cfg(feature = "logs")]
 pub mod captured;
 pub mod corpus;
+#[cfg(feature = "memory")]
+pub mod memory;
 pub mod redis_server;
 #[cfg(feature = "site")]
 pub mod site;

@@ -5,90 +5,53 @@
 
 use crate::redis_server;
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::site::{Answer, Site};
 use redis_server::RedisServer;
 use robots_tower::{FleetFallback, RedisFleet, RobotsError, RobotsMiddleware};
-use wiremock::matchers::path_regex;
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-/// The site: robots.txt disallows /private; /busy answers 429 with Retry-After: 2 once; every
-/// page request's arrival time is logged.
-#[derive(Clone, Default)]
-struct Site {
-    arrivals: Arc<Mutex<Vec<(String, Instant)>>>,
-    busy_served: Arc<Mutex<bool>>,
-}
-
-impl Respond for Site {
-    fn respond(&self, request: &Request) -> ResponseTemplate {
-        let path = request.url.path().to_string();
-        self.arrivals
-            .lock()
-            .unwrap()
-            .push((path.clone(), Instant::now()));
-        match path.as_str() {
-            "/robots.txt" => {
-                ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /private\n")
-            }
-            "/busy" if !std::mem::replace(&mut *self.busy_served.lock().unwrap(), true) => {
-                ResponseTemplate::new(429).insert_header("Retry-After", "2")
-            }
-            // A 429 that takes 300 ms to come.
-            "/slow-busy" => ResponseTemplate::new(429)
-                .insert_header("Retry-After", "2")
-                .set_delay(Duration::from_millis(300)),
-            // A page that takes 1.5 s to come.
-            p if p.starts_with("/long/") => ResponseTemplate::new(200)
-                .set_body_string("page")
-                .set_delay(Duration::from_millis(1500)),
-            p if p.starts_with("/slow/") => ResponseTemplate::new(200)
-                .set_body_string("page")
-                .set_delay(Duration::from_millis(30)),
-            _ => ResponseTemplate::new(200).set_body_string("page"),
-        }
+/// The site: robots.txt disallows /private; /busy answers 429 with Retry-After: 2 once;
+/// /slow-busy a 429 that takes 300 ms; /long/… pages take 1.5 s and /slow/… 30 ms. The shared
+/// test site logs every request's arrival.
+fn route(path: &str, seen_before: usize) -> Answer {
+    match path {
+        "/robots.txt" => Answer::ok("User-agent: *\nDisallow: /private\n"),
+        "/busy" if seen_before == 0 => Answer::status("429 Too Many Requests", &["Retry-After: 2"]),
+        "/slow-busy" => Answer {
+            delay: Duration::from_millis(300),
+            ..Answer::status("429 Too Many Requests", &["Retry-After: 2"])
+        },
+        p if p.starts_with("/long/") => Answer {
+            delay: Duration::from_millis(1500),
+            ..Answer::ok("page")
+        },
+        p if p.starts_with("/slow/") => Answer {
+            delay: Duration::from_millis(30),
+            ..Answer::ok("page")
+        },
+        _ => Answer::ok("page"),
     }
 }
 
-impl Site {
-    async fn start() -> (MockServer, Site) {
-        let server = MockServer::start().await;
-        let site = Site::default();
-        Mock::given(path_regex(".*"))
-            .respond_with(site.clone())
-            .mount(&server)
-            .await;
-        (server, site)
-    }
+/// The site of these tests (the site, and the same as "the server" whose URLs are asked).
+async fn start_site() -> (Site, Site) {
+    let site = Site::start(route).await;
+    (site.clone(), site)
+}
 
-    fn pages(&self) -> Vec<(String, Instant)> {
-        self.arrivals
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(p, _)| p != "/robots.txt")
-            .cloned()
-            .collect()
-    }
+/// The page requests (not robots.txt), as (path, arrival).
+fn pages(site: &Site) -> Vec<(String, Instant)> {
+    site.pages().into_iter().map(|s| (s.target, s.at)).collect()
+}
 
-    /// When the page `path` arrived (the first time).
-    fn arrival(&self, path: &str) -> Instant {
-        self.pages()
-            .into_iter()
-            .find(|(p, _)| p == path)
-            .unwrap_or_else(|| panic!("{path} never arrived"))
-            .1
-    }
-
-    fn robots_fetches(&self) -> usize {
-        self.arrivals
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(p, _)| p == "/robots.txt")
-            .count()
-    }
+/// When the page `path` arrived (the first time).
+fn arrival(site: &Site, path: &str) -> Instant {
+    pages(site)
+        .into_iter()
+        .find(|(p, _)| p == path)
+        .unwrap_or_else(|| panic!("{path} never arrived"))
+        .1
 }
 
 /// Marks the fleet's state for `group` as having begun long ago, as on a server that has run
@@ -128,7 +91,7 @@ async fn members_share_one_interval_and_one_robots_fetch() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     let interval = Duration::from_millis(250);
     let members: Vec<_> = (0..3)
         .map(|_| member(&redis.url(), interval, |c| c))
@@ -137,7 +100,7 @@ async fn members_share_one_interval_and_one_robots_fetch() {
     for (m, client) in members.iter().enumerate() {
         for i in 0..3 {
             let client = client.clone();
-            let url = format!("{}/page-{m}-{i}", server.uri());
+            let url = server.url(&format!("/page-{m}-{i}"));
             tasks.push(tokio::spawn(async move {
                 client.get(url).send().await.map(|r| r.status().as_u16())
             }));
@@ -147,11 +110,11 @@ async fn members_share_one_interval_and_one_robots_fetch() {
         assert_eq!(task.await.unwrap().unwrap(), 200);
     }
     assert_eq!(
-        site.robots_fetches(),
+        site.count("/robots.txt"),
         1,
         "one robots.txt fetch for three members"
     );
-    let starts: Vec<Instant> = site.pages().into_iter().map(|(_, t)| t).collect();
+    let starts: Vec<Instant> = pages(&site).into_iter().map(|(_, t)| t).collect();
     assert_eq!(starts.len(), 9);
     for gap in gaps(starts) {
         // Measured at the site; the server's clock reserves whole milliseconds.
@@ -176,24 +139,17 @@ async fn a_429_seen_by_one_member_pauses_the_others() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     let a = member(&redis.url(), Duration::from_millis(10), |c| c);
     let b = member(&redis.url(), Duration::from_millis(10), |c| c);
-    let response = a
-        .get(format!("{}/busy", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    let response = a.get(server.url("/busy")).send().await.unwrap();
     assert_eq!(response.status(), 429);
     drop(response);
-    let busy_at = site.pages()[0].1;
+    let busy_at = pages(&site)[0].1;
     // Let the release (which carries the 429) reach Redis.
     tokio::time::sleep(Duration::from_millis(100)).await;
-    b.get(format!("{}/page", server.uri()))
-        .send()
-        .await
-        .unwrap();
-    let page_at = site.pages()[1].1;
+    b.get(server.url("/page")).send().await.unwrap();
+    let page_at = pages(&site)[1].1;
     assert!(
         page_at - busy_at >= Duration::from_millis(1950),
         "the other member waited {:?}",
@@ -208,7 +164,7 @@ async fn a_pause_lost_with_redis_is_set_again_from_a_members_memory() {
     let Some(mut redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     // Two places at the site: only the pause can hold the second member back.
     let a = member(&redis.url(), Duration::from_millis(10), |c| {
         c.concurrency(2)
@@ -216,30 +172,23 @@ async fn a_pause_lost_with_redis_is_set_again_from_a_members_memory() {
     let b = member(&redis.url(), Duration::from_millis(10), |c| {
         c.concurrency(2)
     });
-    let response = a
-        .get(format!("{}/busy", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    let response = a.get(server.url("/busy")).send().await.unwrap();
     assert_eq!(response.status(), 429);
-    let busy_at = site.pages()[0].1;
+    let busy_at = pages(&site)[0].1;
     tokio::time::sleep(Duration::from_millis(100)).await;
     // The server restarts without its state: the 2 s pause is gone from Redis.
     redis.stop();
     redis.restart();
     // The member that saw the 429 asks first (and waits its pause out)…
     let first = tokio::spawn({
-        let url = format!("{}/after", server.uri());
+        let url = server.url("/after");
         async move { a.get(url).send().await.unwrap().status() }
     });
     tokio::time::sleep(Duration::from_millis(300)).await;
     // …and the other member, which never saw the 429, waits for it too.
-    b.get(format!("{}/page", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    b.get(server.url("/page")).send().await.unwrap();
     assert_eq!(first.await.unwrap(), 200);
-    for (path, at) in site.pages().iter().skip(1) {
+    for (path, at) in pages(&site).iter().skip(1) {
         assert!(
             *at - busy_at >= Duration::from_millis(1950),
             "{path} went {:?} after the 429",
@@ -256,15 +205,12 @@ async fn a_flushall_is_fenced_like_a_restart() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     settled(&redis, "127.0.0.1");
     let interval = Duration::from_millis(500);
     let a = member(&redis.url(), interval, |c| c);
     let b = member(&redis.url(), interval, |c| c);
-    b.get(format!("{}/warm-b", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    b.get(server.url("/warm-b")).send().await.unwrap();
     // A server up for some seconds (its uptime is not what fences).
     while !redis
         .command(&["INFO", "server"])
@@ -272,10 +218,10 @@ async fn a_flushall_is_fenced_like_a_restart() {
     {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    a.get(format!("{}/a", server.uri())).send().await.unwrap();
+    a.get(server.url("/a")).send().await.unwrap();
     assert_eq!(redis.command(&["FLUSHALL"]).trim(), "+OK");
-    b.get(format!("{}/b", server.uri())).send().await.unwrap();
-    let at = |p: &str| site.arrival(p);
+    b.get(server.url("/b")).send().await.unwrap();
+    let at = |p: &str| arrival(&site, p);
     let gap = at("/b") - at("/a");
     assert!(
         gap >= interval - Duration::from_millis(5),
@@ -299,15 +245,11 @@ async fn a_restart_just_before_a_second_turns_is_fenced_from_its_start() {
     let Some(mut redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     let interval = Duration::from_secs(1);
     let client = member(&redis.url(), interval, |c| c);
     // robots.txt is had before the restart: only the page is paced afterwards.
-    client
-        .get(format!("{}/before", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    client.get(server.url("/before")).send().await.unwrap();
     let (restarted, restarted_ms) = loop {
         redis.stop();
         // Restart at 0.8 s into a second of the wall clock, ask at 0.05 s into the next.
@@ -328,11 +270,7 @@ async fn a_restart_just_before_a_second_turns_is_fenced_from_its_start() {
             break (at, at_ms);
         }
     };
-    client
-        .get(format!("{}/after", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    client.get(server.url("/after")).send().await.unwrap();
     let key = RedisFleet::new(&redis.url())
         .unwrap()
         .epoch_key("127.0.0.1");
@@ -348,7 +286,7 @@ async fn a_restart_just_before_a_second_turns_is_fenced_from_its_start() {
         "the state is said to have begun {} ms before the server started",
         restarted_ms - since
     );
-    let (path, at) = site.pages().pop().unwrap();
+    let (path, at) = pages(&site).pop().unwrap();
     assert_eq!(path, "/after");
     assert!(
         at - restarted >= interval - Duration::from_millis(5),
@@ -361,7 +299,7 @@ async fn the_lease_of_a_dead_member_expires() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     // A member took the origin's only place and died mid-request: its lease ends in 800 ms.
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -372,12 +310,8 @@ async fn the_lease_of_a_dead_member_expires() {
     redis.command(&["ZADD", &leases, &expiry, "dead-member"]);
     let client = member(&redis.url(), Duration::from_millis(10), |c| c);
     let started = Instant::now();
-    client
-        .get(format!("{}/page", server.uri()))
-        .send()
-        .await
-        .unwrap();
-    let waited = site.pages()[0].1 - started;
+    client.get(server.url("/page")).send().await.unwrap();
+    let waited = pages(&site)[0].1 - started;
     assert!(
         waited >= Duration::from_millis(700) && waited < Duration::from_secs(5),
         "waited {waited:?} for the dead member's lease"
@@ -389,7 +323,7 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
     let Some(mut redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     let interval = Duration::from_millis(150);
     let counted = RedisFleet::new(&redis.url())
         .unwrap()
@@ -405,16 +339,12 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
         c.fleet_fallback(FleetFallback::FailClosed)
     });
     // Learn robots.txt while Redis is up.
-    fallback
-        .get(format!("{}/warm", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    fallback.get(server.url("/warm")).send().await.unwrap();
 
     redis.stop();
     // Disallowed stays disallowed.
     let error = fallback
-        .get(format!("{}/private/x", server.uri()))
+        .get(server.url("/private/x"))
         .send()
         .await
         .unwrap_err();
@@ -422,13 +352,12 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
     // Local pacing, with the interval multiplied by the fleet size.
     for i in 0..3 {
         fallback
-            .get(format!("{}/down-{i}", server.uri()))
+            .get(server.url(&format!("/down-{i}")))
             .send()
             .await
             .unwrap();
     }
-    let down: Vec<Instant> = site
-        .pages()
+    let down: Vec<Instant> = pages(&site)
         .into_iter()
         .filter(|(p, _)| p.starts_with("/down-"))
         .map(|(_, t)| t)
@@ -440,11 +369,7 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
         );
     }
     // Fail closed: a typed refusal, nothing sent.
-    let error = closed
-        .get(format!("{}/closed", server.uri()))
-        .send()
-        .await
-        .unwrap_err();
+    let error = closed.get(server.url("/closed")).send().await.unwrap_err();
     match error {
         reqwest_middleware::Error::Middleware(e) => assert!(
             matches!(
@@ -455,7 +380,7 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
         ),
         other => panic!("{other}"),
     }
-    assert!(!site.pages().iter().any(|(p, _)| p == "/closed"));
+    assert!(!pages(&site).iter().any(|(p, _)| p == "/closed"));
 
     assert_eq!(counted.outages(), 1, "one outage, counted once");
     assert!(counted.is_down());
@@ -466,7 +391,7 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
     // Keyed by the group: the host, by default.
     let key = "robots:{127.0.0.1}:pace".to_string();
     loop {
-        let sent = closed.get(format!("{}/back", server.uri())).send().await;
+        let sent = closed.get(server.url("/back")).send().await;
         if sent.is_ok() && redis.command(&["EXISTS", &key]).trim() == ":1" {
             break;
         }
@@ -480,11 +405,7 @@ async fn without_redis_the_fleet_stays_polite_and_recovers() {
             Instant::now() < deadline,
             "the end of the outage is never seen"
         );
-        fallback
-            .get(format!("{}/after", server.uri()))
-            .send()
-            .await
-            .unwrap();
+        fallback.get(server.url("/after")).send().await.unwrap();
     }
     assert_eq!(counted.outages(), 1);
 }
@@ -494,7 +415,7 @@ async fn schedule_mode_tells_every_member_when_the_fleet_is_ready() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     settled(&redis, "127.0.0.1");
     let schedule = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
         c.when_not_ready(robots_tower::WhenNotReady::Fail)
@@ -502,11 +423,7 @@ async fn schedule_mode_tells_every_member_when_the_fleet_is_ready() {
     let a = member(&redis.url(), Duration::from_secs(2), schedule);
     let b = member(&redis.url(), Duration::from_secs(2), schedule);
     // robots.txt's own request is in the group's budget: the first page is told when to come.
-    let first = a
-        .get(format!("{}/one", server.uri()))
-        .send()
-        .await
-        .unwrap_err();
+    let first = a.get(server.url("/one")).send().await.unwrap_err();
     match RobotsError::from_middleware_error(&first) {
         Some(RobotsError::NotReady {
             ready_in: Some(ready_in),
@@ -514,12 +431,8 @@ async fn schedule_mode_tells_every_member_when_the_fleet_is_ready() {
         }) => tokio::time::sleep(*ready_in).await,
         other => panic!("{other:?} ({first})"),
     }
-    a.get(format!("{}/one", server.uri())).send().await.unwrap();
-    let error = b
-        .get(format!("{}/two", server.uri()))
-        .send()
-        .await
-        .unwrap_err();
+    a.get(server.url("/one")).send().await.unwrap();
+    let error = b.get(server.url("/two")).send().await.unwrap_err();
     let ready_in = match RobotsError::from_middleware_error(&error) {
         Some(RobotsError::NotReady {
             ready_in: Some(ready_in),
@@ -534,8 +447,8 @@ async fn schedule_mode_tells_every_member_when_the_fleet_is_ready() {
     );
     // The refusal reserved nothing: at the time it named, the other member goes.
     tokio::time::sleep(ready_in + Duration::from_millis(20)).await;
-    b.get(format!("{}/two", server.uri())).send().await.unwrap();
-    let pages = site.pages();
+    b.get(server.url("/two")).send().await.unwrap();
+    let pages = pages(&site);
     assert_eq!(pages.len(), 2, "{pages:?}");
     let gap = pages[1].1 - pages[0].1;
     assert!(
@@ -545,20 +458,12 @@ async fn schedule_mode_tells_every_member_when_the_fleet_is_ready() {
 
     // A 429 seen by one member: the others are told the fleet is paused.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let busy = a
-        .get(format!("{}/busy", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    let busy = a.get(server.url("/busy")).send().await.unwrap();
     assert_eq!(busy.status(), 429);
     // Its body held the request's lease: dropped, the lease is released in the background.
     drop(busy);
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let error = b
-        .get(format!("{}/three", server.uri()))
-        .send()
-        .await
-        .unwrap_err();
+    let error = b.get(server.url("/three")).send().await.unwrap_err();
     assert!(
         matches!(
             RobotsError::from_middleware_error(&error),
@@ -577,7 +482,7 @@ async fn hooks_of_different_members_see_one_fleet_turn() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     let hooks = || {
         let fleet = RedisFleet::new(&redis.url()).unwrap();
         robots_tower::RobotsHooks::builder("FooBot/1.0")
@@ -588,8 +493,8 @@ async fn hooks_of_different_members_see_one_fleet_turn() {
     };
     settled(&redis, "127.0.0.1");
     let (a, b) = (hooks(), hooks());
-    let origin = robots_fetch::Origin::parse(&server.uri()).unwrap();
-    let url: url::Url = format!("{}/page", server.uri()).parse().unwrap();
+    let origin = robots_fetch::Origin::parse(&server.base).unwrap();
+    let url: url::Url = server.url("/page").parse().unwrap();
     assert_eq!(b.next_ready(&origin).await.unwrap(), Some(Duration::ZERO));
     let ticket = a.admit(&url).await.unwrap();
     // Member b asks the fleet (peek): the place is taken…
@@ -607,7 +512,7 @@ async fn hooks_of_different_members_see_one_fleet_turn() {
         "{again:?}"
     );
     assert_eq!(
-        site.robots_fetches(),
+        site.count("/robots.txt"),
         1,
         "one robots.txt fetch for the fleet"
     );
@@ -620,7 +525,7 @@ async fn a_response_observed_by_a_hook_pauses_every_member() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     let fleet = RedisFleet::new(&redis.url()).unwrap();
     let hooks = RobotsMiddleware::builder("FooBot/1.0")
         .fleet(&fleet)
@@ -628,7 +533,7 @@ async fn a_response_observed_by_a_hook_pauses_every_member() {
         .build()
         .unwrap()
         .hooks();
-    let origin = robots_fetch::Origin::parse(&server.uri()).unwrap();
+    let origin = robots_fetch::Origin::parse(&server.base).unwrap();
     let mut headers = http::HeaderMap::new();
     headers.insert("retry-after", http::HeaderValue::from_static("2"));
     let observed_at = Instant::now();
@@ -636,12 +541,8 @@ async fn a_response_observed_by_a_hook_pauses_every_member() {
     // The fleet learns it in the background.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let other = member(&redis.url(), Duration::from_millis(10), |c| c);
-    other
-        .get(format!("{}/page", server.uri()))
-        .send()
-        .await
-        .unwrap();
-    let page_at = site.pages()[0].1;
+    other.get(server.url("/page")).send().await.unwrap();
+    let page_at = pages(&site)[0].1;
     assert!(
         page_at - observed_at >= Duration::from_millis(1950),
         "the other member waited {:?}",
@@ -656,34 +557,25 @@ async fn a_reservation_waiting_for_its_start_honours_a_pause_set_meanwhile() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     let two_at_a_time = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
         c.concurrency(2).delay_factor(0.0)
     };
     let a = member(&redis.url(), Duration::from_secs(1), two_at_a_time);
     let b = member(&redis.url(), Duration::from_secs(1), two_at_a_time);
     // Both know robots.txt first, so that what follows is only pacing.
-    a.get(format!("{}/warm-a", server.uri()))
-        .send()
-        .await
-        .unwrap();
-    b.get(format!("{}/warm-b", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    a.get(server.url("/warm-a")).send().await.unwrap();
+    b.get(server.url("/warm-b")).send().await.unwrap();
     tokio::time::sleep(Duration::from_secs(1)).await;
     let busy = tokio::spawn({
-        let url = format!("{}/slow-busy", server.uri());
+        let url = server.url("/slow-busy");
         async move { a.get(url).send().await.map(|r| r.status().as_u16()) }
     });
     // B's turn is reserved (a second after A's start) before A's 429 arrives.
     tokio::time::sleep(Duration::from_millis(50)).await;
-    b.get(format!("{}/page", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    b.get(server.url("/page")).send().await.unwrap();
     assert_eq!(busy.await.unwrap().unwrap(), 429);
-    let at = |p: &str| site.arrival(p);
+    let at = |p: &str| arrival(&site, p);
     let gap = at("/page") - at("/slow-busy");
     assert!(
         gap >= Duration::from_millis(2200),
@@ -699,21 +591,18 @@ async fn a_reservation_asked_again_keeps_its_new_place() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     settled(&redis, "127.0.0.1");
     let one_at_a_time = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
         c.concurrency(1).delay_factor(0.0)
     };
     let a = member(&redis.url(), Duration::from_secs(1), one_at_a_time);
     let b = member(&redis.url(), Duration::from_secs(1), one_at_a_time);
-    a.get(format!("{}/a", server.uri())).send().await.unwrap();
-    b.get(format!("{}/warm-b", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    a.get(server.url("/a")).send().await.unwrap();
+    b.get(server.url("/warm-b")).send().await.unwrap();
     // A's long page is reserved a second after /warm-b…
     let long = tokio::spawn({
-        let url = format!("{}/long/page", server.uri());
+        let url = server.url("/long/page");
         async move { a.get(url).send().await.map(|r| r.status().as_u16()) }
     });
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -732,9 +621,9 @@ async fn a_reservation_asked_again_keeps_its_new_place() {
         "one lease, and a new one: {first:?} then {second:?}"
     );
     // B asks while A's request waits for its new start: it must wait for A's response.
-    b.get(format!("{}/b", server.uri())).send().await.unwrap();
+    b.get(server.url("/b")).send().await.unwrap();
     assert_eq!(long.await.unwrap().unwrap(), 200);
-    let at = |p: &str| site.arrival(p);
+    let at = |p: &str| arrival(&site, p);
     let gap = at("/b") - at("/long/page");
     assert!(
         gap >= Duration::from_millis(1500),
@@ -750,20 +639,17 @@ async fn a_start_that_goes_late_holds_back_the_next() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     settled(&redis, "127.0.0.1");
     let interval = Duration::from_secs(1);
     let two = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
         c.concurrency(2).delay_factor(0.0)
     };
     let b = member(&redis.url(), interval, two);
-    b.get(format!("{}/warm-b", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    b.get(server.url("/warm-b")).send().await.unwrap();
     tokio::time::sleep(interval + Duration::from_millis(100)).await;
     // A runs on a runtime of its own, one thread, which the test keeps busy at A's start.
-    let (url, base) = (redis.url(), server.uri());
+    let (url, base) = (redis.url(), server.base.clone());
     let a = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -782,13 +668,13 @@ async fn a_start_that_goes_late_holds_back_the_next() {
         });
     });
     // B asks once A's /a2 is reserved: its own start is reserved an interval after that.
-    while !site.pages().iter().any(|(p, _)| p == "/a1") {
+    while !pages(&site).iter().any(|(p, _)| p == "/a1") {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
-    b.get(format!("{}/b", server.uri())).send().await.unwrap();
+    b.get(server.url("/b")).send().await.unwrap();
     a.join().unwrap();
-    let at = |p: &str| site.arrival(p);
+    let at = |p: &str| arrival(&site, p);
     assert!(
         at("/a2") - at("/a1") >= Duration::from_millis(1300),
         "A's start was not late: the test did not test"
@@ -808,7 +694,7 @@ async fn a_longer_interval_counts_from_the_last_start_in_the_group() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     settled(&redis, "127.0.0.1");
     // Start to start: spacing from the end would hold the second back by itself.
     let config = |c: robots_tower::RobotsConfig<robots_tower::ForMiddleware>| {
@@ -817,23 +703,13 @@ async fn a_longer_interval_counts_from_the_last_start_in_the_group() {
     };
     let short = member(&redis.url(), Duration::from_millis(250), config);
     let long = member(&redis.url(), Duration::from_secs(1), config);
-    long.get(format!("{}/warm", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    long.get(server.url("/warm")).send().await.unwrap();
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    short
-        .get(format!("{}/short", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    short.get(server.url("/short")).send().await.unwrap();
     // Asked once the short interval is over: granted at once without the long one's count.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    long.get(format!("{}/long", server.uri()))
-        .send()
-        .await
-        .unwrap();
-    let at = |p: &str| site.arrival(p);
+    long.get(server.url("/long")).send().await.unwrap();
+    let at = |p: &str| arrival(&site, p);
     let gap = at("/long") - at("/short");
     assert!(
         gap >= Duration::from_millis(995),
@@ -851,7 +727,7 @@ async fn a_fleet_on_a_redis_cluster_shares_fetches_and_intervals() {
     };
     let mut sites = Vec::new();
     for _ in 0..6 {
-        sites.push(Site::start().await);
+        sites.push(start_site().await);
     }
     let fleets: Vec<RedisFleet> = (0..2)
         .map(|_| {
@@ -875,7 +751,7 @@ async fn a_fleet_on_a_redis_cluster_shares_fetches_and_intervals() {
     let requests = members.iter().enumerate().flat_map(|(m, client)| {
         sites.iter().flat_map(move |(server, _)| {
             (0..3).map(move |n| {
-                let url = format!("{}/m{m}-{n}", server.uri());
+                let url = server.url(&format!("/m{m}-{n}"));
                 async move { client.get(url).send().await.unwrap().status() }
             })
         })
@@ -886,8 +762,12 @@ async fn a_fleet_on_a_redis_cluster_shares_fetches_and_intervals() {
         assert_eq!(fleet.outages(), 0, "the cluster answered every script");
     }
     for (_, site) in &sites {
-        assert_eq!(site.robots_fetches(), 1, "one robots.txt fetch per origin");
-        let starts: Vec<Instant> = site.pages().iter().map(|(_, at)| *at).collect();
+        assert_eq!(
+            site.count("/robots.txt"),
+            1,
+            "one robots.txt fetch per origin"
+        );
+        let starts: Vec<Instant> = pages(site).iter().map(|(_, at)| *at).collect();
         assert_eq!(starts.len(), 6);
         for gap in gaps(starts) {
             assert!(gap >= Duration::from_millis(290), "{gap:?}");
@@ -909,7 +789,7 @@ async fn waiting_members_are_served_in_turn() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     settled(&redis, "127.0.0.1");
     let members: Vec<_> = (0..2)
         .map(|_| {
@@ -919,7 +799,7 @@ async fn waiting_members_are_served_in_turn() {
         })
         .collect();
     let runs = members.iter().enumerate().map(|(m, client)| {
-        let base = server.uri();
+        let base = server.base.clone();
         async move {
             for n in 0..8 {
                 let url = format!("{base}/slow/{m}-{n}");
@@ -928,8 +808,7 @@ async fn waiting_members_are_served_in_turn() {
         }
     });
     futures_util::future::join_all(runs).await;
-    let order: Vec<char> = site
-        .pages()
+    let order: Vec<char> = pages(&site)
         .iter()
         .filter_map(|(path, _)| path.strip_prefix("/slow/")?.chars().next())
         .collect();
@@ -954,7 +833,7 @@ async fn a_waiter_given_up_leaves_the_queue() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
-    let (server, site) = Site::start().await;
+    let (server, site) = start_site().await;
     settled(&redis, "127.0.0.1");
     let a = member(&redis.url(), Duration::from_millis(10), |c| {
         c.delay_factor(0.0)
@@ -963,28 +842,22 @@ async fn a_waiter_given_up_leaves_the_queue() {
         c.delay_factor(0.0)
     });
     let first = tokio::spawn({
-        let url = format!("{}/slow/a-0", server.uri());
+        let url = server.url("/slow/a-0");
         let a = a.clone();
         async move { a.get(url).send().await.unwrap().status() }
     });
     tokio::time::sleep(Duration::from_millis(10)).await;
     // b queues behind a's request in flight, then gives up.
-    let given_up = tokio::time::timeout(
-        Duration::from_millis(15),
-        b.get(format!("{}/page", server.uri())).send(),
-    )
-    .await;
+    let given_up =
+        tokio::time::timeout(Duration::from_millis(15), b.get(server.url("/page")).send()).await;
     assert!(given_up.is_err(), "b was still waiting");
     assert!(first.await.unwrap().is_success());
     let started = Instant::now();
-    a.get(format!("{}/page", server.uri()))
-        .send()
-        .await
-        .unwrap();
+    a.get(server.url("/page")).send().await.unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(1),
         "a waited {:?} behind a waiter that had gone",
         started.elapsed()
     );
-    assert_eq!(site.pages().len(), 2);
+    assert_eq!(pages(&site).len(), 2);
 }

@@ -1,6 +1,5 @@
-//! The tower layer on tokio's paused clock, against an in-memory site (a `service_fn` that
-//! serves robots.txt and pages per host, records when each request started, and counts how many
-//! are in flight).
+//! The tower layer on tokio's paused clock, against the in-memory site of the test support
+//! (robots.txt and pages per host; when each request started; how many were in flight).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,6 +9,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http_body_util::Full;
 use robots_fetch::BoxError;
+use robots_test_support::memory::{MemorySite, Reply};
 use robots_tower::{OverlongCrawlDelay, RobotsError, RobotsInfo, RobotsLayer, Spacing};
 use tokio::time::Instant;
 use tower::{Layer, Service, ServiceExt};
@@ -28,106 +28,32 @@ struct Host {
     throttle_once: Option<(&'static str, &'static str)>,
 }
 
-#[derive(Clone, Default)]
-struct Site {
-    hosts: Arc<HashMap<&'static str, Host>>,
-    /// (host, path, start time) of every request, robots.txt included.
-    log: Arc<Mutex<Vec<(String, String, Instant)>>>,
-    in_flight: Arc<AtomicUsize>,
-    max_in_flight: Arc<AtomicUsize>,
-    latency: Duration,
-    throttled: Arc<Mutex<Vec<String>>>,
-}
-
-impl Site {
-    fn new(hosts: Vec<(&'static str, Host)>, latency: Duration) -> Site {
-        Site {
-            hosts: Arc::new(hosts.into_iter().collect()),
-            latency,
-            ..Default::default()
-        }
-    }
-
-    fn service(
-        &self,
-    ) -> impl Service<
-        http::Request<Full<Bytes>>,
-        Response = Response,
-        Error = BoxError,
-        Future = impl Send,
-    > + Clone
-    + Send
-    + Sync
-    + 'static {
-        let site = self.clone();
-        tower::service_fn(move |request: http::Request<Full<Bytes>>| {
-            let site = site.clone();
-            async move {
-                let host = request.uri().host().unwrap_or("").to_string();
-                let path = request.uri().path().to_string();
-                site.log
-                    .lock()
-                    .unwrap()
-                    .push((host.clone(), path.clone(), Instant::now()));
-                let now = site.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-                site.max_in_flight.fetch_max(now, Ordering::SeqCst);
-                tokio::time::sleep(site.latency).await;
-                site.in_flight.fetch_sub(1, Ordering::SeqCst);
-                let spec = site.hosts.get(host.as_str()).cloned().unwrap_or_default();
-                let mut builder = http::Response::builder();
-                let body = if path == "/robots.txt" {
-                    builder = builder.status(spec.robots.0);
-                    spec.robots.1
-                } else if let Some((throttled_path, retry_after)) =
-                    spec.throttle_once.filter(|(p, _)| *p == path)
-                {
-                    let mut throttled = site.throttled.lock().unwrap();
-                    if throttled.contains(&format!("{host}{throttled_path}")) {
-                        "ok"
-                    } else {
-                        throttled.push(format!("{host}{throttled_path}"));
-                        builder = builder.status(429).header("retry-after", retry_after);
-                        "slow down"
-                    }
-                } else {
-                    let (status, headers) = spec
-                        .pages
-                        .get(path.as_str())
-                        .cloned()
-                        .unwrap_or((200, vec![]));
-                    builder = builder.status(status);
-                    for (name, value) in headers {
-                        builder = builder.header(name, value);
-                    }
-                    "page"
-                };
-                Ok::<_, BoxError>(
-                    builder
-                        .body(Full::new(Bytes::from_static(body.as_bytes())))
-                        .unwrap(),
-                )
+/// The in-memory site of these tests: per host, its robots.txt and pages ([`Host`]), every
+/// answer after `latency`.
+fn memory_site(hosts: Vec<(&'static str, Host)>, latency: Duration) -> MemorySite {
+    let hosts: HashMap<&'static str, Host> = hosts.into_iter().collect();
+    MemorySite::new(move |host, path, seen_before| {
+        let spec = hosts.get(host).cloned().unwrap_or_default();
+        let reply = if path == "/robots.txt" {
+            Reply {
+                status: spec.robots.0,
+                ..Reply::ok(spec.robots.1)
             }
-        })
-    }
-
-    fn starts(&self, host: &str) -> Vec<Instant> {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(h, p, _)| h == host && p != "/robots.txt")
-            .map(|(_, _, t)| *t)
-            .collect()
-    }
-
-    fn requests_for(&self, host: &str, path: &str) -> usize {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(h, p, _)| h == host && p == path)
-            .count()
-    }
+        } else if let Some((_, retry_after)) = spec.throttle_once.filter(|(p, _)| *p == path) {
+            if seen_before == 0 {
+                Reply::status(429, &[("retry-after", retry_after)])
+            } else {
+                Reply::ok("ok")
+            }
+        } else {
+            let (status, headers) = spec.pages.get(path).cloned().unwrap_or((200, vec![]));
+            Reply {
+                body: "page".into(),
+                ..Reply::status(status, &headers)
+            }
+        };
+        reply.after(latency)
+    })
 }
 
 fn get(url: &str) -> http::Request<Full<Bytes>> {
@@ -170,7 +96,7 @@ where
 #[tokio::test(start_paused = true)]
 async fn only_a_refusal_copies_its_rule() {
     let body = "User-agent: *\nDisallow: /private\nAllow: /private/open\n";
-    let site = Site::new(vec![("a.example", host(body))], Duration::ZERO);
+    let site = memory_site(vec![("a.example", host(body))], Duration::ZERO);
     let layer = RobotsLayer::builder("FooBot/1.0")
         .min_delay(Duration::ZERO)
         .build();
@@ -210,7 +136,7 @@ async fn only_a_refusal_copies_its_rule() {
 
 #[tokio::test(start_paused = true)]
 async fn a_disallowed_url_never_reaches_the_server() {
-    let site = Site::new(
+    let site = memory_site(
         vec![("a.example", host("User-agent: *\nDisallow: /private\n"))],
         Duration::ZERO,
     );
@@ -242,7 +168,7 @@ async fn a_disallowed_url_never_reaches_the_server() {
 
 #[tokio::test(start_paused = true)]
 async fn requests_to_one_origin_are_spaced_and_others_are_not_slowed() {
-    let site = Site::new(
+    let site = memory_site(
         vec![
             ("slow.example", host("User-agent: *\nCrawl-delay: 3\n")),
             ("fast.example", host("User-agent: *\nDisallow:\n")),
@@ -290,7 +216,7 @@ async fn requests_to_one_origin_are_spaced_and_others_are_not_slowed() {
 
 #[tokio::test(start_paused = true)]
 async fn crawl_delay_above_the_cap_is_refused_honoured_or_clamped() {
-    let site = Site::new(
+    let site = memory_site(
         vec![("a.example", host("User-agent: *\nCrawl-delay: 120\n"))],
         Duration::ZERO,
     );
@@ -369,7 +295,7 @@ async fn crawl_delay_above_the_cap_is_refused_honoured_or_clamped() {
 
 #[tokio::test(start_paused = true)]
 async fn errors_and_infos_read_well() {
-    let site = Site::new(
+    let site = memory_site(
         vec![
             (
                 "down.example",
@@ -399,7 +325,7 @@ async fn errors_and_infos_read_well() {
 
 #[tokio::test(start_paused = true)]
 async fn responses_and_the_cache_name_the_origins_sitemaps() {
-    let site = Site::new(
+    let site = memory_site(
         vec![(
             "a.example",
             host(
@@ -452,7 +378,7 @@ async fn a_crawl_delay_above_a_day_is_refused_under_every_policy() {
             Duration::from_secs(u64::MAX),
         ),
     ] {
-        let site = Site::new(vec![("a.example", host(robots))], Duration::ZERO);
+        let site = memory_site(vec![("a.example", host(robots))], Duration::ZERO);
         for policy in [
             OverlongCrawlDelay::Refuse,
             OverlongCrawlDelay::Honour,
@@ -471,16 +397,10 @@ async fn a_crawl_delay_above_a_day_is_refused_under_every_policy() {
             }
         }
         // Nothing but robots.txt reached the site.
-        assert!(
-            site.log
-                .lock()
-                .unwrap()
-                .iter()
-                .all(|(_, path, _)| path == "/robots.txt")
-        );
+        assert!(site.visits().iter().all(|v| v.path == "/robots.txt"));
     }
     // A day exactly is the longest honoured.
-    let site = Site::new(
+    let site = memory_site(
         vec![("a.example", host("User-agent: *\nCrawl-delay: 86400\n"))],
         Duration::ZERO,
     );
@@ -502,7 +422,7 @@ async fn a_slow_server_gets_the_interval_after_it_answers() {
         (Spacing::StartToStart, Duration::from_secs(3)),
     ] {
         // The server takes 3 s to answer; Crawl-delay asks for 1 s.
-        let site = Site::new(
+        let site = memory_site(
             vec![("slow.example", host("User-agent: *\nCrawl-delay: 1\n"))],
             Duration::from_secs(3),
         );
@@ -525,7 +445,7 @@ async fn a_slow_server_gets_the_interval_after_it_answers() {
 
 #[tokio::test(start_paused = true)]
 async fn a_trailing_dot_names_the_same_origin() {
-    let site = Site::new(
+    let site = memory_site(
         vec![("a.example", host("User-agent: *\nDisallow: /private\n"))],
         Duration::ZERO,
     );
@@ -553,7 +473,7 @@ async fn a_trailing_dot_names_the_same_origin() {
 async fn retry_after_pauses_only_that_origin() {
     let mut throttling = host("User-agent: *\nDisallow:\n");
     throttling.throttle_once = Some(("/first", "30"));
-    let site = Site::new(
+    let site = memory_site(
         vec![("busy.example", throttling), ("calm.example", host(""))],
         Duration::ZERO,
     );
@@ -584,7 +504,7 @@ async fn retry_after_pauses_only_that_origin() {
 async fn repeated_503_without_retry_after_backs_off_exponentially() {
     let mut failing = host("");
     failing.pages.insert("/x", (503, vec![]));
-    let site = Site::new(vec![("down.example", failing)], Duration::ZERO);
+    let site = memory_site(vec![("down.example", failing)], Duration::ZERO);
     let service = RobotsLayer::builder("FooBot")
         .min_delay(Duration::ZERO)
         .backoff(Duration::from_secs(5), Duration::from_secs(60))
@@ -611,7 +531,7 @@ async fn repeated_503_without_retry_after_backs_off_exponentially() {
 
 #[tokio::test(start_paused = true)]
 async fn the_concurrency_limit_holds() {
-    let site = Site::new(vec![("a.example", host(""))], Duration::from_secs(1));
+    let site = memory_site(vec![("a.example", host(""))], Duration::from_secs(1));
     let service = RobotsLayer::builder("FooBot")
         .min_delay(Duration::ZERO)
         .concurrency(2)
@@ -630,13 +550,13 @@ async fn the_concurrency_limit_holds() {
     for task in tasks {
         task.await.unwrap().unwrap();
     }
-    assert_eq!(site.max_in_flight.load(Ordering::SeqCst), 2);
+    assert_eq!(site.max_in_flight(), 2);
     assert_eq!(site.starts("a.example").len(), 10);
 }
 
 #[tokio::test(start_paused = true)]
 async fn robots_txt_is_fetched_once_under_1000_concurrent_requests() {
-    let site = Site::new(
+    let site = memory_site(
         vec![("a.example", host("User-agent: *\nDisallow: /no\n"))],
         Duration::from_millis(50),
     );
@@ -665,7 +585,7 @@ async fn robots_txt_is_fetched_once_under_1000_concurrent_requests() {
 /// awaiting a later request's future must not wait for an earlier one that was never polled.
 #[tokio::test(start_paused = true)]
 async fn a_future_takes_its_turn_when_polled_not_when_created() {
-    let site = Site::new(vec![("a.example", host(""))], Duration::ZERO);
+    let site = memory_site(vec![("a.example", host(""))], Duration::ZERO);
     // No interval: the origin's turn is free whenever nothing is in flight.
     let mut service = RobotsLayer::builder("FooBot")
         .min_delay(Duration::ZERO)
@@ -693,7 +613,7 @@ async fn a_port_out_of_range_is_refused_and_long_hosts_get_their_origin() {
     // by `&'static str`; one leaked string per test run.)
     let long_host: &'static str =
         Box::leak(format!("{}example", format!("{}.", "a".repeat(60)).repeat(6)).into_boxed_str());
-    let site = Site::new(
+    let site = memory_site(
         vec![("a.example", host("")), (long_host, host(""))],
         Duration::ZERO,
     );
@@ -727,7 +647,7 @@ async fn a_port_out_of_range_is_refused_and_long_hosts_get_their_origin() {
 
 #[tokio::test(start_paused = true)]
 async fn relative_uris_and_unreachable_robots_txt_have_their_own_errors() {
-    let site = Site::new(
+    let site = memory_site(
         vec![(
             "down.example",
             Host {
@@ -773,7 +693,7 @@ async fn responses_carry_the_decision_and_page_directives() {
             ],
         ),
     );
-    let site = Site::new(vec![("a.example", h)], Duration::ZERO);
+    let site = memory_site(vec![("a.example", h)], Duration::ZERO);
     let service = RobotsLayer::builder("FooBot/1.0")
         .build()
         .layer(site.service());
@@ -796,7 +716,7 @@ async fn responses_carry_the_decision_and_page_directives() {
 
 #[tokio::test(start_paused = true)]
 async fn request_rate_raises_the_interval_too() {
-    let site = Site::new(
+    let site = memory_site(
         vec![("a.example", host("User-agent: *\nRequest-rate: 1/5s\n"))],
         Duration::ZERO,
     );
@@ -816,7 +736,7 @@ async fn request_rate_raises_the_interval_too() {
 
 #[tokio::test(start_paused = true)]
 async fn layers_can_share_one_cache() {
-    let site = Site::new(
+    let site = memory_site(
         vec![("a.example", host("User-agent: FooBot\nDisallow: /x\n"))],
         Duration::ZERO,
     );
@@ -842,7 +762,7 @@ async fn layers_can_share_one_cache() {
 #[tokio::test(start_paused = true)]
 async fn a_response_body_holds_its_place_until_read_or_dropped() {
     use http_body_util::BodyExt;
-    let site = Site::new(vec![("a.example", host(""))], Duration::ZERO);
+    let site = memory_site(vec![("a.example", host(""))], Duration::ZERO);
     let service = RobotsLayer::builder("FooBot")
         .delay_factor(0.0)
         .build()
@@ -910,7 +830,7 @@ async fn a_response_body_holds_its_place_until_read_or_dropped() {
 
 #[tokio::test(start_paused = true)]
 async fn the_cache_counts_each_request_once() {
-    let site = Site::new(vec![("a.example", host(""))], Duration::ZERO);
+    let site = memory_site(vec![("a.example", host(""))], Duration::ZERO);
     let layer = RobotsLayer::builder("FooBot")
         .min_delay(Duration::ZERO)
         .build();
@@ -929,7 +849,7 @@ async fn the_cache_counts_each_request_once() {
 /// filled, instead of missing the cache on every request.
 #[tokio::test(start_paused = true)]
 async fn hosts_the_url_parser_rewrites_hit_the_canonical_entry() {
-    let site = Site::new(vec![("127.0.0.1", host(""))], Duration::ZERO);
+    let site = memory_site(vec![("127.0.0.1", host(""))], Duration::ZERO);
     let layer = RobotsLayer::builder("FooBot")
         .min_delay(Duration::ZERO)
         .build();
@@ -952,7 +872,7 @@ async fn hosts_the_url_parser_rewrites_hit_the_canonical_entry() {
 async fn huge_retry_after_does_not_overflow() {
     let mut throttling = host("");
     throttling.throttle_once = Some(("/x", "18446744073709551615"));
-    let site = Site::new(vec![("a.example", throttling)], Duration::ZERO);
+    let site = memory_site(vec![("a.example", throttling)], Duration::ZERO);
     let layer = RobotsLayer::builder("FooBot")
         .max_retry_after(Duration::MAX)
         .build();
@@ -1024,7 +944,7 @@ where
 /// fails the request and frees the origin's turn for the next.
 #[tokio::test(start_paused = true)]
 async fn an_inner_service_not_ready_or_failing_to_get_ready() {
-    let site = Site::new(vec![("a.example", host(""))], Duration::ZERO);
+    let site = memory_site(vec![("a.example", host(""))], Duration::ZERO);
     let inner = Readiness {
         inner: site.service(),
         pending: Arc::new(AtomicUsize::new(0)),
@@ -1075,7 +995,7 @@ async fn requests_are_paced_per_politeness_group() {
         "n1.example",
         "n2.example",
     ];
-    let site = Site::new(
+    let site = memory_site(
         hosts.iter().map(|h| (*h, host(""))).collect(),
         Duration::ZERO,
     );
@@ -1197,7 +1117,7 @@ async fn rate_limits_and_slow_answers_slow_the_layer() {
             vec![("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "7")],
         ),
     );
-    let site = Site::new(vec![("rl.example", limited)], Duration::ZERO);
+    let site = memory_site(vec![("rl.example", limited)], Duration::ZERO);
     let service = RobotsLayer::builder("FooBot")
         .min_delay(Duration::ZERO)
         .build()
@@ -1231,7 +1151,7 @@ async fn rate_limits_and_slow_answers_slow_the_layer() {
 
     // The server takes 3 s: the next request waits 3 s more (factor 1), 6 s with factor 2.
     for (factor, gap) in [(1.0, 6), (2.0, 9)] {
-        let site = Site::new(vec![("slow.example", host(""))], Duration::from_secs(3));
+        let site = memory_site(vec![("slow.example", host(""))], Duration::from_secs(3));
         let service = RobotsLayer::builder("FooBot")
             .min_delay(Duration::from_millis(100))
             .delay_factor(factor)

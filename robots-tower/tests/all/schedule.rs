@@ -1,76 +1,27 @@
 //! Schedule, don't wait (`WhenNotReady::Fail`) and the HTTP-free hooks, on tokio's paused clock
-//! against an in-memory site that records every request it receives.
+//! against the in-memory site of the test support, which records every request it receives.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
 use robots_fetch::{BoxError, Origin, ServiceClient};
+use robots_test_support::memory::{MemorySite, Reply};
 use robots_tower::{NotReadyReason, RobotsError, RobotsHooks, RobotsLayer, WhenNotReady};
 use tokio::time::Instant;
-use tower::{Layer, Service, ServiceExt};
-
-type Response = http::Response<Full<Bytes>>;
+use tower::{Layer, ServiceExt};
 
 /// robots.txt (answered after `robots_latency`) asks for a 5 s Crawl-delay and disallows
 /// `/private`; `/slow` takes 10 s; `/busy` answers 503 with `Retry-After: 60`.
-#[derive(Clone, Default)]
-struct Site {
-    log: Arc<Mutex<Vec<(String, Instant)>>>,
-    robots_latency: Duration,
-}
-
-impl Site {
-    fn service(
-        &self,
-    ) -> impl Service<
-        http::Request<Full<Bytes>>,
-        Response = Response,
-        Error = BoxError,
-        Future = impl Send,
-    > + Clone
-    + Send
-    + Sync
-    + 'static {
-        let site = self.clone();
-        tower::service_fn(move |request: http::Request<Full<Bytes>>| {
-            let site = site.clone();
-            async move {
-                let path = request.uri().path().to_string();
-                site.log
-                    .lock()
-                    .unwrap()
-                    .push((path.clone(), Instant::now()));
-                let mut response = http::Response::builder();
-                let body = match path.as_str() {
-                    "/robots.txt" => {
-                        tokio::time::sleep(site.robots_latency).await;
-                        "User-agent: *\nDisallow: /private\nCrawl-delay: 5\n"
-                    }
-                    "/slow" => {
-                        tokio::time::sleep(Duration::from_secs(10)).await;
-                        "slow"
-                    }
-                    "/busy" => {
-                        response = response.status(503).header("retry-after", "60");
-                        "busy"
-                    }
-                    _ => "page",
-                };
-                Ok::<_, BoxError>(response.body(Full::new(Bytes::from_static(body.as_bytes())))?)
-            }
-        })
-    }
-
-    fn count(&self, path: &str) -> usize {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(p, _)| p == path)
-            .count()
-    }
+fn memory_site(robots_latency: Duration) -> MemorySite {
+    MemorySite::new(move |_, path, _| match path {
+        "/robots.txt" => {
+            Reply::ok("User-agent: *\nDisallow: /private\nCrawl-delay: 5\n").after(robots_latency)
+        }
+        "/slow" => Reply::ok("slow").after(Duration::from_secs(10)),
+        "/busy" => Reply::status(503, &[("retry-after", "60")]),
+        _ => Reply::ok("page"),
+    })
 }
 
 fn get(url: &str) -> http::Request<Full<Bytes>> {
@@ -91,7 +42,7 @@ fn not_ready<R>(result: Result<R, BoxError>) -> (Option<Duration>, NotReadyReaso
 
 #[tokio::test(start_paused = true)]
 async fn a_request_that_would_wait_fails_at_once_with_when_to_retry() {
-    let site = Site::default();
+    let site = memory_site(Duration::ZERO);
     let layer = RobotsLayer::builder("FooBot")
         .when_not_ready(WhenNotReady::Fail)
         .build();
@@ -150,10 +101,7 @@ async fn a_request_that_would_wait_fails_at_once_with_when_to_retry() {
 
 #[tokio::test(start_paused = true)]
 async fn requests_in_flight_and_robots_txt_being_fetched_are_reported_not_awaited() {
-    let site = Site {
-        robots_latency: Duration::from_secs(3),
-        ..Default::default()
-    };
+    let site = memory_site(Duration::from_secs(3));
     let layer = RobotsLayer::builder("FooBot")
         .when_not_ready(WhenNotReady::Fail)
         .build();
@@ -186,7 +134,7 @@ async fn requests_in_flight_and_robots_txt_being_fetched_are_reported_not_awaite
 
 #[tokio::test(start_paused = true)]
 async fn hooks_decide_pace_and_learn_without_http_plumbing() {
-    let site = Site::default();
+    let site = memory_site(Duration::ZERO);
     let layer = RobotsLayer::builder("FooBot").build();
     let service = layer.layer(site.service());
     let hooks = layer.hooks_with(ServiceClient::new(site.service()));
