@@ -39,7 +39,7 @@ use crate::error::NotReadyReason;
 use crate::pacing::observed::{GroupPause, Observed, PauseReason};
 use crate::pacing::rules::Outcome;
 use crate::pacing::rules::PolitenessConfig;
-use permit::{InFlight, LocalPermit, Place, ReadyLater};
+use permit::{LocalPermit, Place, PlaceGuard, ReadyLater};
 use state::{GroupState, Ledger, Queued, Said, Turn, unread_body_warning};
 
 /// The groups with state, and the calls since they were last swept.
@@ -167,7 +167,7 @@ impl Politeness {
             }
         }
         Place {
-            in_flight: InFlight(state, true),
+            in_flight: PlaceGuard(state, true),
         }
     }
 
@@ -211,7 +211,7 @@ impl Politeness {
         let taken = state.in_flight.try_acquire().map(|permit| permit.forget());
         match taken {
             Ok(()) => Ok(Place {
-                in_flight: InFlight(state, true),
+                in_flight: PlaceGuard(state, true),
             }),
             Err(_) => Err(ReadyLater {
                 ready_in: None,

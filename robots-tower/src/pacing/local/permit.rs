@@ -17,15 +17,15 @@ pub(crate) struct ReadyLater {
 
 /// A free place in a group (its concurrency), before spacing.
 pub(crate) struct Place {
-    pub(super) in_flight: InFlight,
+    pub(super) in_flight: PlaceGuard,
 }
 
 /// One place of a group state's semaphore, given back when dropped.
 /// The second field is false for a place another request took over (see [`Politeness::place`]):
 /// it is not given back twice.
-pub(super) struct InFlight(pub(super) Arc<GroupState>, pub(super) bool);
+pub(super) struct PlaceGuard(pub(super) Arc<GroupState>, pub(super) bool);
 
-impl Drop for InFlight {
+impl Drop for PlaceGuard {
     fn drop(&mut self) {
         if self.1 {
             self.0.in_flight.add_permits(1);
@@ -38,7 +38,7 @@ impl Drop for InFlight {
 /// ([`Politeness::observe_head`]), that is the end of its body, and the adaptive delay is
 /// measured to it (to the last byte).
 pub(crate) struct LocalPermit {
-    pub(super) in_flight: InFlight,
+    pub(super) in_flight: PlaceGuard,
     /// Set by `Politeness::finish`, which recorded the end already.
     pub(super) ended: bool,
     /// Set by `Politeness::observe_head`: the response head came, the body is being read.
@@ -46,7 +46,7 @@ pub(crate) struct LocalPermit {
 }
 
 impl LocalPermit {
-    pub(super) fn new(in_flight: InFlight) -> LocalPermit {
+    pub(super) fn new(in_flight: PlaceGuard) -> LocalPermit {
         LocalPermit {
             in_flight,
             ended: false,

@@ -103,7 +103,7 @@ pub(super) struct GroupState {
     pub(super) said: Arc<Said>,
     /// Said when the first of the queue of waiting requests leaves it, so the next one looks.
     pub(super) turns: tokio::sync::Notify,
-    /// Free places. A place taken is `forget`-ed and given back by [`InFlight`]'s drop: no
+    /// Free places. A place taken is `forget`-ed and given back by [`PlaceGuard`]'s drop: no
     /// `Arc` of the semaphore per request.
     pub(super) in_flight: Semaphore,
     pub(super) ledger: Mutex<Ledger>,
