@@ -102,6 +102,8 @@ impl std::fmt::Debug for dyn RobotsStore {
 /// (a 500 KiB file takes about 600 KB), or big files would never stay cached and every request
 /// to their origin would fetch robots.txt again.
 pub(super) const MIN_BUDGET: u64 = 4 * 1024 * 1024;
+/// The part of the budget kept for origins seen more than once (see `entries_map`).
+pub(super) const HOT_ALLOCATION: f64 = 0.3;
 /// Each shard of the map gets at least this much of the budget.
 pub(super) const MIN_SHARD_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -119,6 +121,15 @@ pub(super) fn entries_map(
     let options = quick_cache::OptionsBuilder::new()
         .estimated_items_capacity(estimated)
         .weight_capacity(budget)
+        // A crawl visits an origin in bursts and comes back to it later, so recency is what
+        // matters. At quick_cache's default (97% of the budget "hot", kept for keys seen twice)
+        // a new origin had 3% of the cache to be revisited in: past about 3,000 other origins
+        // its fresh robots.txt was dropped and fetched again. With 30% hot, an origin revisited
+        // after up to 60% of the capacity in new origins is still cached (an LRU of the same
+        // size: 50%, as each step visits two origins), and a Zipf-like load misses less than
+        // under an LRU (34.0% against 35.8% at 100,000 entries; the default: 33.0%). Measured
+        // in BENCHMARKS.md ("the robots cache at scale").
+        .hot_allocation(HOT_ALLOCATION)
         .shards(usize::try_from(shards).unwrap_or(1))
         .build();
     match options {

@@ -471,3 +471,61 @@ async fn usage_preferences_come_with_the_fetched_rules() {
     let usage = entry.usage_at(b"/open/data", Instant::now());
     assert!(!usage.verdict.allowed && !usage.preferences.is_stated());
 }
+
+/// At scale the cache keeps what the crawl is working on (issue 33): with a cache of 10,000
+/// origins, in steady state (after several capacities' worth of new origins), an origin
+/// revisited after W new origins is still cached, for W a quarter and half of the capacity; and
+/// the cache's weight stays flat within its budget.
+#[tokio::test]
+async fn an_origin_revisited_within_half_the_capacity_is_still_cached() {
+    const CAPACITY: u64 = 10_000;
+    const ORIGINS: usize = 50_000;
+    for revisit_after in [CAPACITY as usize / 4, CAPACITY as usize / 2] {
+        let cache = RobotsCache::builder("FooBot")
+            .cache_config(CacheConfig {
+                capacity: CAPACITY,
+                ..CacheConfig::default()
+            })
+            .build();
+        let body = b"User-agent: *\nDisallow: /private\n";
+        let origin = |i: usize| Origin::parse(&format!("http://h{i}.test")).unwrap();
+        // A visit: from the cache, or fetched (here: inserted) when it is not there.
+        let visit = |i: usize| {
+            let origin = origin(i);
+            let cached = cache.cached(&origin).is_some();
+            if !cached {
+                cache.insert(&origin, body);
+            }
+            cached
+        };
+        let (mut revisits, mut refetched) = (0, 0);
+        let mut weights = Vec::new();
+        for i in 0..ORIGINS {
+            visit(i);
+            if i >= revisit_after {
+                let cached = visit(i - revisit_after);
+                if i > 3 * CAPACITY as usize {
+                    revisits += 1;
+                    refetched += usize::from(!cached);
+                }
+            }
+            if i % 10_000 == 9_999 {
+                weights.push(cache.weight());
+                assert!(cache.len() as u64 <= CAPACITY, "{} entries", cache.len());
+            }
+        }
+        assert!(revisits > 10_000);
+        assert_eq!(
+            refetched, 0,
+            "W = {revisit_after}: {refetched} of {revisits} revisits were refetched"
+        );
+        // The plateau: full from the second sample on, and never above the budget.
+        let budget = CacheConfig::default().max_bytes;
+        assert!(weights.iter().all(|w| *w <= budget), "{weights:?}");
+        let (low, high) = (weights[1..].iter().min(), weights[1..].iter().max());
+        assert!(
+            high.zip(low).is_some_and(|(h, l)| h - l <= h / 20),
+            "not flat: {weights:?}"
+        );
+    }
+}
