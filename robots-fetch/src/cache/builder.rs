@@ -37,7 +37,9 @@ pub struct CacheConfig {
     /// Treat 401 and 403 as disallow all (the older convention) instead of allow all.
     pub auth_errors_disallow: bool,
     /// How many origins are kept at most (100,000); the least useful are evicted beyond that.
-    /// (Each entry weighs at least `max_bytes / capacity`, which is how both bounds hold.)
+    /// (Each entry weighs at least `max_bytes / capacity`, which is how both bounds hold.) The
+    /// last `capacity / 2` fresh copies evicted are remembered, about 40 bytes each beyond
+    /// `max_bytes`, so that fetching one again counts in `CacheStats::refetches`.
     pub capacity: u64,
     /// Heap bytes the cached entries may hold together (256 MiB, at least 4 MiB); the least
     /// useful are evicted beyond that. An entry for a 500 KiB file takes 1.1–1.3× its size.
@@ -107,9 +109,16 @@ pub(super) const HOT_ALLOCATION: f64 = 0.3;
 /// Each shard of the map gets at least this much of the budget.
 pub(super) const MIN_SHARD_BYTES: u64 = 4 * 1024 * 1024;
 
-pub(super) fn entries_map(
-    config: &CacheConfig,
-) -> quick_cache::sync::Cache<Origin, Arc<CachedRobots>, ByteWeighter> {
+/// The map of cached entries, weighed in bytes, telling `Evicted` what it drops.
+pub(super) type Entries = quick_cache::sync::Cache<
+    Origin,
+    Arc<CachedRobots>,
+    ByteWeighter,
+    quick_cache::DefaultHashBuilder,
+    super::evicted::Evicted,
+>;
+
+pub(super) fn entries_map(config: &CacheConfig, evicted: super::evicted::Evicted) -> Entries {
     let budget = config.max_bytes.max(MIN_BUDGET);
     let capacity = config.capacity.max(1);
     let parallelism = std::thread::available_parallelism().map_or(4, |n| n.get()) as u64;
@@ -133,15 +142,14 @@ pub(super) fn entries_map(
         .shards(usize::try_from(shards).unwrap_or(1))
         .build();
     match options {
-        Ok(options) => quick_cache::sync::Cache::with_options(
-            options,
-            weighter,
-            Default::default(),
-            Default::default(),
-        ),
+        Ok(options) => {
+            quick_cache::sync::Cache::with_options(options, weighter, Default::default(), evicted)
+        }
         // quick_cache refuses only a zero capacity, and both are at least 1 here; its plain
         // constructor is the same cache with its default sharding.
-        Err(_) => quick_cache::sync::Cache::with_weighter(estimated, budget, weighter),
+        Err(_) => {
+            quick_cache::sync::Cache::with(estimated, budget, weighter, Default::default(), evicted)
+        }
     }
 }
 
@@ -297,9 +305,15 @@ impl RobotsCacheBuilder {
             String::from_utf8_lossy(self.fetch.user_agent.as_bytes()),
             tokens.join(",")
         );
+        // Remembers as many evicted origins as half the cache holds: a revisit further away
+        // than that is a matter of capacity anyway.
+        let evicted = super::evicted::Evicted::new(
+            usize::try_from(self.config.capacity / 2).unwrap_or(usize::MAX),
+        );
         RobotsCache {
             inner: Arc::new(Inner {
-                entries: entries_map(&self.config),
+                entries: entries_map(&self.config, evicted.clone()),
+                evicted,
                 config: self.config,
                 fetch: self.fetch,
                 tokens,

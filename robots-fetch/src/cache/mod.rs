@@ -18,10 +18,11 @@
 
 mod builder;
 mod entry;
+mod evicted;
 mod shared;
 mod transition;
 
-use builder::ByteWeighter;
+use builder::Entries;
 use transition::log_entry;
 
 pub use builder::{CacheConfig, RobotsCacheBuilder};
@@ -54,6 +55,10 @@ pub struct CacheStats {
     pub errors: u64,
     /// robots.txt bodies parsed and compiled: one per fetched, inserted or shared file.
     pub parses: u64,
+    /// Fetches of an origin whose fresh copy the cache had dropped for room: each one a
+    /// robots.txt request the site would not have had with a larger cache (`capacity`,
+    /// `max_bytes`).
+    pub refetches: u64,
 }
 
 #[derive(Debug, Default)]
@@ -63,6 +68,7 @@ struct Counters {
     fetches: AtomicU64,
     errors: AtomicU64,
     parses: AtomicU64,
+    refetches: AtomicU64,
 }
 
 struct Inner {
@@ -71,7 +77,9 @@ struct Inner {
     tokens: Vec<String>,
     /// Tokens a URL may also be checked as (`Google-Extended`…), each with its own view.
     policy_tokens: Arc<[String]>,
-    entries: quick_cache::sync::Cache<Origin, Arc<CachedRobots>, ByteWeighter>,
+    entries: Entries,
+    /// The fresh copies `entries` dropped for room (shared with its eviction hook).
+    evicted: evicted::Evicted,
     /// One lock per origin being fetched, so concurrent callers wait for the one fetch.
     inflight: Mutex<HashMap<Origin, Arc<tokio::sync::Mutex<()>>>>,
     counters: Counters,
@@ -267,6 +275,15 @@ impl RobotsCache {
     ) -> (Arc<CachedRobots>, Option<bytes::Bytes>) {
         debug!(%origin, refresh = !matches!(previous, Previous::Local(None)), "robots.txt cache miss: fetching");
         self.inner.counters.fetches.fetch_add(1, Ordering::Relaxed);
+        if matches!(previous, Previous::Local(None))
+            && self.inner.evicted.was_fresh(origin, Instant::now())
+        {
+            debug!(%origin, "fetching again a fresh copy the cache dropped for room");
+            self.inner
+                .counters
+                .refetches
+                .fetch_add(1, Ordering::Relaxed);
+        }
         let outcome = fetch(client, origin, &self.inner.fetch).await;
         let body = match &outcome {
             FetchOutcome::Parsed { body, .. } => Some(body.clone()),
@@ -354,6 +371,7 @@ impl RobotsCache {
             fetches: c.fetches.load(Ordering::Relaxed),
             errors: c.errors.load(Ordering::Relaxed),
             parses: c.parses.load(Ordering::Relaxed),
+            refetches: c.refetches.load(Ordering::Relaxed),
         }
     }
 

@@ -529,3 +529,36 @@ async fn an_origin_revisited_within_half_the_capacity_is_still_cached() {
         );
     }
 }
+
+/// A fetch of an origin whose fresh copy the cache dropped for room is counted as a refetch;
+/// a first fetch, and a refresh of an expired copy, are not.
+#[tokio::test(start_paused = true)]
+async fn fetching_again_a_copy_dropped_for_room_counts_as_a_refetch() {
+    let script = Script::new(vec![(200, vec![], "User-agent: *\nDisallow: /p\n")]);
+    let cache = RobotsCache::builder("FooBot")
+        .cache_config(CacheConfig {
+            capacity: 1_000,
+            ..CacheConfig::default()
+        })
+        .build();
+    let a = Origin::parse("http://a.test").unwrap();
+    cache.fetch(&script.client(), &a).await;
+    assert_eq!(cache.stats().refetches, 0, "a first fetch");
+    // Other origins, each visited twice, push it out while it is fresh (few enough that it
+    // is among the evictions the cache remembers: the last half capacity's worth).
+    for i in 0..1_200 {
+        let other = Origin::parse(&format!("http://o{i}.test")).unwrap();
+        cache.insert(&other, b"");
+        assert!(cache.cached(&other).is_some());
+    }
+    assert!(cache.cached(&a).is_none(), "still cached");
+    cache.fetch(&script.client(), &a).await;
+    assert_eq!(cache.stats().refetches, 1);
+    assert_eq!(script.requests(), 2);
+    // A copy that expired is refreshed, not refetched.
+    let b = Origin::parse("http://b.test").unwrap();
+    cache.fetch(&script.client(), &b).await;
+    advance(Duration::from_secs(25 * 3600)).await;
+    cache.fetch(&script.client(), &b).await;
+    assert_eq!(cache.stats().refetches, 1);
+}
