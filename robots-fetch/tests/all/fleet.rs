@@ -379,3 +379,46 @@ async fn a_refresh_parses_the_new_body_once() {
     assert!(!entry.check(&private).allowed);
     assert_eq!(cache.stats().parses, 3);
 }
+
+/// A fleet process whose cache dropped an origin's fresh copy for room reloads it from the
+/// shared store, not from the network, and counts no refetch (issue 33).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_copy_evicted_for_room_comes_back_from_the_store() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, robots) = site(200).await;
+    let origin = Origin::parse(&server.uri()).unwrap();
+    let fleet = RedisFleet::new(&redis.url()).unwrap();
+    let cache = RobotsCache::builder("FooBot")
+        .fleet(&fleet)
+        .cache_config(robots_fetch::CacheConfig {
+            capacity: 1_000,
+            ..robots_fetch::CacheConfig::default()
+        })
+        .build();
+    let client = robots_fetch::reqwest_client(cache.fetch_config()).unwrap();
+    cache.get(&client, &origin).await;
+    assert_eq!(robots.requests.load(Ordering::SeqCst), 1);
+    // Other origins, each visited twice, push it out of this process's cache.
+    for i in 0..1_200 {
+        let other = Origin::parse(&format!("http://o{i}.test")).unwrap();
+        cache.insert(&other, b"");
+        assert!(cache.cached(&other).is_some());
+    }
+    assert!(cache.cached(&origin).is_none(), "still cached");
+    let entry = cache.get(&client, &origin).await;
+    // The rules as the site gave them.
+    assert!(
+        !entry
+            .verdict_at(b"/private", tokio::time::Instant::now())
+            .allowed
+    );
+    assert_eq!(
+        robots.requests.load(Ordering::SeqCst),
+        1,
+        "reloaded from the store, not fetched again"
+    );
+    assert_eq!(cache.stats().refetches, 0);
+    assert!(cache.cached(&origin).is_some(), "cached again");
+}
