@@ -38,8 +38,9 @@ pub struct CacheConfig {
     pub auth_errors_disallow: bool,
     /// How many origins are kept at most (100,000); the least useful are evicted beyond that.
     /// (Each entry weighs at least `max_bytes / capacity`, which is how both bounds hold.) The
-    /// last `capacity / 2` fresh copies evicted are remembered, about 40 bytes each beyond
-    /// `max_bytes`, so that fetching one again counts in `CacheStats::refetches`.
+    /// last `capacity` fresh copies evicted are remembered, about 40 bytes each beyond
+    /// `max_bytes` (4 MB at the default), so that fetching one again counts in
+    /// `CacheStats::refetches`.
     pub capacity: u64,
     /// Heap bytes the cached entries may hold together (256 MiB, at least 4 MiB); the least
     /// useful are evicted beyond that. An entry for a 500 KiB file takes 1.1–1.3× its size.
@@ -305,10 +306,10 @@ impl RobotsCacheBuilder {
             String::from_utf8_lossy(self.fetch.user_agent.as_bytes()),
             tokens.join(",")
         );
-        // Remembers as many evicted origins as half the cache holds: a revisit further away
-        // than that is a matter of capacity anyway.
+        // Remembers as many evicted origins as the cache holds (each step of a crawl that
+        // revisits evicts about one): a refetch further away than that goes uncounted.
         let evicted = super::evicted::Evicted::new(
-            usize::try_from(self.config.capacity / 2).unwrap_or(usize::MAX),
+            usize::try_from(self.config.capacity).unwrap_or(usize::MAX),
         );
         RobotsCache {
             inner: Arc::new(Inner {

@@ -545,7 +545,7 @@ async fn fetching_again_a_copy_dropped_for_room_counts_as_a_refetch() {
     cache.fetch(&script.client(), &a).await;
     assert_eq!(cache.stats().refetches, 0, "a first fetch");
     // Other origins, each visited twice, push it out while it is fresh (few enough that it
-    // is among the evictions the cache remembers: the last half capacity's worth).
+    // is among the evictions the cache remembers: the last capacity's worth).
     for i in 0..1_200 {
         let other = Origin::parse(&format!("http://o{i}.test")).unwrap();
         cache.insert(&other, b"");
