@@ -4,4 +4,5 @@
 mod cache;
 mod fleet;
 mod outcomes;
+#[cfg(feature = "redis")]
 use robots_test_support::redis_server;

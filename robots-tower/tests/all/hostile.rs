@@ -223,10 +223,15 @@ async fn middleware_case(
         .map(|(name, value)| format!("{}: {value}", NAMES[*name]))
         .collect();
     let robots = format!("User-agent: *\n{delay}\nAllow: /\n");
+    // In process, and (feature `redis`) on a real Redis.
+    #[cfg(feature = "redis")]
     let redis = crate::redis_server::RedisServer::start();
+    #[cfg(feature = "redis")]
     let fleets: Vec<Option<String>> = std::iter::once(None)
         .chain(redis.as_ref().map(|r| Some(r.url())))
         .collect();
+    #[cfg(not(feature = "redis"))]
+    let fleets: Vec<Option<String>> = vec![None];
     for fleet in fleets {
         let (lines, robots) = (lines.clone(), robots.clone());
         let site = Site::start(move |target, _| {
@@ -242,10 +247,12 @@ async fn middleware_case(
             answer
         })
         .await;
+        #[cfg_attr(not(feature = "redis"), allow(unused_mut))]
         let mut builder = RobotsMiddleware::builder("FooBot")
             .overlong_crawl_delay(policy)
             .min_delay(Duration::from_millis(1))
             .max_delay(Duration::from_millis(200));
+        #[cfg(feature = "redis")]
         if let Some(url) = &fleet {
             builder = builder.fleet(&robots_tower::RedisFleet::new(url).expect("a Redis URL"));
         }

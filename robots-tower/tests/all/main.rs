@@ -14,6 +14,7 @@ mod metrics;
 mod observability;
 mod overrides;
 mod pacers;
+#[cfg(feature = "redis")]
 use robots_test_support::redis_server;
 mod schedule;
 use robots_test_support::site;
