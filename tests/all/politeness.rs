@@ -609,10 +609,12 @@ async fn two_processes_share_a_redis_cluster() {
     };
     let fleet = SiteFleet::start(4, &cluster.url(), 2, 0.3).await;
     fleet.crawl("p", 2, 3).await;
-    // The shared state is in the cluster, spread over its nodes (a fallback would leave none).
+    // The shared state is in the cluster (a fallback would leave none): at least each origin's
+    // robots.txt record. (Which nodes hold them depends on the sites' random ports: all five
+    // hash tags fall on one node of three about once in eighty runs.)
     let keys = cluster.keys_per_node();
     assert!(
-        keys.iter().filter(|&&k| k > 0).count() >= 2,
+        keys.iter().sum::<usize>() >= fleet.sites.len(),
         "keys per node: {keys:?}"
     );
     for site in &fleet.sites {
