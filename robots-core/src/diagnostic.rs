@@ -30,6 +30,12 @@ pub enum DiagnosticKind {
     TypoKey,
     /// A key no crawler is known to use.
     UnknownKey,
+    /// An unknown key a letter or two from `Allow` or `Disallow` that no crawler reads as
+    /// that key (`Alow`): the rule the owner meant is lost for every crawler.
+    MisspeltRule,
+    /// An unknown key a letter or two from `User-agent`, `Sitemap`, `Crawl-delay`,
+    /// `Content-Usage` or `Content-Signal` that no crawler reads as that key (`Sitmap`).
+    MisspeltKey,
     /// A key Google ignores but other crawlers read (Crawl-delay, Host, Noindex…).
     NonGoogleKey,
     /// An allow/disallow before any user-agent line; it applies to nobody.
@@ -107,6 +113,8 @@ impl DiagnosticKind {
             DiagnosticKind::MissingColon => "missing_colon",
             DiagnosticKind::TypoKey => "typo_key",
             DiagnosticKind::UnknownKey => "unknown_key",
+            DiagnosticKind::MisspeltRule => "misspelt_rule",
+            DiagnosticKind::MisspeltKey => "misspelt_key",
             DiagnosticKind::NonGoogleKey => "non_google_key",
             DiagnosticKind::RuleBeforeUserAgent => "rule_before_user_agent",
             DiagnosticKind::PatternNeverMatches => "pattern_never_matches",
@@ -125,7 +133,7 @@ impl DiagnosticKind {
 
 impl DiagnosticKind {
     /// Every kind, in declaration order.
-    pub const ALL: [DiagnosticKind; 22] = [
+    pub const ALL: [DiagnosticKind; 24] = [
         DiagnosticKind::BodyTooLarge,
         DiagnosticKind::HtmlBody,
         DiagnosticKind::Utf16Body,
@@ -136,6 +144,8 @@ impl DiagnosticKind {
         DiagnosticKind::MissingColon,
         DiagnosticKind::TypoKey,
         DiagnosticKind::UnknownKey,
+        DiagnosticKind::MisspeltRule,
+        DiagnosticKind::MisspeltKey,
         DiagnosticKind::NonGoogleKey,
         DiagnosticKind::RuleBeforeUserAgent,
         DiagnosticKind::PatternNeverMatches,
@@ -184,11 +194,13 @@ impl DiagnosticKind {
             | DiagnosticKind::MalformedPreference
             | DiagnosticKind::PreferenceForDisallowedPath
             | DiagnosticKind::ContradictingPreferences
-            | DiagnosticKind::RelativeSitemap => Severity::Error,
+            | DiagnosticKind::RelativeSitemap
+            | DiagnosticKind::MisspeltRule => Severity::Error,
             DiagnosticKind::NotUtf8
             | DiagnosticKind::InvalidLine
             | DiagnosticKind::MissingColon
             | DiagnosticKind::TypoKey
+            | DiagnosticKind::MisspeltKey
             | DiagnosticKind::NonGoogleKey
             | DiagnosticKind::UnknownPreferenceKey => Severity::Warning,
             DiagnosticKind::UnknownKey => Severity::Info,

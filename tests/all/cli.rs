@@ -267,6 +267,40 @@ fn lint_reports_lines_and_kinds() {
     assert!(clean.stdout.is_empty());
 }
 
+/// A misspelt key Google does not read is said with what was meant: an error for a rule key
+/// (the rule is lost), a warning for the others; and `check` shows why it matters.
+#[test]
+fn lint_says_what_a_misspelt_key_meant() {
+    let body =
+        b"User-agent: *\nDisallow: /private/\nAlow: /private/ok\nSitmap: https://e.com/s.xml\n";
+    let out = robots(&["lint", "-"], body);
+    assert_eq!(out.status.code(), Some(1), "an error is found");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "-:3: error: misspelt_rule: `Alow` is not a key crawlers read: did you mean `Allow`?"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("-:4: warning: misspelt_key: `Sitmap` is not a key crawlers read: did you mean `Sitemap`?"),
+        "{text}"
+    );
+    // The rule the owner meant is indeed lost: the URL is disallowed.
+    let check = robots(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "FooBot",
+            "https://e.com/private/ok",
+        ],
+        body,
+    );
+    assert_eq!(check.status.code(), Some(1));
+}
+
 #[test]
 fn agent_is_a_token_compared_as_given_and_user_agent_is_reduced() {
     let body = b"User-agent: FooBot\nDisallow: /foo\nUser-agent: *\nDisallow: /all\n";

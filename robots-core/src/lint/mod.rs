@@ -15,6 +15,54 @@ use crate::records::{RequestRate, parse_crawl_delay};
 use crate::robots::{RobotsTxt, Rule, RuleKind};
 
 /// Keys that Google ignores but other crawlers or conventions use.
+/// The keys a misspelling is checked against, as written in robots.txt files.
+const RULE_KEYS: [&str; 7] = [
+    "Allow",
+    "Disallow",
+    "User-agent",
+    "Sitemap",
+    "Crawl-delay",
+    "Content-Usage",
+    "Content-Signal",
+];
+
+/// The key an unknown (lowercase) key is a letter or two from: one edit for keys of up to
+/// seven letters, two for longer ones (insertions, deletions, substitutions and swaps of
+/// neighbours). `None` when none is that close.
+fn misspelt(key: &str) -> Option<&'static str> {
+    let key: Vec<u8> = key
+        .bytes()
+        .map(|b| if b == b'_' || b == b' ' { b'-' } else { b })
+        .collect();
+    RULE_KEYS.into_iter().find(|known| {
+        let known = known.to_ascii_lowercase();
+        let limit = if known.len() <= 7 { 1 } else { 2 };
+        key.len().abs_diff(known.len()) <= limit && edit_distance(&key, known.as_bytes()) <= limit
+    })
+}
+
+/// Optimal string alignment distance (Levenshtein with swaps of neighbours), for short keys.
+fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+    let width = b.len() + 1;
+    let mut d: Vec<usize> = (0..(a.len() + 1) * width).collect();
+    for i in 0..=a.len() {
+        d[i * width] = i;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[(i - 1) * width + j] + 1)
+                .min(d[i * width + j - 1] + 1)
+                .min(d[(i - 1) * width + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[(i - 2) * width + j - 2] + 1);
+            }
+            d[i * width + j] = best;
+        }
+    }
+    d[a.len() * width + b.len()]
+}
+
 const KNOWN_ELSEWHERE: &[&str] = &[
     "crawl-delay",
     "host",
@@ -200,6 +248,25 @@ fn lint_lines(body: &[u8], out: &mut Vec<Diagnostic>) {
                         n,
                         DiagnosticKind::NonGoogleKey,
                         format!("`{key}` is ignored by Google (other crawlers read it)"),
+                    );
+                } else if let Some(meant) = misspelt(&lower) {
+                    let (kind, lost) = if matches!(meant, "Allow" | "Disallow") {
+                        (
+                            DiagnosticKind::MisspeltRule,
+                            "the rule is lost for every crawler",
+                        )
+                    } else {
+                        (
+                            DiagnosticKind::MisspeltKey,
+                            "every crawler ignores the line",
+                        )
+                    };
+                    push(
+                        n,
+                        kind,
+                        format!(
+                            "`{key}` is not a key crawlers read: did you mean `{meant}`? As written, {lost}; fix the spelling"
+                        ),
                     );
                 } else {
                     push(
@@ -422,6 +489,36 @@ mod tests {
                 (10, "invalid_request_rate"),
             ]
         );
+    }
+
+    #[test]
+    fn misspelt_keys_no_crawler_reads_are_said_with_what_was_meant() {
+        let body = b"User-agent: *\nAlow: /private/ok\nDisallw: /x\nSitmap: https://e.com/s.xml\nUser-agnet: b\nCrawl-dealy: 2\nContent-Usge: train-ai=n\nAlowed: /y\nFoo: bar\nDisalow: /z\n";
+        assert_eq!(
+            kinds(body),
+            [
+                (2, "misspelt_rule"),
+                (3, "misspelt_rule"),
+                (4, "misspelt_key"),
+                (5, "misspelt_key"),
+                (6, "misspelt_key"),
+                (7, "misspelt_key"),
+                (8, "unknown_key"),
+                (9, "unknown_key"),
+                // Google reads this one as Disallow: a typo it accepts, said as such.
+                (10, "typo_key"),
+            ]
+        );
+        let found = lint(b"User-agent: *\nAlow: /private/ok\n");
+        assert_eq!(found[0].severity(), crate::Severity::Error);
+        assert!(
+            found[0].message.contains("did you mean `Allow`"),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(edit_distance(b"alow", b"allow"), 1);
+        assert_eq!(edit_distance(b"user-agnet", b"user-agent"), 1);
+        assert_eq!(edit_distance(b"", b"abc"), 3);
     }
 
     #[test]
