@@ -847,3 +847,31 @@ fn check_refuses_only_strings_that_are_neither_urls_nor_paths() {
         String::from_utf8_lossy(&accepted.stderr)
     );
 }
+
+/// The README's `check --format json` example is what the binary prints (it had lost a field).
+#[test]
+fn the_readme_check_json_example_is_what_check_prints() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the README");
+    let example = readme
+        .split("`--format json` prints one\nobject per URL, in input order:\n\n```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README's check JSON example");
+    let body = b"User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\n";
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--agent",
+            "FooBot",
+            "--format",
+            "json",
+            "https://example.com/private/x",
+            "https://example.com/",
+        ],
+        body,
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), example);
+}
