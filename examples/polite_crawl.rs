@@ -173,10 +173,16 @@ async fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
 
     let stats = cache.stats();
-    let sitemaps: Vec<String> = robots::fetch::Origin::from_url(&start)
+    // Only absolute http(s) URLs are sitemaps crawlers use (`robots lint` reports the others).
+    let (sitemaps, ignored): (Vec<String>, Vec<String>) = robots::fetch::Origin::from_url(&start)
         .ok()
         .and_then(|o| cache.cached(&o))
-        .map(|entry| entry.sitemaps().map(String::from).collect())
+        .map(|entry| {
+            entry
+                .sitemaps()
+                .map(String::from)
+                .partition(|s| robots::core::is_absolute_sitemap(s.as_bytes()))
+        })
         .unwrap_or_default();
     println!(
         "\nsummary: {fetched} pages fetched, {blocked} blocked by robots.txt, {backoffs} back-off(s), {failed} failed, {} left in the queue",
@@ -193,6 +199,12 @@ async fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
             sitemaps.join(", ")
         }
     );
+    if !ignored.is_empty() {
+        println!(
+            "         ignored by crawlers (not absolute http(s) URLs): {}",
+            ignored.join(", ")
+        );
+    }
     Ok(if failed > 0 {
         ExitCode::FAILURE
     } else {

@@ -57,7 +57,7 @@ pub use lint::lint;
 pub use matcher::{CrawlDelay, Matcher};
 pub use page::{Directives, ImagePreview, PageDirectives};
 pub use records::{RequestRate, parse_crawl_delay};
-pub use robots::{Agent, Group, Record, RobotsTxt, Rule, Sitemap};
+pub use robots::{Agent, Group, Record, RobotsTxt, Rule, Sitemap, is_absolute_sitemap};
 pub use rule_pattern::RulePattern;
 pub use url_path::path_of;
 pub use usage::{

@@ -364,6 +364,30 @@ pub struct Sitemap<'a> {
     pub url: &'a [u8],
 }
 
+impl Sitemap<'_> {
+    /// Whether crawlers use it: its value is an absolute `http(s)` URL. A relative one
+    /// (`/sitemap.xml`) is ignored by crawlers (and reported by lint).
+    ///
+    /// ```
+    /// use robots_core::RobotsTxt;
+    /// let robots = RobotsTxt::parse(b"Sitemap: https://e.com/s.xml\nSitemap: /s.xml\n");
+    /// let used: Vec<bool> = robots.sitemaps().map(|s| s.is_absolute()).collect();
+    /// assert_eq!(used, [true, false]);
+    /// ```
+    pub fn is_absolute(&self) -> bool {
+        is_absolute_sitemap(self.url)
+    }
+}
+
+/// Whether a `Sitemap:` value is an absolute `http(s)` URL, the only kind crawlers use: the one
+/// rule `lint`, `robots sitemaps` and the front ends apply.
+pub fn is_absolute_sitemap(value: &[u8]) -> bool {
+    let starts = |scheme: &[u8]| {
+        value.len() > scheme.len() && value[..scheme.len()].eq_ignore_ascii_case(scheme)
+    };
+    starts(b"http://") || starts(b"https://")
+}
+
 /// Any other `key: value` line, kept so users can read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record<'a> {

@@ -369,3 +369,47 @@ async fn fetched_rules_carry_usage_preferences() {
         lines[1]
     );
 }
+
+/// A relative `Sitemap:` gets one answer: `lint` calls it an error crawlers ignore, and
+/// `sitemaps` lists it as ignored (with the URL it would be if resolved), not as a sitemap, in
+/// text and JSON.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_relative_sitemap_is_ignored_in_every_command() {
+    let body = "User-agent: *\nDisallow: /x\nSitemap: https://e.com/s.xml\nSitemap: /relative-sitemap.xml\n";
+    let server = serve(200, body, 2).await;
+    let origin = server.uri();
+    let json = tokio::task::spawn_blocking({
+        let origin = origin.clone();
+        move || robots(&["sitemaps", "--format", "json", &format!("{origin}/")])
+    })
+    .await
+    .unwrap();
+    let line: serde_json::Value = serde_json::from_slice(&json.stdout).expect("one JSON object");
+    assert_eq!(line["sitemaps"], serde_json::json!(["https://e.com/s.xml"]));
+    assert_eq!(
+        line["ignored"],
+        serde_json::json!([{
+            "value": "/relative-sitemap.xml",
+            "resolved": format!("{origin}/relative-sitemap.xml"),
+        }])
+    );
+    let text = tokio::task::spawn_blocking({
+        let origin = origin.clone();
+        move || robots(&["sitemaps", &format!("{origin}/")])
+    })
+    .await
+    .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(
+        text.lines().collect::<Vec<_>>(),
+        [
+            format!("{origin}  https://e.com/s.xml"),
+            format!(
+                "# {origin}: ignored by crawlers: `Sitemap: /relative-sitemap.xml` is not an absolute http(s) URL (it would be {origin}/relative-sitemap.xml if resolved; crawlers do not)"
+            ),
+        ]
+    );
+    let lint = crate::cli::robots(&["lint", "-"], body.as_bytes());
+    let lint = String::from_utf8_lossy(&lint.stdout);
+    assert!(lint.contains("-:4: error: relative_sitemap:"), "{lint}");
+}

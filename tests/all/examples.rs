@@ -79,3 +79,27 @@ async fn the_examples_exit_non_zero_and_say_why_when_robots_txt_is_unreachable()
         down.seen()
     );
 }
+
+/// The demo's summary gives the same answer as `lint` and `sitemaps` for a relative
+/// `Sitemap:`: not a sitemap, ignored by crawlers.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_demo_summary_lists_only_the_sitemaps_crawlers_use() {
+    let site = Site::start(|target, _| match target {
+        "/robots.txt" => Answer::ok(
+            "User-agent: *\nAllow: /\nSitemap: https://e.com/s.xml\nSitemap: /relative-sitemap.xml\n",
+        ),
+        _ => Answer::ok("<html>no links</html>"),
+    })
+    .await;
+    let start = site.url("/");
+    let polite = example("robots", "polite_crawl");
+    let crawl = tokio::task::spawn_blocking(move || run(polite, &[&start, "--max-pages", "1"]))
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&crawl.stdout);
+    assert!(text.contains("sitemaps: https://e.com/s.xml\n"), "{text}");
+    assert!(
+        text.contains("ignored by crawlers (not absolute http(s) URLs): /relative-sitemap.xml"),
+        "{text}"
+    );
+}

@@ -39,7 +39,7 @@ fn run(args: &[&str], stdin: &[u8]) -> Vec<Value> {
 async fn every_json_field_of_every_command_is_documented() {
     let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/json.md"))
         .expect("docs/json.md");
-    let robots_txt = "User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\nContent-Signal: search=yes\nSitemap: https://e.com/s.xml\n";
+    let robots_txt = "User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\nContent-Signal: search=yes\nSitemap: https://e.com/s.xml\nSitemap: /relative.xml\n";
     let site = Site::start(move |target, _| match target {
         "/robots.txt" => Answer::ok(robots_txt),
         _ => Answer::ok("page"),

@@ -227,10 +227,7 @@ fn lint_lines(body: &[u8], out: &mut Vec<Diagnostic>) {
                 }
             }
             KeyKind::Sitemap => {
-                let absolute = d.value.len() > 8
-                    && (d.value[..7].eq_ignore_ascii_case(b"http://")
-                        || d.value[..8].eq_ignore_ascii_case(b"https://"));
-                if !absolute {
+                if !crate::robots::is_absolute_sitemap(d.value) {
                     push(
                         n,
                         DiagnosticKind::RelativeSitemap,

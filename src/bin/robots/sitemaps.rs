@@ -25,12 +25,22 @@ pub struct SitemapsArgs {
     urls: Vec<String>,
 }
 
-/// One line of `--format json`: an origin, where its rules came from, its sitemaps.
+/// One line of `--format json`: an origin, where its rules came from, its sitemaps, and the
+/// `Sitemap:` lines crawlers ignore.
 #[derive(Serialize)]
 struct OriginSitemaps<'a> {
     origin: &'a str,
     robots: Robots,
     sitemaps: Vec<&'a str>,
+    ignored: Vec<Ignored<'a>>,
+}
+
+/// A `Sitemap:` value crawlers ignore (not an absolute http(s) URL), as lint reports it.
+#[derive(Serialize)]
+struct Ignored<'a> {
+    value: &'a str,
+    /// The absolute URL it would be if resolved against the origin (crawlers do not).
+    resolved: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -63,7 +73,20 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
         }
         let source = entry.source();
         unreachable |= source.outcome() == "unreachable";
-        let sitemaps: Vec<&str> = entry.sitemaps().collect();
+        // One rule with lint: only absolute http(s) URLs are sitemaps crawlers use.
+        let (sitemaps, relative): (Vec<&str>, Vec<&str>) = entry
+            .sitemaps()
+            .partition(|s| robots::core::is_absolute_sitemap(s.as_bytes()));
+        let ignored: Vec<Ignored> = relative
+            .into_iter()
+            .map(|value| Ignored {
+                value,
+                resolved: url::Url::parse(origin)
+                    .and_then(|base| base.join(value))
+                    .ok()
+                    .map(String::from),
+            })
+            .collect();
         match args.format {
             Format::Json => output::json_line(
                 &mut out,
@@ -74,6 +97,7 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
                         status: source.status(),
                     },
                     sitemaps,
+                    ignored,
                 },
             )?,
             Format::Text => {
@@ -87,6 +111,18 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
                 }
                 for sitemap in sitemaps {
                     writeln!(out, "{origin}  {sitemap}").map_err(CliError::Write)?;
+                }
+                for ignored in ignored {
+                    let resolved = ignored
+                        .resolved
+                        .map(|url| format!(" (it would be {url} if resolved; crawlers do not)"))
+                        .unwrap_or_default();
+                    writeln!(
+                        out,
+                        "# {origin}: ignored by crawlers: `Sitemap: {}` is not an absolute http(s) URL{resolved}",
+                        ignored.value
+                    )
+                    .map_err(CliError::Write)?;
                 }
             }
         }
