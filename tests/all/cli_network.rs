@@ -198,7 +198,7 @@ async fn sitemaps_are_listed_once_per_origin() {
     assert_eq!(
         lines[0],
         format!(
-            "{{\"origin\": \"{}\", \"robots\": {{\"outcome\": \"parsed\", \"status\": 200}}, \"sitemaps\": [\"https://e.example/a.xml\", \"https://e.example/b.xml\"]}}",
+            "{{\"origin\": \"{}\", \"robots\": {{\"outcome\": \"parsed\", \"status\": 200}}, \"sitemaps\": [\"https://e.example/a.xml\", \"https://e.example/b.xml\"], \"ignored\": []}}",
             server.uri()
         )
     );
