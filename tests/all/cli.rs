@@ -875,3 +875,54 @@ fn the_readme_check_json_example_is_what_check_prints() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), example);
 }
+
+/// A bad line on stdin is said with its line number, and every other line still gets its
+/// verdict; the exit status is 2 at the end (issue 36, point 4).
+#[test]
+fn a_bad_input_line_is_named_and_the_others_still_checked() {
+    let file = file("rules.txt", b"User-agent: *\nDisallow: /private\n");
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            file.to_str().unwrap(),
+            "--agent",
+            "FooBot",
+        ],
+        b"https://e.com/a\nnot a url\n\n/private/x\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "allowed     https://e.com/a  (no rule matched)",
+            "DISALLOWED  /private/x  (line 2: Disallow: /private)",
+        ]
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("robots: stdin line 2: `not a url` is neither a URL"),
+        "{stderr}"
+    );
+    // The same when fetching: the good URL is checked, the path is named as the input error.
+    let out = robots(
+        &[
+            "check",
+            "--agent",
+            "FooBot",
+            "--timeout",
+            "2",
+            "mailto:a@b.c",
+            "/relative",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("mailto:a@b.c"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("robots: `/relative` is a path"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

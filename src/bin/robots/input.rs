@@ -38,8 +38,17 @@ pub fn read_capped(source: &str, limit: usize) -> Result<Vec<u8>, CliError> {
 /// surrounding whitespace trimmed). On a terminal, says that it is waiting for them; no URLs at
 /// all is a usage error, not a silent success.
 pub fn urls(args: &[String]) -> Result<Vec<String>, CliError> {
+    Ok(numbered_urls(args)?
+        .into_iter()
+        .map(|(_, url)| url)
+        .collect())
+}
+
+/// [`urls`], each with the stdin line it came from (`None` for an argument, which speaks for
+/// itself), for messages about one of them.
+pub fn numbered_urls(args: &[String]) -> Result<Vec<(Option<String>, String)>, CliError> {
     if !args.is_empty() {
-        return Ok(args.to_vec());
+        return Ok(args.iter().map(|url| (None, url.clone())).collect());
     }
     if std::io::stdin().is_terminal() {
         crate::say(format_args!(
@@ -55,8 +64,9 @@ pub fn urls(args: &[String]) -> Result<Vec<String>, CliError> {
     Ok(urls)
 }
 
-/// URLs from stdin, one per line; blank lines are skipped and surrounding whitespace trimmed.
-fn urls_from_stdin() -> Result<Vec<String>, CliError> {
+/// URLs from stdin, one per line with its number; blank lines are skipped and surrounding
+/// whitespace trimmed.
+fn urls_from_stdin() -> Result<Vec<(Option<String>, String)>, CliError> {
     let mut text = Vec::new();
     std::io::stdin()
         .lock()
@@ -67,8 +77,9 @@ fn urls_from_stdin() -> Result<Vec<String>, CliError> {
         })?;
     Ok(String::from_utf8_lossy(&text)
         .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(String::from)
+        .enumerate()
+        .map(|(n, line)| (n, line.trim()))
+        .filter(|(_, line)| !line.is_empty())
+        .map(|(n, line)| (Some(format!("stdin line {}", n + 1)), line.to_string()))
         .collect())
 }
