@@ -50,16 +50,31 @@ pub struct UserAgentToken<'a> {
 }
 
 /// Reduces a full User-Agent string (`FooBot/2.1 (+https://foo.example/bot)`) to its product
-/// token, and tells when that cuts the crawler's name short.
+/// token, and tells when that cuts the crawler's name short. The form most crawlers send,
+/// `Mozilla/5.0 (compatible; FooBot/2.1; +https://…)`, gives the product after `compatible;`.
+/// A browser's User-Agent without it gives `Mozilla`, which no robots.txt group names: pass the
+/// crawler's token explicitly then.
 ///
 /// ```
 /// use robots_core::user_agent_token;
 /// let ua = user_agent_token("FooBot/2.1 (+https://foo.example/bot)");
 /// assert_eq!((ua.token, ua.lost), ("FooBot", None));
+/// let ua = user_agent_token("Mozilla/5.0 (compatible; FooBot/2.1; +https://foo.example/bot)");
+/// assert_eq!(ua.token, "FooBot");
+/// let ua = user_agent_token("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1; +http://www.google.com/bot.html) Chrome/130.0 Safari/537.36");
+/// assert_eq!(ua.token, "Googlebot");
+/// assert_eq!(user_agent_token("Mozilla/5.0 (X11; Linux x86_64)").token, "Mozilla");
 /// let ua = user_agent_token("AB42bot/1.0");
 /// assert_eq!((ua.token, ua.lost), ("AB", Some("AB42bot")));
 /// ```
 pub fn user_agent_token(user_agent: &str) -> UserAgentToken<'_> {
+    // Most crawlers send a browser's form, `Mozilla/5.0 (compatible; FooBot/2.1; +https://…)`:
+    // the crawler is the product after `compatible;`, not Mozilla (which no group names).
+    if product_token(user_agent).eq_ignore_ascii_case("mozilla")
+        && let Some(crawler) = after_compatible(user_agent)
+    {
+        return user_agent_token(crawler);
+    }
     let token = product_token(user_agent);
     let name_end = user_agent
         .find(|c: char| c == '/' || c.is_whitespace())
@@ -69,6 +84,18 @@ pub fn user_agent_token(user_agent: &str) -> UserAgentToken<'_> {
         token,
         lost: (token.len() < name.len()).then_some(name),
     }
+}
+
+/// What follows `compatible;` (any case), when a product token starts there.
+fn after_compatible(user_agent: &str) -> Option<&str> {
+    const MARK: &[u8] = b"compatible;";
+    let at = user_agent
+        .as_bytes()
+        .windows(MARK.len())
+        .position(|w| w.eq_ignore_ascii_case(MARK))?;
+    // Every byte of the mark is ASCII, so this is a char boundary.
+    let rest = user_agent[at + MARK.len()..].trim_start();
+    (!product_token(rest).is_empty()).then_some(rest)
 }
 
 /// Byte version of [`product_token`] for user-agent values, which are not UTF-8-validated.
@@ -93,6 +120,35 @@ pub fn is_global_agent(value: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_compatible_form_names_the_crawler() {
+        for (given, token, lost) in [
+            (
+                "Mozilla/5.0 (compatible; FooBot/2.1; +https://f.example)",
+                "FooBot",
+                None,
+            ),
+            (
+                "mozilla/5.0 (COMPATIBLE;  bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+                "bingbot",
+                None,
+            ),
+            (
+                "Mozilla/5.0 (compatible; AB42bot/1.0)",
+                "AB",
+                Some("AB42bot"),
+            ),
+            // Nothing usable after `compatible;`: the browser's name, said by the callers.
+            ("Mozilla/5.0 (compatible; /1.0)", "Mozilla", None),
+            ("Mozilla/5.0 (X11; Linux x86_64)", "Mozilla", None),
+            // Only a Mozilla form is looked into.
+            ("FooBot/1.0 (compatible; BarBot/2.0)", "FooBot", None),
+        ] {
+            let reduced = user_agent_token(given);
+            assert_eq!((reduced.token, reduced.lost), (token, lost), "{given}");
+        }
+    }
 
     #[test]
     fn product_tokens() {

@@ -926,3 +926,45 @@ fn a_bad_input_line_is_named_and_the_others_still_checked() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `--user-agent` in the form most crawlers send, `Mozilla/5.0 (compatible; Name/x.y; +url)`,
+/// is reduced to the crawler's name, not `Mozilla`; a browser's User-Agent is warned about
+/// (issue 36, point 3).
+#[test]
+fn a_compatible_user_agent_is_reduced_to_the_crawler() {
+    let body = b"User-agent: FooBot\nDisallow: /foo\nUser-agent: *\nDisallow: /all\n";
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--user-agent",
+            "Mozilla/5.0 (compatible; FooBot/2.1; +https://foo.example/bot)",
+            "https://e.com/foo",
+        ],
+        body,
+    );
+    assert_eq!(out.status.code(), Some(1), "FooBot's group applies");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = robots(
+        &[
+            "check",
+            "--robots",
+            "-",
+            "--user-agent",
+            "Mozilla/5.0 (X11; Linux x86_64)",
+            "https://e.com/foo",
+        ],
+        body,
+    );
+    assert_eq!(out.status.code(), Some(0), "only `*` applies");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("reduces to `Mozilla`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

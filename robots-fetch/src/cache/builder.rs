@@ -285,15 +285,22 @@ impl RobotsCacheBuilder {
         // A User-Agent is reduced to its token here only (spec section 3); given tokens are
         // compared as they are.
         self.tokens_from_user_agent = self.tokens.is_none();
-        let tokens = self
-            .tokens
-            .unwrap_or_else(|| vec![robots_core::product_token(&self.user_agent).to_string()]);
+        let tokens = self.tokens.unwrap_or_else(|| {
+            vec![
+                robots_core::user_agent_token(&self.user_agent)
+                    .token
+                    .to_string(),
+            ]
+        });
         if self.invalid_user_agent {
             warn!(user_agent = %self.user_agent, "User-Agent has bytes a header cannot carry; they are dropped");
         }
         let reduced = robots_core::user_agent_token(&self.user_agent);
         if let (true, Some(name)) = (self.tokens_from_user_agent, reduced.lost) {
             warn!(user_agent = %self.user_agent, name, token = reduced.token, "the User-Agent's crawler name is cut short to its product token; name the tokens with .tokens([...])");
+        }
+        if self.tokens_from_user_agent && reduced.token.eq_ignore_ascii_case("mozilla") {
+            warn!(user_agent = %self.user_agent, "the User-Agent reduces to `Mozilla`, which no robots.txt group names: only `*` groups apply; name the crawler's tokens with .tokens([...]), or send `Mozilla/5.0 (compatible; YourBot/1.0; +url)`");
         }
         static CACHES: AtomicU64 = AtomicU64::new(0);
         let number = CACHES.fetch_add(1, Ordering::Relaxed);

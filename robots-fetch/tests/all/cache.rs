@@ -562,3 +562,11 @@ async fn fetching_again_a_copy_dropped_for_room_counts_as_a_refetch() {
     cache.fetch(&script.client(), &b).await;
     assert_eq!(cache.stats().refetches, 1);
 }
+
+/// A User-Agent in the compatible form gives the crawler's token, not `Mozilla`.
+#[test]
+fn a_compatible_user_agent_names_the_crawler() {
+    let cache =
+        RobotsCache::builder("Mozilla/5.0 (compatible; FooBot/1.0; +https://f.example)").build();
+    assert_eq!(cache.tokens(), ["FooBot"]);
+}

@@ -258,6 +258,11 @@ impl CheckArgs {
                         reduced.token
                     ));
                 }
+                if reduced.token.eq_ignore_ascii_case("mozilla") {
+                    crate::say(format_args!(
+                        "warning: the User-Agent reduces to `Mozilla`, which no robots.txt group names, so only `*` groups apply; give the crawler's token with --agent"
+                    ));
+                }
                 Crawler {
                     token: reduced.token.to_string(),
                     user_agent,
