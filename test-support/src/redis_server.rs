@@ -223,12 +223,19 @@ impl Drop for RedisServer {
 }
 
 /// A real Redis Cluster of three masters, each a `redis-server` in cluster mode on a free port
-/// of 127.0.0.1 (its bus port, +10000, free too), with the 16,384 slots split between them.
-/// `None`, with a loud SKIPPED message, when there is no `redis-server` or the cluster does not
-/// form.
+/// of 127.0.0.1 (its bus port, +10000, free too), with the 16,384 slots split between them;
+/// with [`RedisCluster::start_with_replicas`], a replica of each too, which the cluster
+/// promotes when its master dies. `None`, with a loud SKIPPED message, when there is no
+/// `redis-server` or the cluster does not form.
 pub struct RedisCluster {
+    /// The masters first (`nodes[0..3]`), then their replicas (`nodes[3 + i]` of master `i`).
     pub nodes: Vec<RedisServer>,
     _dir: TempDir,
+}
+
+/// The text of a RESP bulk string reply (`$<n>\r\n<text>\r\n`).
+fn bulk(reply: &str) -> String {
+    reply.lines().nth(1).unwrap_or_default().trim().to_string()
 }
 
 /// A folder removed on drop (the nodes' `nodes.conf` files).
@@ -250,13 +257,23 @@ fn free_cluster_port() -> Option<u16> {
 
 impl RedisCluster {
     pub fn start() -> Option<RedisCluster> {
+        RedisCluster::start_nodes(false)
+    }
+
+    /// Three masters and a replica of each, with a node timeout of one second: a master killed
+    /// is replaced by its replica within a few seconds.
+    pub fn start_with_replicas() -> Option<RedisCluster> {
+        RedisCluster::start_nodes(true)
+    }
+
+    fn start_nodes(replicas: bool) -> Option<RedisCluster> {
         if binary().is_none() {
             eprintln!(
                 "SKIPPED: no redis-server binary (apt-get install -y redis-server); cluster test not run"
             );
             return None;
         }
-        match RedisCluster::form() {
+        match RedisCluster::form(replicas) {
             Ok(cluster) => Some(cluster),
             Err(why) => {
                 eprintln!(
@@ -267,7 +284,7 @@ impl RedisCluster {
         }
     }
 
-    fn form() -> Result<RedisCluster, String> {
+    fn form(replicas: bool) -> Result<RedisCluster, String> {
         static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "robots-cluster-{}-{}",
@@ -277,7 +294,9 @@ impl RedisCluster {
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let dir = TempDir(dir);
         let mut nodes = Vec::new();
-        for _ in 0..3 {
+        let count = if replicas { 6 } else { 3 };
+        let timeout = if replicas { "1000" } else { "5000" };
+        for _ in 0..count {
             let port = free_cluster_port().ok_or("no free port pair")?;
             let mut node = RedisServer {
                 port,
@@ -288,7 +307,10 @@ impl RedisCluster {
                     "--cluster-config-file",
                     &format!("nodes-{port}.conf"),
                     "--cluster-node-timeout",
-                    "5000",
+                    timeout,
+                    // (A replica's first sync starts at once, not after 5 s.)
+                    "--repl-diskless-sync-delay",
+                    "0",
                 ]
                 .map(String::from)
                 .to_vec(),
@@ -299,7 +321,7 @@ impl RedisCluster {
         }
         // Slots split in three; every node meets the first.
         let ranges = [(0, 5460), (5461, 10922), (10923, 16383)];
-        for (node, (from, to)) in nodes.iter().zip(ranges) {
+        for (node, (from, to)) in nodes[..3].iter().zip(ranges) {
             let reply = node.command(&[
                 "CLUSTER",
                 "ADDSLOTSRANGE",
@@ -316,12 +338,34 @@ impl RedisCluster {
                 return Err(format!("MEET: {}", reply.trim()));
             }
         }
+        let known = format!("cluster_known_nodes:{count}");
         let deadline = Instant::now() + Duration::from_secs(20);
+        let mut replicating = !replicas;
         loop {
             let ready = nodes.iter().all(|n| {
                 let info = n.command(&["CLUSTER", "INFO"]);
-                info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3")
+                info.contains("cluster_state:ok") && info.contains(&known)
             });
+            if ready && !replicating {
+                // Each replica follows its master once every node knows every other.
+                for i in 0..3 {
+                    let id = bulk(&nodes[i].command(&["CLUSTER", "MYID"]));
+                    let reply = nodes[3 + i].command(&["CLUSTER", "REPLICATE", &id]);
+                    if !reply.starts_with("+OK") {
+                        return Err(format!("REPLICATE: {}", reply.trim()));
+                    }
+                }
+                replicating = true;
+                continue;
+            }
+            let synced = !replicas
+                || nodes[3..].iter().all(|n| {
+                    n.command(&["INFO", "replication"])
+                        .contains("master_link_status:up")
+                });
+            if ready && synced {
+                break;
+            }
             if ready {
                 break;
             }
@@ -331,6 +375,15 @@ impl RedisCluster {
             std::thread::sleep(Duration::from_millis(100));
         }
         Ok(RedisCluster { nodes, _dir: dir })
+    }
+
+    /// Whether node `i` is a master now (a replica promoted says so).
+    pub fn is_master(&self, i: usize) -> bool {
+        self.nodes[i]
+            .command(&["ROLE"])
+            .lines()
+            .nth(2)
+            .is_some_and(|role| role == "master")
     }
 
     /// `redis+cluster://127.0.0.1:<port>,…/`.

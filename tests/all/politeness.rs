@@ -700,3 +700,72 @@ async fn a_failover_to_a_lagging_replica_never_lets_requests_collide() {
     fleet.crawl("third", 2, 1).await;
     fleet.assert_spaced(6, "across the failover");
 }
+
+/// Issue 33: a Redis Cluster failover under load. Six `robots crawl --redis redis+cluster://…`
+/// processes crawl 40 origins (one group each) on a cluster of three masters and three
+/// replicas; 3 s in, the master holding the most keys is killed (`kill -9`) and the cluster
+/// promotes its replica. Every page is fetched, no two requests to a site come closer than the
+/// interval (the promoted node is another node: its slots are fenced like a restart), and
+/// robots.txt is fetched at most twice per origin (a copy on the dead master may be lost).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cluster_master_killed_mid_crawl_never_lets_requests_collide() {
+    let Some(cluster) = crate::redis_server::RedisCluster::start_with_replicas() else {
+        return;
+    };
+    let mut fleet = SiteFleet::start(40, &cluster.url(), 6, 0.25).await;
+    // A failover takes the cluster a few seconds: requests wait for it rather than fall back.
+    fleet
+        .options
+        .extend(["--fleet-outage-grace", "10"].map(String::from));
+    let failover = tokio::task::spawn_blocking(move || {
+        std::thread::sleep(Duration::from_secs(3));
+        let keys = cluster.keys_per_node();
+        let victim = (0..3).max_by_key(|&i| keys[i]).unwrap_or(0);
+        let mut cluster = cluster;
+        cluster.nodes[victim].stop();
+        let killed = Instant::now();
+        while !cluster.is_master(3 + victim) && killed.elapsed() < Duration::from_secs(30) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(cluster.is_master(3 + victim), "the replica was promoted");
+        (cluster, victim, keys, killed.elapsed())
+    });
+    let started = Instant::now();
+    fleet.crawl("p", 6, 5).await;
+    let took = started.elapsed();
+    let (cluster, victim, keys, recovered) = failover.await.unwrap();
+    eprintln!(
+        "killed master {victim} (keys per node {keys:?}); its replica promoted in {recovered:?}; \
+         the crawl took {took:?}"
+    );
+    assert!(
+        took > Duration::from_secs(4),
+        "the crawl outlasted the kill"
+    );
+    fleet.assert_spaced(30, "across a cluster failover");
+    // The failover was recognised: the promoted node's pacing state says it began on that
+    // node (its epochs name it), not on the dead master whose copy it inherited.
+    let promoted = &cluster.nodes[3 + victim];
+    let id = promoted.command(&["CLUSTER", "MYID"]);
+    let id = id.lines().nth(1).unwrap_or_default();
+    let listed = promoted.command(&["KEYS", "*:epoch"]);
+    let epochs: Vec<&str> = listed.lines().filter(|l| l.ends_with(":epoch")).collect();
+    assert!(
+        !epochs.is_empty(),
+        "the promoted node holds epochs: {listed}"
+    );
+    for key in epochs {
+        let value = promoted.command(&["GET", key]);
+        assert!(
+            value.trim_end().ends_with(id),
+            "{key} = {value} (node {id})"
+        );
+    }
+    for site in &fleet.sites {
+        assert!(
+            site.count("/robots.txt") <= 2,
+            "robots.txt fetched {} times",
+            site.count("/robots.txt")
+        );
+    }
+}

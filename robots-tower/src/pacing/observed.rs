@@ -96,6 +96,14 @@ pub(crate) struct Lesson {
     pub(crate) adaptive: Option<Duration>,
 }
 
+impl Lesson {
+    /// Whether it pauses the group (what every process must know before the caller sees the
+    /// response).
+    pub(crate) fn pauses(&self) -> bool {
+        self.backs_off || self.retry_after.is_some() || self.rate_limited.is_some()
+    }
+}
+
 /// A pause of a group, and why: what [`crate::RobotsInfo::pause`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GroupPause {

@@ -44,6 +44,10 @@ pub struct CrawlArgs {
     /// interval multiplied by this.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     fleet_size: u32,
+    /// How long requests wait for an unreachable Redis (a failover under way) before pacing
+    /// falls back to this process alone, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0, value_parser = seconds)]
+    fleet_outage_grace: f64,
     /// What shares one politeness budget: `host` (every origin of a host), `origin` (scheme,
     /// host and port), `domain` (the registrable domain, by the Public Suffix List) or `ip` (the
     /// address connected to).
@@ -278,6 +282,7 @@ fn client(
         config = config
             .fleet(&fleet)
             .fleet_size(args.fleet_size)
+            .fleet_outage_grace(seconds(args.fleet_outage_grace))
             // A request cannot outlive --timeout, so a place held longer belongs to a process
             // that died: it is freed then.
             .fleet_lease(seconds(args.timeout) + Duration::from_secs(2));

@@ -3,14 +3,20 @@
 -- ARGV: [1] interval ms, [2] concurrency, [3] lease ttl ms, [4] lease id, [5] spacing (0: several
 -- at a time, 1: one at a time, 2: one at a time and from the end), [6] idle ttl ms, [7] mode
 -- (wait, try, peek), [8] the pause this process knows is left for the group, ms (0: none),
--- [9] the server this process talks to (its run_id; empty when unknown).
+-- [9] the server this process talks to (its run_id; empty when unknown; `@node` on a Redis
+-- Cluster, whose node says its own id: a replica promoted when its master died is another).
+-- KEYS from [6] and ARGV from [10]: requests this process settles on the way (`settle.lua`),
+-- first, so that a place one of them frees counts here.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+settle_from(now, 6, 10)
 local interval = tonumber(ARGV[1])
 local concurrency = tonumber(ARGV[2])
 local lease_ttl = tonumber(ARGV[3])
 local mode = ARGV[7]
 local known_pause = tonumber(ARGV[8])
+local me = ARGV[9]
+if me == '@node' then me = redis.call('CLUSTER', 'MYID') end
 -- The epoch, `<since>:<server>`: since when this state holds, and which server kept it.
 -- None: the fleet is new, or the server lost its state (a restart without persistence, a
 -- FLUSHALL, an evicted key), which nothing else tells apart: it holds from now. Another server
@@ -26,19 +32,24 @@ if not since then
   -- (Not the server's start by its uptime: a FLUSHALL loses the state of a server up for
   -- days, and the uptime counts whole seconds of the wall clock, up to one too many.)
   since = now
-  epoch = since .. ':' .. ARGV[9]
+  epoch = since .. ':' .. me
   redis.call('SET', KEYS[3], epoch)
-elseif ARGV[9] ~= '' and server ~= ARGV[9] then
+elseif me ~= '' and server ~= me then
   if server ~= '' then since = now end
-  epoch = since .. ':' .. ARGV[9]
+  epoch = since .. ':' .. me
   redis.call('SET', KEYS[3], epoch)
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 -- Waiters are served first come, first served; one that stopped asking for 2 s is dropped.
-local stale = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now - 2000)
-for _, id in ipairs(stale) do
-  redis.call('ZREM', KEYS[4], id)
-  redis.call('ZREM', KEYS[5], id)
+-- (Most groups have none: then nothing else about them is read or written.)
+local queued = redis.call('ZCARD', KEYS[4])
+if queued > 0 then
+  local stale = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now - 2000)
+  for _, id in ipairs(stale) do
+    redis.call('ZREM', KEYS[4], id)
+    redis.call('ZREM', KEYS[5], id)
+  end
+  queued = queued - #stale
 end
 local function wait_turn(ms)
   if mode == 'wait' then
@@ -57,14 +68,15 @@ if free <= 0 then
 end
 -- A free place goes to the longest waiters: this request's rank among them, or the queue's
 -- length when it is not in it.
-local ahead = redis.call('ZRANK', KEYS[4], ARGV[4]) or redis.call('ZCARD', KEYS[4])
+local rank = nil
+if queued > 0 then rank = redis.call('ZRANK', KEYS[4], ARGV[4]) end
+local ahead = rank or queued
 if ahead >= free then
   return wait_turn(5)
 end
-local fresh = redis.call('EXISTS', KEYS[1]) == 0
-if fresh and known_pause > 0 then
+if known_pause > 0 and redis.call('EXISTS', KEYS[1]) == 0 then
   -- A pause this process saw, lost with the server's state: set again.
-  redis.call('HSET', KEYS[1], 'pause', now + known_pause)
+  redis.call('HSET', KEYS[1], 'pause', now + known_pause, 'paused', now)
   redis.call('PEXPIRE', KEYS[1], known_pause + tonumber(ARGV[6]))
 end
 local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive', 'start')
@@ -91,11 +103,16 @@ end
 if mode == 'peek' then
   return {2, 0, 0, epoch}
 end
-redis.call('HSET', KEYS[1], 'tat', start + interval)
 -- A start that is now goes now; a later one is recorded when it goes (START_CHECK).
-if start == now then redis.call('HSET', KEYS[1], 'start', now) end
-redis.call('ZREM', KEYS[4], ARGV[4])
-redis.call('ZREM', KEYS[5], ARGV[4])
+if start == now then
+  redis.call('HSET', KEYS[1], 'tat', start + interval, 'start', now)
+else
+  redis.call('HSET', KEYS[1], 'tat', start + interval)
+end
+if rank then
+  redis.call('ZREM', KEYS[4], ARGV[4])
+  redis.call('ZREM', KEYS[5], ARGV[4])
+end
 redis.call('ZADD', KEYS[2], start + lease_ttl, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], start - now + interval + tonumber(ARGV[6]))
 redis.call('PEXPIRE', KEYS[2], start - now + lease_ttl)

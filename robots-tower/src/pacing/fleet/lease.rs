@@ -8,10 +8,12 @@ use robots_fetch::RedisFleet;
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
-use super::{GroupKeys, millis, scripts};
+use super::outbox::Outbox;
+use super::settle::Settle;
+use super::{GroupKeys, millis, millis_or_none, scripts};
 use crate::pacing::local::Politeness;
 use crate::pacing::local::permit::LocalPermit;
-use crate::pacing::observed::{GroupPause, Observed, PauseReason};
+use crate::pacing::observed::{GroupPause, Lesson, Observed, PauseReason};
 use crate::pacing::rules::Outcome;
 use crate::pacing::rules::{PolitenessConfig, jittered};
 
@@ -36,6 +38,8 @@ pub(crate) enum FleetPermit {
 /// What releasing a lease needs.
 pub(super) struct Release {
     pub(super) fleet: RedisFleet,
+    /// Where a release that pauses nothing waits for a call to ride on.
+    pub(super) outbox: Arc<Outbox>,
     pub(super) keys: Arc<GroupKeys>,
     pub(super) id: String,
     pub(super) config: Arc<PolitenessConfig>,
@@ -54,24 +58,64 @@ pub(super) struct Release {
     pub(super) head_only: bool,
 }
 
-/// Milliseconds as a script argument, -1 for none.
-pub(super) fn millis_or_none(duration: Option<Duration>) -> i64 {
-    duration.map_or(-1, |d| i64::try_from(millis(d)).unwrap_or(i64::MAX))
-}
-
 impl Release {
     /// Releases the lease with what the request taught; the pause the fleet set, if any.
     pub(super) async fn run(self, observed: Observed) -> Option<GroupPause> {
-        let Ok(mut connection) = self.fleet.connection() else {
-            return None;
-        };
-        let config = &*self.config;
+        let (release, lesson) = self.settle_or_send(observed)?;
+        release.send(observed, lesson).await
+    }
+
+    /// [`Release::run`] for a caller that waits until the fleet knows (a hook's `finish`): a
+    /// lesson that pauses nothing goes now too, with what else waits to ride.
+    pub(super) async fn run_now(self, observed: Observed) -> Option<GroupPause> {
+        let lesson = self.lesson(observed);
+        if lesson.pauses() {
+            return self.send(observed, lesson).await;
+        }
+        let outbox = self.outbox.clone();
+        outbox.send_now(self.into_settle(lesson)).await;
+        None
+    }
+
+    /// What the request taught. A lesson that pauses nothing is posted to ride on another call
+    /// (`None`); one that pauses the group is returned, to be sent on its own call.
+    pub(super) fn settle_or_send(self, observed: Observed) -> Option<(Release, Lesson)> {
+        let lesson = self.lesson(observed);
+        if lesson.pauses() {
+            return Some((self, lesson));
+        }
+        let outbox = self.outbox.clone();
+        outbox.post(self.into_settle(lesson));
+        None
+    }
+
+    fn lesson(&self, observed: Observed) -> Lesson {
         // Measured at the response head, and again at the end of its body.
         let took = self
             .starts_at
             .filter(|_| matches!(observed.outcome, Outcome::Status(_)) || self.answered)
             .map(|at| at.elapsed());
-        let lesson = observed.lesson(config, took);
+        observed.lesson(&self.config, took)
+    }
+
+    fn into_settle(self, lesson: Lesson) -> Settle {
+        Settle {
+            keys: self.keys,
+            id: self.id,
+            at: Instant::now(),
+            head_grace: self.head_only.then_some(self.config.unread_body_grace),
+            ends_streak: lesson.ends_streak,
+            adaptive: lesson.adaptive,
+            idle_ttl: self.idle_ttl,
+        }
+    }
+
+    /// Sends a lesson that pauses the group, on its own call; the pause the fleet set.
+    async fn send(self, observed: Observed, lesson: Lesson) -> Option<GroupPause> {
+        let Ok(mut connection) = self.fleet.connection() else {
+            return None;
+        };
+        let config = &*self.config;
         // (A capped `Retry-After` was said by this process's own pacing, once per group.)
         // The jitter is drawn here: the script has no randomness of its own.
         let jitter = jittered(Duration::from_secs(1_000_000)).as_secs_f64() / 1_000_000.0;
@@ -126,6 +170,7 @@ impl Release {
     pub(super) fn recorder(&self) -> Release {
         Release {
             fleet: self.fleet.clone(),
+            outbox: self.outbox.clone(),
             keys: self.keys.clone(),
             id: self.id.clone(),
             head_only: true,
@@ -162,10 +207,13 @@ impl Lease {
             ._local
             .as_mut()
             .and_then(|permit| local.observe_head(permit, observed));
-        if let Some(record) = self.answer_fleet(observed) {
+        if let Some((record, lesson)) = self
+            .answer_fleet(observed)
+            .and_then(|record| record.settle_or_send(observed))
+        {
             let fleet = record.fleet.clone();
             fleet.spawn(async move {
-                record.run(observed).await;
+                record.send(observed, lesson).await;
             });
         }
         pause
@@ -205,7 +253,7 @@ impl Lease {
         if let Some(permit) = self._local.take() {
             local.finish(permit, observed);
         }
-        self.release.take()?.run(observed).await
+        self.release.take()?.run_now(observed).await
     }
 }
 
@@ -214,10 +262,13 @@ impl Drop for Lease {
         let Some(release) = self.release.take() else {
             return;
         };
-        // Without a runtime the lease simply expires.
-        let fleet = release.fleet.clone();
-        fleet.spawn(async move {
-            release.run(Observed::failure(Outcome::Cancelled)).await;
-        });
+        let observed = Observed::failure(Outcome::Cancelled);
+        if let Some((release, lesson)) = release.settle_or_send(observed) {
+            // Without a runtime the lease simply expires.
+            let fleet = release.fleet.clone();
+            fleet.spawn(async move {
+                release.send(observed, lesson).await;
+            });
+        }
     }
 }

@@ -2,7 +2,8 @@
 //! through one Redis, so the fleet behaves toward a server as one polite crawler.
 //!
 //! Each decision is one server-side script, atomic and timed by the server's clock (clock skew
-//! between machines does not matter):
+//! between machines does not matter), and in the common case one call: what a request's head
+//! and end teach the fleet rides on the process's next acquire (`outbox`):
 //!
 //! - **acquire** drops expired leases; when the group's concurrency is used up, or when requests
 //!   that asked earlier are still waiting (a queue, first come first served), it says when to
@@ -15,10 +16,16 @@
 //!   a pause set in the meantime covers, is given back and the turn asked for again; one that
 //!   comes less than an interval after a start that went late (a busy process, a late timer)
 //!   waits; otherwise the start is recorded as it goes, so what follows counts from it.
-//! - **release** drops the lease, records the end and the adaptive delay the process measured,
-//!   and applies the response: distress pauses the group for every process (`Retry-After`, or
-//!   the back-off with the jitter the process drew), any other response ends the streak, and an
-//!   exhausted rate limit pauses it until its reset.
+//! - **release**, for a response that pauses the group, on its own call, awaited: distress
+//!   pauses it for every process (`Retry-After`, or the back-off with the jitter the process
+//!   drew), and an exhausted rate limit until its reset.
+//! - **settle**, for everything else, folded into the next acquire of the process to the same
+//!   server (or one call for all that wait, within a millisecond): the lease shortened to the
+//!   unread-body grace when the head came, dropped at the end; the end and the adaptive delay
+//!   recorded; the back-off streak ended (but not a pause set after the response came).
+//!
+//! A failover to another server is recognised by the server's identity: its `run_id` on one
+//! server, read by the process; on a Redis Cluster, the node's own id, read by the script.
 //!
 //! Keys are `<prefix>:{<group>}:pace` (a hash), `…:leases`, `…:waiters` and `…:waiting` (sorted
 //! sets), one cluster slot per group, and expire once the group is idle; the acquire script also
@@ -29,6 +36,9 @@
 //! local pacing with the interval multiplied by the fleet size, or refusal.
 
 pub(crate) mod lease;
+mod outbox;
+mod recall;
+mod settle;
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -45,6 +55,7 @@ use crate::pacing::observed::{GroupPause, Observed};
 use crate::pacing::rules::Outcome;
 use crate::pacing::rules::PolitenessConfig;
 use lease::{FleetPermit, Lease, Release};
+use outbox::Outbox;
 
 /// What pacing does while the fleet's Redis is unreachable. Robots rules never fail open either
 /// way: they come from the local copy or a local fetch.
@@ -61,8 +72,12 @@ pub enum FleetFallback {
 
 // The scripts run atomically in Redis; what each takes and answers is at the top of its file.
 
-/// Asks for a place in a group: granted now, at a reserved start, or not yet (and when).
-const ACQUIRE: &str = include_str!("acquire.lua");
+/// Asks for a place in a group: granted now, at a reserved start, or not yet (and when); first
+/// settles the requests that ride on it (`settle.lua`).
+const ACQUIRE: &str = concat!(include_str!("settle.lua"), include_str!("acquire.lua"));
+
+/// Settles the requests no acquire carried.
+const FLUSH: &str = concat!(include_str!("settle.lua"), include_str!("flush.lua"));
 
 /// Ends a lease with what its response taught (distress, pause, adaptive delay).
 const RELEASE: &str = include_str!("release.lua");
@@ -105,6 +120,11 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).map_or(SCRIPT_MS_MAX, |ms| ms.min(SCRIPT_MS_MAX))
 }
 
+/// Milliseconds as a script argument, -1 for none.
+fn millis_or_none(duration: Option<Duration>) -> i64 {
+    duration.map_or(-1, |d| i64::try_from(millis(d)).unwrap_or(i64::MAX))
+}
+
 /// Politeness shared through Redis, with local pacing as the fallback.
 pub(crate) struct FleetPacing {
     fleet: RedisFleet,
@@ -117,6 +137,8 @@ pub(crate) struct FleetPacing {
     outage_since: std::sync::Mutex<Option<Instant>>,
     /// Shared with every lease (released with it).
     config: Arc<PolitenessConfig>,
+    /// What this process's requests taught that rides on its next call.
+    outbox: Arc<Outbox>,
     /// Used while Redis fails (LocalFallback).
     local: Politeness,
 }
@@ -131,6 +153,7 @@ impl FleetPacing {
         outage_grace: Duration,
     ) -> FleetPacing {
         FleetPacing {
+            outbox: Outbox::new(fleet.clone(), lease_ttl),
             fleet,
             fallback,
             fleet_size: fleet_size.max(1),
@@ -162,6 +185,7 @@ impl FleetPacing {
         let pause = self.local.observe(group, observed);
         let release = Release {
             fleet: self.fleet.clone(),
+            outbox: self.outbox.clone(),
             keys: GroupKeys::of(&self.fleet, group),
             // No lease to give back.
             id: String::new(),
@@ -492,8 +516,14 @@ impl FleetPacing {
         let known_pause = self.local.paused_until(group).map_or(0, |until| {
             millis(until.saturating_duration_since(Instant::now()))
         });
-        // Which server answers: a failover to another is fenced like a loss.
-        let server = self.fleet.server_identity().await.unwrap_or_default();
+        // Which server answers: a failover to another is fenced like a loss. (A cluster's node
+        // says its own id, in the script: each slot has its own.)
+        let server = if self.fleet.is_cluster() {
+            "@node".to_string()
+        } else {
+            self.fleet.server_identity().await.unwrap_or_default()
+        };
+        let riders = self.outbox.riders(keys);
         let mut invocation = scripts().0.key(&keys.pace);
         invocation
             .key(&keys.leases)
@@ -509,13 +539,41 @@ impl FleetPacing {
             .arg(mode.as_str())
             .arg(known_pause)
             .arg(server);
-        let (granted, wait_ms, paused, epoch): (u8, u64, u8, String) = self
+        for settle in &riders {
+            settle.add_to(&mut invocation);
+        }
+        let answer = self
             .fleet
             .run(invocation.invoke_async(&mut connection))
-            .await?;
+            .await;
+        drop(invocation);
+        let (granted, wait_ms, paused, epoch): (u8, u64, u8, String) = match answer {
+            Ok(answer) => answer,
+            Err(error) => {
+                // They go again on their own (settling twice changes nothing).
+                for settle in riders {
+                    self.outbox.post(settle);
+                }
+                return Err(error);
+            }
+        };
+        // Another epoch of the slot (a failover, a restart): the places this process's recent
+        // requests held may still be taken there, their ends lost with the old server.
+        let again = self.outbox.recall.saw_epoch(keys, &epoch);
+        if !again.is_empty() {
+            debug!(
+                group,
+                ends = again.len(),
+                "a new epoch of the fleet's state: saying this process's recent ends again"
+            );
+            for settle in again {
+                self.outbox.post(settle);
+            }
+        }
         Ok(match granted {
             1 => Answer::Granted(Release {
                 fleet: self.fleet.clone(),
+                outbox: self.outbox.clone(),
                 keys: keys.clone(),
                 id: id.to_string(),
                 config: self.config.clone(),

@@ -18,7 +18,7 @@ local max_retry = tonumber(ARGV[7])
 local pause_ms, reason, failures = 0, 0, 0
 local function pause_until(ms)
   local old = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
-  if now + ms > old then redis.call('HSET', KEYS[1], 'pause', now + ms) end
+  if now + ms > old then redis.call('HSET', KEYS[1], 'pause', now + ms, 'paused', now) end
 end
 if ARGV[2] == '1' then
   failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
@@ -38,7 +38,7 @@ if ARGV[2] == '1' then
   end
   pause_until(pause_ms)
 elseif ARGV[3] == '1' then
-  redis.call('HDEL', KEYS[1], 'failures', 'pause')
+  redis.call('HDEL', KEYS[1], 'failures', 'pause', 'paused')
 end
 local limited = tonumber(ARGV[10])
 if limited >= 0 then
