@@ -1,7 +1,8 @@
 //! What fleet mode costs: a request through the layer to a warm origin with no politeness wait,
 //! in-process pacing against Redis pacing on loopback (criterion, then p50/p99 over 20,000
-//! requests), and decisions per second with 1, 4 and 16 processes sharing one Redis against the
-//! same processes pacing in-process. Starts its own `redis-server` on a free port.
+//! requests), and decisions per second with 1, 4, 16 and 64 processes sharing one Redis against
+//! the same processes pacing in-process, then sharing a Redis Cluster of three masters. Starts
+//! its own `redis-server`s on free ports. `ROBOTS_FLEET_PROCESSES=16,64` runs only those counts.
 //!
 //! ```sh
 //! cargo bench -p robots-tower --features redis --bench fleet
@@ -22,18 +23,9 @@ use tower::{Layer, Service, ServiceExt};
 
 const ORIGINS: usize = 1000;
 
-/// A layer over an in-memory site whose robots.txt is already cached for every origin, with no
-/// interval: each request costs the decision and the pacing bookkeeping only.
-fn service(
-    redis: Option<&str>,
-    prefix: &str,
-) -> impl Service<
-    http::Request<Full<Bytes>>,
-    Response = http::Response<robots_tower::PacedBody<Full<Bytes>>>,
-    Error = BoxError,
-    Future = impl Send + use<>,
-> + Clone
-+ use<> {
+/// The layer: robots.txt already cached for `origins`, with no interval, so that each request
+/// costs the decision and the pacing bookkeeping only.
+fn robots_layer(redis: Option<&str>, prefix: &str, origins: Vec<usize>) -> RobotsLayer {
     let mut config = RobotsLayer::builder("FooBot")
         .min_delay(Duration::ZERO)
         .delay_factor(0.0);
@@ -42,12 +34,25 @@ fn service(
         config = config.fleet(&fleet);
     }
     let layer = config.build();
-    for i in 0..ORIGINS {
+    for i in origins {
         let origin = Origin::parse(&format!("http://o{i}.example")).expect("origin");
         layer
             .cache()
             .insert(&origin, b"User-agent: *\nDisallow: /private\n");
     }
+    layer
+}
+
+/// `layer` over an in-memory site.
+fn service(
+    layer: &RobotsLayer,
+) -> impl Service<
+    http::Request<Full<Bytes>>,
+    Response = http::Response<robots_tower::PacedBody<Full<Bytes>>>,
+    Error = BoxError,
+    Future = impl Send + use<>,
+> + Clone
++ use<> {
     let inner = tower::service_fn(|_request: http::Request<Full<Bytes>>| async {
         Ok::<_, BoxError>(http::Response::new(Full::new(Bytes::from_static(b"ok"))))
     });
@@ -90,7 +95,14 @@ fn worker(redis: Option<String>, id: usize, seconds: u64) {
         .enable_all()
         .build()
         .expect("runtime");
-    let service = runtime.block_on(async { service(redis.as_deref(), "bench-fleet") });
+    // (Each run its own keys: a run's last leases are not the next one's.)
+    let prefix = std::env::var("ROBOTS_FLEET_PREFIX").unwrap_or_default();
+    // Its origins' robots.txt cached, as the rest of the bench's (warm origins: decisions only).
+    let origins = (id * 8..id * 8 + 8)
+        .flat_map(|task| task * 100..task * 100 + 100)
+        .collect();
+    let layer = runtime.block_on(async { robots_layer(redis.as_deref(), &prefix, origins) });
+    let service = runtime.block_on(async { service(&layer) });
     let count = runtime.block_on(async {
         let deadline = Instant::now() + Duration::from_secs(seconds);
         let tasks: Vec<_> = (0..8)
@@ -119,9 +131,34 @@ fn worker(redis: Option<String>, id: usize, seconds: u64) {
         for task in tasks {
             total += task.await.unwrap_or(0);
         }
+        // What a process about to exit does: its last requests' ends reach the fleet.
+        layer.settle(Duration::from_secs(2)).await;
         total
     });
     println!("{count}");
+}
+
+/// The script calls the servers ran so far, and the microseconds they took (`INFO
+/// commandstats`: `EVALSHA`, and `EVAL` for a script a server did not know yet).
+fn script_stats(servers: &[&redis_server::RedisServer]) -> (u64, u64) {
+    let mut total = (0, 0);
+    for server in servers {
+        for line in server.command(&["INFO", "commandstats"]).lines() {
+            if !(line.starts_with("cmdstat_evalsha:") || line.starts_with("cmdstat_eval:")) {
+                continue;
+            }
+            let field = |name: &str| {
+                line.split(name)
+                    .nth(1)
+                    .and_then(|rest| rest.split([',', '.']).next())
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            total.0 += field("calls=");
+            total.1 += field("usec=");
+        }
+    }
+    total
 }
 
 fn throughput(redis: Option<&str>, processes: usize) -> f64 {
@@ -134,6 +171,10 @@ fn throughput(redis: Option<&str>, processes: usize) -> f64 {
             command
                 .env("ROBOTS_FLEET_WORKER", id.to_string())
                 .env("ROBOTS_FLEET_SECONDS", seconds.to_string())
+                .env(
+                    "ROBOTS_FLEET_PREFIX",
+                    format!("bench-{processes}-{}", fastrand::u32(..)),
+                )
                 .stdout(std::process::Stdio::piped());
             if let Some(url) = redis {
                 command.env("ROBOTS_FLEET_REDIS", url);
@@ -176,8 +217,11 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let local = runtime.block_on(async { service(None, "") });
-    let shared = runtime.block_on(async { service(Some(&url), "bench") });
+    let local = runtime.block_on(async { robots_layer(None, "", (0..ORIGINS).collect()) });
+    let local = runtime.block_on(async { service(&local) });
+    let shared =
+        runtime.block_on(async { robots_layer(Some(&url), "bench", (0..ORIGINS).collect()) });
+    let shared = runtime.block_on(async { service(&shared) });
 
     let mut criterion = Criterion::default().configure_from_args();
     let mut group = criterion.benchmark_group("fleet_request");
@@ -200,11 +244,44 @@ fn main() {
     println!("percentiles: in-process  p50 {p50:?}  p99 {p99:?}");
     let (p50, p99) = percentiles(&runtime, &shared);
     println!("percentiles: redis       p50 {p50:?}  p99 {p99:?}");
-    for processes in [1, 4, 16] {
+    let counts: Vec<usize> = std::env::var("ROBOTS_FLEET_PROCESSES")
+        .ok()
+        .map(|list| {
+            list.split(',')
+                .filter_map(|n| n.trim().parse().ok())
+                .collect()
+        })
+        .unwrap_or_else(|| vec![1, 4, 16, 64]);
+    for &processes in &counts {
         let inproc = throughput(None, processes);
+        let before = script_stats(&[&redis]);
         let fleet = throughput(Some(&url), processes);
+        let (calls, usec) = script_stats(&[&redis]);
+        let decisions = fleet * 2.0;
         println!(
-            "throughput: {processes:>2} processes: in-process {inproc:>9.0} decisions/s, redis {fleet:>9.0} decisions/s"
+            "throughput: {processes:>2} processes: in-process {inproc:>9.0} decisions/s, redis {fleet:>9.0} decisions/s; \
+             {:.2} script calls and {:.1} µs of the server's script time per decision",
+            (calls - before.0) as f64 / decisions,
+            (usec - before.1) as f64 / decisions,
+        );
+    }
+    drop(redis);
+    // The same on a Redis Cluster of three masters: each takes its slots' share.
+    let Some(cluster) = redis_server::RedisCluster::start() else {
+        return;
+    };
+    let url = cluster.url();
+    let masters: Vec<&redis_server::RedisServer> = cluster.nodes.iter().take(3).collect();
+    for &processes in &counts {
+        let before = script_stats(&masters);
+        let fleet = throughput(Some(&url), processes);
+        let (calls, usec) = script_stats(&masters);
+        let decisions = fleet * 2.0;
+        println!(
+            "throughput: {processes:>2} processes: redis cluster (3 masters) {fleet:>9.0} decisions/s; \
+             {:.2} script calls and {:.1} µs of the servers' script time per decision",
+            (calls - before.0) as f64 / decisions,
+            (usec - before.1) as f64 / decisions,
         );
     }
 }
