@@ -99,6 +99,7 @@ pub(crate) struct Lesson {
 impl Lesson {
     /// Whether it pauses the group (what every process must know before the caller sees the
     /// response).
+    #[cfg(feature = "redis")]
     pub(crate) fn pauses(&self) -> bool {
         self.backs_off || self.retry_after.is_some() || self.rate_limited.is_some()
     }
