@@ -341,14 +341,36 @@ fn agent_is_a_token_compared_as_given_and_user_agent_is_reduced() {
         warning.contains("`AB42bot`") && warning.contains("`AB`"),
         "{warning}"
     );
-    // One of the two is required, not both.
+    // One of the two is required.
     assert_eq!(check(&[], "https://e.com/").status.code(), Some(2));
-    assert_eq!(
-        check(&["--agent", "a", "--user-agent", "b"], "https://e.com/")
-            .status
-            .code(),
-        Some(2)
+    // Both: --agent selects the rules (--user-agent is what would be sent).
+    let out = check(
+        &["--agent", "FooBot", "--user-agent", "Other/1.0"],
+        "https://e.com/foo",
     );
+    assert_eq!(out.status.code(), Some(1), "FooBot's group applies");
+}
+
+/// Issue 36, point 3: `--agent` is repeatable, most specific first, and `--token` is its other
+/// name, in `check` as in `crawl`.
+#[test]
+fn agent_is_repeatable_and_token_is_its_other_name() {
+    let body = b"User-agent: FooBot\nDisallow: /foo\nUser-agent: *\nDisallow: /all\n";
+    let check = |crawler: &[&str], url: &str| {
+        let mut args = vec!["check", "--robots", "-"];
+        args.extend_from_slice(crawler);
+        args.push(url);
+        robots(&args, body).status.code()
+    };
+    // FooBot-Image has no group of its own: the next token's group applies, not `*`.
+    let both = ["--agent", "FooBot-Image", "--agent", "FooBot"];
+    assert_eq!(check(&both, "https://e.com/foo"), Some(1));
+    assert_eq!(check(&both, "https://e.com/all"), Some(0));
+    assert_eq!(
+        check(&["--agent", "FooBot-Image"], "https://e.com/all"),
+        Some(1)
+    );
+    assert_eq!(check(&["--token", "FooBot"], "https://e.com/foo"), Some(1));
 }
 
 #[test]

@@ -413,3 +413,47 @@ async fn a_relative_sitemap_is_ignored_in_every_command() {
     let lint = String::from_utf8_lossy(&lint.stdout);
     assert!(lint.contains("-:4: error: relative_sitemap:"), "{lint}");
 }
+
+/// Issue 36, point 3: `sitemaps` names the crawler as `check` and `crawl` do: `--agent` (sent as
+/// the User-Agent without `--user-agent`), `--user-agent`, or by default `robots-sitemaps`.
+#[tokio::test(flavor = "multi_thread")]
+async fn sitemaps_names_the_crawler_as_the_other_commands_do() {
+    let server = MockServer::start().await;
+    let origin = server.uri();
+    for (crawler, sent) in [
+        (vec![], "robots-sitemaps"),
+        (vec!["--agent", "FooBot"], "FooBot"),
+        (vec!["--token", "FooBot"], "FooBot"),
+        (
+            vec!["--user-agent", "FooBot/2.1 (+https://foo.example/bot)"],
+            "FooBot/2.1 (+https://foo.example/bot)",
+        ),
+    ] {
+        server.reset().await;
+        Mock::given(path("/robots.txt"))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_string("Sitemap: https://e.com/s.xml\n"),
+            )
+            .mount(&server)
+            .await;
+        let url = format!("{origin}/");
+        let args: Vec<String> = std::iter::once("sitemaps".to_string())
+            .chain(crawler.iter().map(|s| s.to_string()))
+            .chain([url])
+            .collect();
+        let out = tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            robots(&args)
+        })
+        .await
+        .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{crawler:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("https://e.com/s.xml"));
+        let requests = server.received_requests().await.unwrap_or_default();
+        let agents: Vec<&str> = requests
+            .iter()
+            .filter_map(|r| r.headers.get("user-agent")?.to_str().ok())
+            .collect();
+        assert_eq!(agents, [sent], "{crawler:?}");
+    }
+}

@@ -623,3 +623,51 @@ async fn one_shot_commands_say_unreachable_with_the_cause_only() {
         assert!(!text.contains("retr") && !text.contains("since"), "{text}");
     }
 }
+
+/// Issue 36, point 3: `crawl --agent` selects the rules as `check --agent` does, and is sent as
+/// the User-Agent when no `--user-agent` is given; `--token` still works; with both, the
+/// User-Agent is sent and the token selects the rules.
+#[tokio::test(flavor = "multi_thread")]
+async fn crawl_takes_agent_like_check() {
+    let site = Site::start(|target, _| match target {
+        "/robots.txt" => {
+            Answer::ok("User-agent: FooBot\nDisallow: /foo\n\nUser-agent: *\nDisallow: /all\n")
+        }
+        _ => Answer::ok("page"),
+    })
+    .await;
+    let run = |crawler: &[&str]| {
+        let mut args: Vec<String> = crawler.iter().map(|s| s.to_string()).collect();
+        args.extend(
+            ["--min-delay", "0", "--format", "json"]
+                .map(String::from)
+                .into_iter()
+                .chain([site.url("/foo"), site.url("/all")]),
+        );
+        crawl_async(args)
+    };
+    for crawler in [
+        &["--agent", "FooBot"][..],
+        &["--token", "FooBot"],
+        &["--agent", "FooBot", "--user-agent", UA],
+    ] {
+        site.clear();
+        let out = run(crawler).await;
+        let lines = json_lines(&out);
+        assert_eq!(
+            by_url(&lines, &site.url("/foo"))["outcome"],
+            "disallowed",
+            "{crawler:?}: {lines:?}"
+        );
+        assert_eq!(by_url(&lines, &site.url("/all"))["outcome"], "fetched");
+        let sent: Vec<Option<String>> = site.seen().into_iter().map(|s| s.user_agent).collect();
+        let expected = if crawler.len() > 2 { UA } else { "FooBot" };
+        assert!(
+            sent.iter().all(|ua| ua.as_deref() == Some(expected)),
+            "{crawler:?}: {sent:?}"
+        );
+    }
+    // Neither: a usage error.
+    let out = crawl(&[&site.url("/")]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -19,24 +19,18 @@ use robots_fetch::{
 use serde::Serialize;
 use url::Url;
 
+use crate::crawler::{Crawler, CrawlerArgs};
 use crate::{CliError, Format, input, output};
 
 #[derive(Args)]
-#[command(group(ArgGroup::new("crawler").required(true).args(["agent", "user_agent"])))]
+#[command(group(ArgGroup::new("crawler").required(true).multiple(true).args(["agents", "user_agent"])))]
 pub struct CheckArgs {
     /// The robots.txt file, or `-` for stdin. Only its first 512,000 bytes are read. Without it,
     /// each URL's robots.txt is fetched from its origin.
     #[arg(long, value_name = "FILE|-")]
     robots: Option<String>,
-    /// The crawler's product token (`FooBot`), compared as given like Google's robots_main: a
-    /// name with other characters (`Foo Bar`, `FooBot/1.0`) matches only `*` groups. Sent as the
-    /// User-Agent when fetching robots.txt.
-    #[arg(long, value_name = "TOKEN")]
-    agent: Option<String>,
-    /// A full User-Agent string (`FooBot/2.1 (+https://foo.example/bot)`), reduced to its
-    /// product token (`FooBot`) for matching and sent as is when fetching robots.txt.
-    #[arg(long, value_name = "UA")]
-    user_agent: Option<String>,
+    #[command(flatten)]
+    crawler: CrawlerArgs,
     /// When fetching: seconds a robots.txt fetch may take, redirects and body included.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_timeout, conflicts_with = "robots")]
     timeout: f64,
@@ -211,67 +205,6 @@ impl RobotsJson {
     }
 }
 
-/// The token rules are matched with, and the User-Agent sent when fetching.
-struct Crawler {
-    token: String,
-    user_agent: String,
-}
-
-impl CheckArgs {
-    fn crawler(&self) -> Result<Crawler, CliError> {
-        Ok(match (&self.agent, &self.user_agent) {
-            (Some(token), _) if token.trim().is_empty() => {
-                return Err(CliError::Usage(
-                    "--agent is empty: give the crawler's product token".into(),
-                ));
-            }
-            (Some(token), _) => {
-                // Compared as given (Google's robots_main does so): a full User-Agent passed
-                // here matches no named group, which would silently give the opposite verdict.
-                if token.contains(['/', ' ', '(']) {
-                    let reduced = robots::core::user_agent_token(token);
-                    let hint = if reduced.token.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (`{}`)", reduced.token)
-                    };
-                    crate::say(format_args!(
-                        "warning: --agent `{token}` is not a product token, so it is compared as given and matches only `*` groups; --user-agent reduces a full User-Agent to its token{hint}"
-                    ));
-                }
-                Crawler {
-                    token: token.clone(),
-                    user_agent: token.clone(),
-                }
-            }
-            (None, user_agent) => {
-                let user_agent = user_agent.clone().unwrap_or_default();
-                let reduced = robots::core::user_agent_token(&user_agent);
-                if reduced.token.is_empty() {
-                    return Err(CliError::Usage(format!(
-                        "--user-agent `{user_agent}` has no product token (letters, `-`, `_` at its start); give the token with --agent"
-                    )));
-                }
-                if let Some(name) = reduced.lost {
-                    crate::say(format_args!(
-                        "warning: the User-Agent's crawler name `{name}` is matched as `{}`; give the token with --agent to match it exactly",
-                        reduced.token
-                    ));
-                }
-                if reduced.token.eq_ignore_ascii_case("mozilla") {
-                    crate::say(format_args!(
-                        "warning: the User-Agent reduces to `Mozilla`, which no robots.txt group names, so only `*` groups apply; give the crawler's token with --agent"
-                    ));
-                }
-                Crawler {
-                    token: reduced.token.to_string(),
-                    user_agent,
-                }
-            }
-        })
-    }
-}
-
 /// A path a server would resolve the URL's path to, decided differently from the URL as given
 /// (`/public/../private/x` is `/private/x`). The verdict itself stays Google's.
 #[derive(Serialize)]
@@ -323,7 +256,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
             "the robots.txt comes from stdin (--robots -), so give the URLs as arguments".into(),
         ));
     }
-    let crawler = args.crawler()?;
+    let crawler = args.crawler.crawler(None)?;
     // One byte past the limit tells whether the file was cut, as a crawler would cut it.
     let body = args
         .robots
@@ -421,7 +354,7 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
     match body {
         Some(body) => {
             let robots = RobotsTxt::parse(&body);
-            let matcher = robots.matcher(&crawler.token);
+            let matcher = robots.matcher_for(&crawler.tokens);
             for url in &urls {
                 let usage = matcher.usage(url);
                 let resolved = ResolvedPath::of(url, &usage.verdict, |p| matcher.check_path(p));
@@ -485,7 +418,7 @@ fn fetch_all(
     crawler: &Crawler,
     urls: &[String],
 ) -> Result<Vec<Fetched>, CliError> {
-    fetch_robots(&crawler.user_agent, &crawler.token, args.timeout, urls)
+    fetch_robots(&crawler.user_agent, &crawler.tokens, args.timeout, urls)
 }
 
 /// The one message for a string that is neither a URL nor a path, in every mode and command.
@@ -518,7 +451,7 @@ pub type Fetched = (Url, Result<Arc<CachedRobots>, OriginError>);
 /// http(s) has no robots.txt, which its own line reports.
 pub fn fetch_robots(
     user_agent: &str,
-    token: &str,
+    tokens: &[String],
     timeout: f64,
     urls: &[String],
 ) -> Result<Vec<Fetched>, CliError> {
@@ -529,7 +462,7 @@ pub fn fetch_robots(
         parsed.push((url_parsed, origin));
     }
     let cache = RobotsCache::builder(user_agent)
-        .tokens([token])
+        .tokens(tokens.iter().cloned())
         .fetch_timeout(Duration::from_secs_f64(timeout))
         .build();
     let client = robots_fetch::reqwest_client(cache.fetch_config())

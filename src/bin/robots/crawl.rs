@@ -24,18 +24,16 @@ use url::Url;
 
 use crate::frontier::Frontier;
 
+use crate::crawler::CrawlerArgs;
 use crate::{CliError, Format, input, output};
 
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("crawler").required(true).multiple(true).args(["agents", "user_agent"])))]
 pub struct CrawlArgs {
-    /// The crawler's User-Agent, sent with every request (its product token selects the rules
-    /// unless --token is given).
-    #[arg(long, value_name = "UA")]
-    user_agent: String,
-    /// A product token the rules are selected by, compared as given; repeat it, most specific
-    /// first (`--token Googlebot-Image --token Googlebot`).
-    #[arg(long = "token", value_name = "T")]
-    tokens: Vec<String>,
+    /// The crawler: its User-Agent, sent with every request, and the product tokens the rules
+    /// are selected by.
+    #[command(flatten)]
+    crawler: CrawlerArgs,
     /// Share robots.txt and every origin's politeness with the other processes using this Redis
     /// (`redis://host:port/db`), or this Redis Cluster (`redis+cluster://host:port,host:port/`).
     #[arg(long, value_name = "URL")]
@@ -261,7 +259,8 @@ fn client(
             .with_override_text(text)
             .map_err(|e| CliError::Usage(format!("--resolve: {e}")))?;
     }
-    let mut config = RobotsMiddleware::builder(&args.user_agent)
+    let crawler = args.crawler.crawler(None)?;
+    let mut config = RobotsMiddleware::builder(&crawler.user_agent)
         .politeness_key(args.politeness_key)
         .resolver(resolver.clone())
         .min_delay(seconds(args.min_delay))
@@ -273,9 +272,7 @@ fn client(
         .delay_factor(args.delay_factor)
         .concurrency(args.concurrency as usize)
         .fetch_timeout(seconds(args.timeout));
-    if !args.tokens.is_empty() {
-        config = config.tokens(args.tokens.iter().cloned());
-    }
+    config = config.tokens(crawler.tokens);
     if let Some(url) = &args.redis {
         let fleet =
             robots::tower::RedisFleet::new(url).map_err(|e| CliError::Usage(e.to_string()))?;

@@ -9,6 +9,7 @@
 mod check;
 #[cfg(feature = "redis")]
 mod crawl;
+mod crawler;
 #[cfg(feature = "redis")]
 mod frontier;
 mod input;

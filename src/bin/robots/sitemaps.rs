@@ -7,13 +7,15 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::check::{fetch_robots, parse_timeout};
+use crate::crawler::CrawlerArgs;
 use crate::{CliError, Format, input, output};
 
 #[derive(Args)]
 pub struct SitemapsArgs {
-    /// The User-Agent sent when fetching robots.txt.
-    #[arg(long, value_name = "UA", default_value = "robots-sitemaps")]
-    user_agent: String,
+    /// The crawler (default: the User-Agent `robots-sitemaps`). Sitemaps are the same for every
+    /// crawler; the name is what the server sees, and what a robots.txt served by agent varies on.
+    #[command(flatten)]
+    crawler: CrawlerArgs,
     /// Seconds a robots.txt fetch may take, redirects and body included.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_timeout)]
     timeout: f64,
@@ -51,10 +53,8 @@ struct Robots {
 
 pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
     let urls = input::urls(&args.urls)?;
-    let token = robots::core::user_agent_token(&args.user_agent)
-        .token
-        .to_string();
-    let entries = fetch_robots(&args.user_agent, &token, args.timeout, &urls)?;
+    let crawler = args.crawler.crawler(Some("robots-sitemaps"))?;
+    let entries = fetch_robots(&crawler.user_agent, &crawler.tokens, args.timeout, &urls)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut seen = std::collections::HashSet::new();
     let mut unreachable = false;
