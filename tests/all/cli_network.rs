@@ -457,3 +457,26 @@ async fn sitemaps_names_the_crawler_as_the_other_commands_do() {
         assert_eq!(agents, [sent], "{crawler:?}");
     }
 }
+
+/// Issue 36, point 4, for `sitemaps`: a stdin line that is not a URL is said with its line
+/// number, the other lines are still looked up and answered, and the exit status is 2 at the
+/// end.
+#[tokio::test(flavor = "multi_thread")]
+async fn sitemaps_names_a_bad_stdin_line_and_answers_the_others() {
+    let server = serve(200, "Sitemap: https://e.com/s.xml\n", 1).await;
+    let stdin = format!("not a url\n\n{}/\n", server.uri());
+    let out =
+        tokio::task::spawn_blocking(move || crate::cli::robots(&["sitemaps"], stdin.as_bytes()))
+            .await
+            .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("stdin line 1") && stderr.contains("not a url"),
+        "{stderr}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("https://e.com/s.xml"),
+        "the good line is answered"
+    );
+}

@@ -87,7 +87,11 @@ async fn json_lines_follow_the_contract() {
     args.push("not a url");
     let args = args.iter().map(|s| s.to_string()).collect();
     let out = crawl_async(args).await;
-    assert_eq!(out.status.code(), Some(1), "an error means exit 1");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a string that is not a URL means exit 2, after every other URL"
+    );
     let lines = json_lines(&out);
     assert_eq!(lines.len(), 5);
     // The keys, in the contract's order and spacing.
@@ -225,7 +229,8 @@ fn usage_errors_exit_with_2() {
         assert!(stderr.contains(says), "{flag} {value}: {stderr}");
         assert_eq!(stderr.trim().lines().count(), 1, "{flag} {value}: {stderr}");
     }
-    // Fractional seconds are fine.
+    // Fractional seconds are fine: the flags are taken, and the crawl runs (to its one line for
+    // a string that is not a URL, exit 2 at the end).
     let out = crawl(&[
         "--user-agent",
         UA,
@@ -239,10 +244,11 @@ fn usage_errors_exit_with_2() {
     ]);
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(2),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ERROR"));
 }
 
 fn fleet_args(redis: &str, site: &Site, paths: &[String]) -> Vec<String> {
@@ -670,4 +676,39 @@ async fn crawl_takes_agent_like_check() {
     // Neither: a usage error.
     let out = crawl(&[&site.url("/")]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Issue 36, point 4, for `crawl`: a stdin line that is not a URL is said with its line number,
+/// every other line is still fetched, and the exit status is 2 at the end.
+#[tokio::test(flavor = "multi_thread")]
+async fn crawl_names_a_bad_stdin_line_and_fetches_the_others() {
+    let site = Site::start(route).await;
+    let stdin = format!("not a url\n{}\n", site.url("/a"));
+    let out = tokio::task::spawn_blocking(move || {
+        crate::cli::robots(
+            &[
+                "crawl",
+                "--agent",
+                "FooBot",
+                "--min-delay",
+                "0",
+                "--format",
+                "json",
+            ],
+            stdin.as_bytes(),
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let lines = json_lines(&out);
+    let bad = by_url(&lines, "not a url");
+    assert_eq!(bad["outcome"], "error");
+    assert!(
+        bad["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("stdin line 1: ")),
+        "{bad}"
+    );
+    assert_eq!(by_url(&lines, &site.url("/a"))["outcome"], "fetched");
 }

@@ -273,32 +273,17 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
         });
     // A string that cannot be checked is said with where it was given, and the others are
     // still checked: the exit status is 2 at the end.
-    let mut input_errors = 0;
-    let urls: Vec<String> = input::numbered_urls(&args.urls)?
-        .into_iter()
-        .filter_map(|(at, url)| {
-            // Local mode is the conformance tool: every string is checked as Google's library
-            // checks it (the path from the first `/`, `?` or `;` after the authority), so only
-            // a string that is neither a URL nor a path is refused. A URL parser would refuse
-            // some that Google's library reads (`https://example.com:8443;folder`).
-            let problem = if body.is_some() {
-                (!url.starts_with('/') && !url.contains("://")).then(|| not_a_url(&url))
-            } else {
-                url_to_fetch(&url).err().map(|e| e.to_string())
-            };
-            match problem {
-                Some(problem) => {
-                    match at {
-                        Some(at) => eprintln!("robots: {at}: {problem}"),
-                        None => eprintln!("robots: {problem}"),
-                    }
-                    input_errors += 1;
-                    None
-                }
-                None => Some(url),
-            }
-        })
-        .collect();
+    let (urls, input_errors) = input::usable_urls(&args.urls, |url| {
+        // Local mode is the conformance tool: every string is checked as Google's library
+        // checks it (the path from the first `/`, `?` or `;` after the authority), so only a
+        // string that is neither a URL nor a path is refused. A URL parser would refuse some
+        // that Google's library reads (`https://example.com:8443;folder`).
+        if body.is_some() {
+            (!url.starts_with('/') && !url.contains("://")).then(|| not_a_url(url))
+        } else {
+            url_to_fetch(url).err().map(|e| e.to_string())
+        }
+    })?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut any_disallowed = false;

@@ -5,7 +5,7 @@
 //! `{"url", "outcome": "fetched"|"disallowed"|"crawl-delay-too-long"|"unreachable"|"error",
 //! "status", "rule", "waited_ms", "error"}`, one per URL as it finishes.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -179,19 +179,30 @@ pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
             "--backoff-max must be at least --backoff-base".into(),
         ));
     }
-    let urls = input::urls(&args.urls)?;
+    let numbered = input::numbered_urls(&args.urls)?;
+    // Where each stdin line came from, for an error about it.
+    let lines: HashMap<String, String> = numbered
+        .iter()
+        .filter_map(|(at, url)| Some((url.clone(), at.clone()?)))
+        .collect();
+    let urls = numbered.into_iter().map(|(_, url)| url).collect();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
-    runtime.block_on(crawl(args, urls))
+    runtime.block_on(crawl(args, urls, &lines))
 }
 
-async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError> {
+async fn crawl(
+    args: &CrawlArgs,
+    urls: Vec<String>,
+    lines: &HashMap<String, String>,
+) -> Result<ExitCode, CliError> {
     let (client, middleware) = client(args)?;
     let stdout = std::io::stdout();
     let mut failed = false;
+    let mut input_errors = 0usize;
     let mut fetched = 0usize;
     let mut seen: HashSet<String> = urls.iter().cloned().collect();
     // No more than an origin's concurrency are handed to the client at once, so that each
@@ -216,9 +227,17 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
             let follow = args.follow;
             running.push(async move { fetch(&client, url, follow).await });
         }
-        let Some(Done { outcome, links }) = running.next().await else {
+        let Some(Done { mut outcome, links }) = running.next().await else {
             break;
         };
+        // A string that is not a URL to fetch is an input error (exit 2 at the end), said with
+        // its stdin line when it came from stdin.
+        if outcome.outcome == "error" && crate::check::url_to_fetch(&outcome.url).is_err() {
+            input_errors += 1;
+            if let (Some(error), Some(at)) = (outcome.error.as_mut(), lines.get(&outcome.url)) {
+                *error = format!("{at}: {error}");
+            }
+        }
         frontier.done(&outcome.url);
         failed |= matches!(outcome.outcome, "unreachable" | "error");
         if outcome.outcome == "fetched" {
@@ -242,7 +261,9 @@ async fn crawl(args: &CrawlArgs, urls: Vec<String>) -> Result<ExitCode, CliError
     // A fleet's last leases are released before the process goes (their responses ended), so
     // that the other processes need not wait for them to expire.
     middleware.settle(Duration::from_secs(2)).await;
-    Ok(if failed {
+    Ok(if input_errors > 0 {
+        ExitCode::from(2)
+    } else if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

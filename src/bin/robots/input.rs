@@ -35,17 +35,9 @@ pub fn read_capped(source: &str, limit: usize) -> Result<Vec<u8>, CliError> {
 }
 
 /// The URLs to work on: the arguments, or else stdin, one per line (blank lines skipped,
-/// surrounding whitespace trimmed). On a terminal, says that it is waiting for them; no URLs at
-/// all is a usage error, not a silent success.
-pub fn urls(args: &[String]) -> Result<Vec<String>, CliError> {
-    Ok(numbered_urls(args)?
-        .into_iter()
-        .map(|(_, url)| url)
-        .collect())
-}
-
-/// [`urls`], each with the stdin line it came from (`None` for an argument, which speaks for
-/// itself), for messages about one of them.
+/// surrounding whitespace trimmed), each with the stdin line it came from (`None` for an
+/// argument, which speaks for itself), for messages about one of them. On a terminal, says that
+/// it is waiting for them; no URLs at all is a usage error, not a silent success.
 pub fn numbered_urls(args: &[String]) -> Result<Vec<(Option<String>, String)>, CliError> {
     if !args.is_empty() {
         return Ok(args.iter().map(|url| (None, url.clone())).collect());
@@ -62,6 +54,31 @@ pub fn numbered_urls(args: &[String]) -> Result<Vec<(Option<String>, String)>, C
         ));
     }
     Ok(urls)
+}
+
+/// [`numbered_urls`] without those `problem` refuses: each refused string is said on stderr
+/// with where it was given (`stdin line 3`), and the others are kept. How many were refused
+/// comes with them (a command exits 2 at the end then).
+pub fn usable_urls(
+    args: &[String],
+    problem: impl Fn(&str) -> Option<String>,
+) -> Result<(Vec<String>, usize), CliError> {
+    let mut refused = 0;
+    let urls = numbered_urls(args)?
+        .into_iter()
+        .filter_map(|(at, url)| match problem(&url) {
+            Some(problem) => {
+                match at {
+                    Some(at) => eprintln!("robots: {at}: {problem}"),
+                    None => eprintln!("robots: {problem}"),
+                }
+                refused += 1;
+                None
+            }
+            None => Some(url),
+        })
+        .collect();
+    Ok((urls, refused))
 }
 
 /// URLs from stdin, one per line with its number; blank lines are skipped and surrounding

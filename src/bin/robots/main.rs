@@ -4,7 +4,7 @@
 //! when any URL is disallowed (or a lint found an error; anything with `--strict`), 2 on a usage
 //! or input error. `crawl`:
 //! 0 when every URL was fetched or disallowed, 1 when any was unreachable or failed, 2 on a
-//! usage error.
+//! usage or input error (a string that is not a URL; the other URLs are still fetched).
 
 mod check;
 #[cfg(feature = "redis")]
@@ -25,8 +25,8 @@ const EXIT_CODES: &str = "\
 Exit status:
   check     0 every URL allowed, 1 any disallowed, 2 usage or input error
   lint      0 no errors found (any finding with --strict), 1 otherwise, 2 usage or input error
-  sitemaps  0 every robots.txt read, 1 any unreachable, 2 usage error
-  crawl     0 every URL fetched or disallowed, 1 any unreachable or failed, 2 usage error
+  sitemaps  0 every robots.txt read, 1 any unreachable, 2 usage or input error
+  crawl     0 every URL fetched or disallowed, 1 any unreachable or failed, 2 usage or input error
 A closed output pipe (`| head -1`) does not change the status.";
 
 #[derive(Parser)]
@@ -98,7 +98,7 @@ Examples:
   robots sitemaps https://example.com/ https://example.org/
   robots sitemaps --format json < urls.txt
 
-Exit status: 0 every robots.txt read, 1 any unreachable, 2 usage error.")]
+Exit status: 0 every robots.txt read, 1 any unreachable, 2 usage or input error.")]
     Sitemaps(sitemaps::SitemapsArgs),
     /// Fetch URLs politely: robots.txt checked at every hop, each origin paced; with --redis,
     /// as one process of a fleet sharing robots.txt and politeness.
@@ -109,7 +109,7 @@ Examples:
   robots crawl --user-agent FooBot/1.0 --follow --max-pages 50 --format json https://example.com/
   robots crawl --user-agent FooBot/1.0 --redis redis://10.0.0.5:6379/ --fleet-size 8 < urls.txt
 
-Exit status: 0 every URL fetched or disallowed, 1 any unreachable or failed, 2 usage error.")]
+Exit status: 0 every URL fetched or disallowed, 1 any unreachable or failed, 2 usage or input error.")]
     Crawl(crawl::CrawlArgs),
 }
 

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde::Serialize;
 
-use crate::check::{fetch_robots, parse_timeout};
+use crate::check::{fetch_robots, parse_timeout, url_to_fetch};
 use crate::crawler::CrawlerArgs;
 use crate::{CliError, Format, input, output};
 
@@ -52,7 +52,10 @@ struct Robots {
 }
 
 pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
-    let urls = input::urls(&args.urls)?;
+    // A line that is not a URL is said with its line, and the others are still looked up.
+    let (urls, input_errors) = input::usable_urls(&args.urls, |url| {
+        url_to_fetch(url).err().map(|e| e.to_string())
+    })?;
     let crawler = args.crawler.crawler(Some("robots-sitemaps"))?;
     let entries = fetch_robots(&crawler.user_agent, &crawler.tokens, args.timeout, &urls)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
@@ -128,7 +131,9 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
         }
     }
     out.flush().map_err(CliError::Write)?;
-    Ok(if unreachable {
+    Ok(if input_errors > 0 {
+        ExitCode::from(2)
+    } else if unreachable {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
