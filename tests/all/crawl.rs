@@ -57,11 +57,32 @@ pub(crate) async fn crawl_async(args: Vec<String>) -> Output {
     .expect("the crawl finishes")
 }
 
+/// The per-URL JSON lines of a crawl (its final `{"summary": …}` object left out).
 pub(crate) fn json_lines(out: &Output) -> Vec<Value> {
+    all_json_lines(out)
+        .into_iter()
+        .filter(|line| line.get("summary").is_none())
+        .collect()
+}
+
+fn all_json_lines(out: &Output) -> Vec<Value> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
+}
+
+/// The final JSON object of a crawl: its summary (the last line, always).
+pub(crate) fn summary(out: &Output) -> Value {
+    let lines = all_json_lines(out);
+    let last = lines.last().expect("a summary line");
+    assert!(last.get("summary").is_some(), "the last line: {last}");
+    assert_eq!(
+        lines.iter().filter(|l| l.get("summary").is_some()).count(),
+        1,
+        "one summary"
+    );
+    last["summary"].clone()
 }
 
 pub(crate) fn by_url<'a>(lines: &'a [Value], url: &str) -> &'a Value {
@@ -95,7 +116,8 @@ async fn json_lines_follow_the_contract() {
     let lines = json_lines(&out);
     assert_eq!(lines.len(), 5);
     // The keys, in the contract's order and spacing.
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text.lines().filter(|l| !l.starts_with("{\"summary\"")) {
         let at: Vec<usize> = [
             "{\"url\": ",
             ", \"outcome\": ",
@@ -128,6 +150,19 @@ async fn json_lines_follow_the_contract() {
         "redirect target checked"
     );
     assert_eq!(by_url(&lines, &urls[3])["status"], 404);
+    // The final object says how it ended; a 404 is a fetched page, counted by its class.
+    assert_eq!(
+        summary(&out),
+        serde_json::json!({
+            "fetched": 2,
+            "statuses": {"2xx": 1, "4xx": 1},
+            "disallowed": 2,
+            "crawl_delay_too_long": 0,
+            "unreachable": 0,
+            "failed": 1,
+            "ended": "done",
+        })
+    );
     let bad = by_url(&lines, "not a url");
     assert_eq!(bad["outcome"], "error");
     assert_eq!(
@@ -173,6 +208,10 @@ async fn follow_queues_same_origin_links_until_max_pages() {
     let lines = json_lines(&out);
     let fetched = lines.iter().filter(|l| l["outcome"] == "fetched").count();
     assert_eq!(fetched, 4, "{lines:?}");
+    // It says that --max-pages stopped it, with links left.
+    let ended = summary(&out);
+    assert_eq!(ended["ended"], "max-pages", "{ended}");
+    assert_eq!(ended["fetched"], 4, "{ended}");
     // Breadth-first from /, same origin only, and never the disallowed link.
     let pages: Vec<String> = site.pages().iter().map(|s| s.target.clone()).collect();
     assert_eq!(pages[0], "/");
@@ -711,4 +750,27 @@ async fn crawl_names_a_bad_stdin_line_and_fetches_the_others() {
         "{bad}"
     );
     assert_eq!(by_url(&lines, &site.url("/a"))["outcome"], "fetched");
+}
+
+/// Issue 36, point 5: in text, the last line says how the crawl ended, fetched pages counted by
+/// status class (a 404 is a fetched page, and exit 0).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_text_output_ends_with_a_summary_line() {
+    let site = Site::start(route).await;
+    let args = ["--agent", "FooBot", "--min-delay", "0"]
+        .into_iter()
+        .map(String::from)
+        .chain(["/page", "/private/x", "/missing"].map(|p| site.url(p)))
+        .collect();
+    let out = crawl_async(args).await;
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().last(),
+        Some(
+            "summary: 2 fetched (1 2xx, 1 4xx), 1 disallowed, 0 refused for their Crawl-delay, \
+             0 unreachable, 0 failed; done"
+        ),
+        "{text}"
+    );
 }

@@ -145,6 +145,65 @@ struct Outcome {
     error: Option<String>,
 }
 
+/// How the crawl ended: what became of every URL, and whether `--max-pages` cut it short. The
+/// final line in text, and the final JSON object (`{"summary": …}`).
+#[derive(Default, Serialize)]
+struct Summary {
+    /// Pages the server answered, whatever their status.
+    fetched: usize,
+    /// The fetched pages by status class (`2xx`, `3xx`, `4xx`, `5xx`).
+    statuses: std::collections::BTreeMap<String, usize>,
+    /// Refused by robots.txt.
+    disallowed: usize,
+    /// Refused because the site asks for a longer Crawl-delay than `--max-delay`.
+    crawl_delay_too_long: usize,
+    /// Not fetched: robots.txt could not be had (or the fleet's Redis, failing closed).
+    unreachable: usize,
+    /// Not fetched: the request failed, or the string was not a URL.
+    failed: usize,
+    /// `max-pages` when `--max-pages` stopped the crawl with links left; otherwise `done`.
+    ended: &'static str,
+}
+
+impl Summary {
+    fn count(&mut self, outcome: &Outcome) {
+        match outcome.outcome {
+            "fetched" => {
+                self.fetched += 1;
+                let class = outcome
+                    .status
+                    .map_or_else(|| "other".to_string(), |s| format!("{}xx", s / 100));
+                *self.statuses.entry(class).or_default() += 1;
+            }
+            "disallowed" => self.disallowed += 1,
+            "crawl-delay-too-long" => self.crawl_delay_too_long += 1,
+            "unreachable" => self.unreachable += 1,
+            _ => self.failed += 1,
+        }
+    }
+
+    fn text(&self) -> String {
+        let statuses: Vec<String> = self
+            .statuses
+            .iter()
+            .map(|(class, n)| format!("{n} {class}"))
+            .collect();
+        let statuses = if statuses.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", statuses.join(", "))
+        };
+        let ended = match self.ended {
+            "max-pages" => "stopped by --max-pages with links left",
+            _ => "done",
+        };
+        format!(
+            "summary: {} fetched{statuses}, {} disallowed, {} refused for their Crawl-delay, {} unreachable, {} failed; {ended}",
+            self.fetched, self.disallowed, self.crawl_delay_too_long, self.unreachable, self.failed
+        )
+    }
+}
+
 #[derive(Serialize)]
 struct RuleJson {
     line: u32,
@@ -202,6 +261,9 @@ async fn crawl(
     let (client, middleware) = client(args)?;
     let stdout = std::io::stdout();
     let mut failed = false;
+    let mut summary = Summary::default();
+    // Links --max-pages left unqueued.
+    let mut cut_short = false;
     let mut input_errors = 0usize;
     let mut fetched = 0usize;
     let mut seen: HashSet<String> = urls.iter().cloned().collect();
@@ -240,6 +302,7 @@ async fn crawl(
         }
         frontier.done(&outcome.url);
         failed |= matches!(outcome.outcome, "unreachable" | "error");
+        summary.count(&outcome);
         if outcome.outcome == "fetched" {
             fetched += 1;
         }
@@ -250,14 +313,26 @@ async fn crawl(
         }
         out.flush().map_err(CliError::Write)?;
         drop(out);
-        if args.follow && fetched < args.max_pages {
+        if args.follow {
             for link in links {
-                if seen.insert(link.to_string()) {
+                if fetched >= args.max_pages {
+                    cut_short |= !seen.contains(link.as_str());
+                } else if seen.insert(link.to_string()) {
                     frontier.push(link.to_string());
                 }
             }
         }
     }
+    // URLs still queued when --max-pages was reached count as links left too.
+    cut_short |= args.follow && frontier.pop().is_some();
+    summary.ended = if cut_short { "max-pages" } else { "done" };
+    let mut out = stdout.lock();
+    match args.format {
+        Format::Json => output::json_line(&mut out, &serde_json::json!({ "summary": summary }))?,
+        Format::Text => writeln!(out, "{}", summary.text()).map_err(CliError::Write)?,
+    }
+    out.flush().map_err(CliError::Write)?;
+    drop(out);
     // A fleet's last leases are released before the process goes (their responses ended), so
     // that the other processes need not wait for them to expire.
     middleware.settle(Duration::from_secs(2)).await;
