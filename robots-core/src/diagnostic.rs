@@ -100,6 +100,52 @@ impl fmt::Display for Severity {
 }
 
 impl DiagnosticKind {
+    /// How to fix a finding of this kind, in a few words (`lint` prints it after the message,
+    /// and in JSON as `fix`).
+    ///
+    /// ```
+    /// use robots_core::lint::lint;
+    /// let found = lint(b"Disallow: /x\n");
+    /// assert_eq!(found[0].kind.fix(), "put a User-agent line before it");
+    /// ```
+    pub fn fix(self) -> &'static str {
+        match self {
+            DiagnosticKind::BodyTooLarge => "keep the file under 500 KiB, what matters first",
+            DiagnosticKind::HtmlBody => "serve the plain-text robots.txt at /robots.txt",
+            DiagnosticKind::Utf16Body | DiagnosticKind::NotUtf8 => "save the file as UTF-8",
+            DiagnosticKind::LineTooLong => "shorten the line",
+            DiagnosticKind::NulByte => "remove the NUL byte",
+            DiagnosticKind::InvalidLine => "write it as `key: value`, or start it with `#`",
+            DiagnosticKind::MissingColon => "put a colon after the key",
+            DiagnosticKind::TypoKey
+            | DiagnosticKind::MisspeltRule
+            | DiagnosticKind::MisspeltKey => "correct the key's spelling",
+            DiagnosticKind::UnknownKey => "remove the line, or start it with `#`",
+            DiagnosticKind::NonGoogleKey => {
+                "nothing, for the crawlers that read it; Google needs another way"
+            }
+            DiagnosticKind::RuleBeforeUserAgent => "put a User-agent line before it",
+            DiagnosticKind::PatternNeverMatches => "start the pattern with `/` or `*`",
+            DiagnosticKind::UserAgentCutShort => "give the product token alone (`Googlebot`)",
+            DiagnosticKind::ShadowedRule => {
+                "remove it, or make it more specific than the rule that wins"
+            }
+            DiagnosticKind::InvalidCrawlDelay => "give a number of seconds (`Crawl-delay: 5`)",
+            DiagnosticKind::InvalidRequestRate => "write it as n/t (`Request-rate: 1/10s`)",
+            DiagnosticKind::MalformedPreference => {
+                "write lowercase `key=y` or `key=n` pairs, and paths starting with `/`"
+            }
+            DiagnosticKind::UnknownPreferenceKey => "use a key of the vocabulary, or remove it",
+            DiagnosticKind::PreferenceForDisallowedPath => "remove it, or allow the path",
+            DiagnosticKind::ContradictingPreferences => {
+                "make Content-Usage and Content-Signal agree"
+            }
+            DiagnosticKind::RelativeSitemap => {
+                "give the sitemap's absolute URL (`https://…/sitemap.xml`)"
+            }
+        }
+    }
+
     /// The stable snake_case name.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -990,3 +990,26 @@ fn a_compatible_user_agent_is_reduced_to_the_crawler() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 36, point 1: every finding says how to fix it, in text and in JSON.
+#[test]
+fn every_lint_finding_says_how_to_fix_it() {
+    let body = b"Disallow: /before\nUser-agent: Googlebot/2.1\nAlow: /p\nDisallow x\nCrawl-delay: soon\nSitemap: /s.xml\nFoo: bar\nthis is not a line\n";
+    let text = robots(&["lint", "-"], body);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.lines().count() >= 7, "{text}");
+    for line in text.lines() {
+        let fix = line
+            .rsplit_once(" (fix: ")
+            .map(|(_, fix)| fix.trim_end_matches(')'));
+        assert!(fix.is_some_and(|f| f.len() > 5), "{line}");
+    }
+    let json = robots(&["lint", "--format", "json", "-"], body);
+    for line in String::from_utf8_lossy(&json.stdout).lines() {
+        let finding: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(
+            finding["fix"].as_str().is_some_and(|f| f.len() > 5),
+            "{finding}"
+        );
+    }
+}

@@ -262,7 +262,7 @@ fn lint_lines(body: &[u8], out: &mut Vec<Diagnostic>) {
                         n,
                         kind,
                         format!(
-                            "`{key}` is not a key crawlers read: did you mean `{meant}`? As written, {lost}; fix the spelling"
+                            "`{key}` is not a key crawlers read: did you mean `{meant}`? As written, {lost}"
                         ),
                     );
                 } else {
@@ -314,7 +314,7 @@ fn not_a_robots_txt(body: &[u8]) -> Option<Diagnostic> {
         return Some(Diagnostic {
             line: 1,
             kind: DiagnosticKind::Utf16Body,
-            message: "the body is UTF-16 text; crawlers read bytes and find no rules in it (save it as UTF-8)".into(),
+            message: "the body is UTF-16 text; crawlers read bytes and find no rules in it".into(),
         });
     }
     lines(body)

@@ -42,6 +42,7 @@ struct Finding<'a> {
     severity: Severity,
     kind: DiagnosticKind,
     message: &'a str,
+    fix: &'static str,
 }
 
 pub fn run(args: &LintArgs) -> Result<ExitCode, CliError> {
@@ -62,16 +63,18 @@ pub fn run(args: &LintArgs) -> Result<ExitCode, CliError> {
                     severity: d.severity(),
                     kind: d.kind,
                     message: &d.message,
+                    fix: d.kind.fix(),
                 },
             ),
             Format::Text => writeln!(
                 out,
-                "{}:{}: {}: {}: {}",
+                "{}:{}: {}: {}: {} (fix: {})",
                 args.file,
                 d.line,
                 d.severity(),
                 d.kind,
-                d.message
+                d.message,
+                d.kind.fix()
             )
             .map_err(CliError::Write),
         };
