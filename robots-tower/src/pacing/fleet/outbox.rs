@@ -87,7 +87,9 @@ impl Outbox {
                 });
             }
             state.waiting.push(settle);
-            let start = !std::mem::replace(&mut state.flushing, true);
+            // (Without a runtime no flusher can start: the settle waits for the next acquire.)
+            let start = tokio::runtime::Handle::try_current().is_ok()
+                && !std::mem::replace(&mut state.flushing, true);
             // The flusher is told only when it would wake too late for this one.
             let tell = !start && state.wakes_at.is_none_or(|at| due < at);
             if tell {
@@ -96,8 +98,16 @@ impl Outbox {
             (start, tell)
         };
         if start {
-            let outbox = self.clone();
-            self.fleet.spawn(async move { outbox.flush().await });
+            // A flusher that never runs (its runtime shutting down) must not keep the next
+            // from starting: the guard says it ended however it ends.
+            let mut flusher = Flusher(Some(self.clone()));
+            self.fleet.spawn(async move {
+                if let Some(outbox) = flusher.0.clone() {
+                    outbox.flush().await;
+                }
+                // It ended on its own, and said so under the lock.
+                let _finished = flusher.0.take();
+            });
         } else if tell {
             self.posted.notify_one();
         }
@@ -164,6 +174,18 @@ impl Outbox {
                 take_riders(&mut state.waiting, &keys, self.fleet.is_cluster())
             };
             self.send(&batch).await;
+        }
+    }
+}
+
+/// The running flusher. Dropped before it ended (never run, or cancelled with its runtime), it
+/// lets another start; one that ended said so itself, under the lock.
+struct Flusher(Option<Arc<Outbox>>);
+
+impl Drop for Flusher {
+    fn drop(&mut self) {
+        if let Some(outbox) = self.0.take() {
+            outbox.lock().flushing = false;
         }
     }
 }
@@ -246,6 +268,28 @@ mod tests {
         assert_eq!(hget("pause").trim(), "$-1", "the pause ended");
         assert_eq!(hget("failures").trim(), "$-1", "the streak ended");
         assert!(hget("end").starts_with('$'), "the end is recorded");
+    }
+
+    /// A settle posted where no runtime runs (a body dropped after its runtime ended) waits for
+    /// the next acquire, and leaves the next post free to start a flusher.
+    #[test]
+    fn a_settle_posted_without_a_runtime_does_not_stop_the_flusher() {
+        let fleet = RedisFleet::new("redis://127.0.0.1:1/").unwrap();
+        let outbox = Outbox::new(fleet.clone(), Duration::from_secs(60));
+        let keys = GroupKeys::of(&fleet, "g");
+        outbox.post(success(&keys));
+        assert!(!outbox.lock().flushing, "no flusher could start");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            outbox.post(success(&keys));
+            assert!(outbox.lock().flushing, "a flusher starts now");
+        });
+        // The runtime is gone with the flusher unfinished: the next may start.
+        drop(runtime);
+        assert!(!outbox.lock().flushing);
     }
 
     /// A request's end posted after the record of its head replaces it: one settle goes.
