@@ -225,6 +225,8 @@ impl RuleJson {
 struct Done {
     outcome: Outcome,
     links: Vec<Url>,
+    /// The string given was not a URL to fetch (an input error: exit 2 at the end).
+    not_a_url: bool,
 }
 
 pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
@@ -289,12 +291,17 @@ async fn crawl(
             let follow = args.follow;
             running.push(async move { fetch(&client, url, follow).await });
         }
-        let Some(Done { mut outcome, links }) = running.next().await else {
+        let Some(Done {
+            mut outcome,
+            links,
+            not_a_url,
+        }) = running.next().await
+        else {
             break;
         };
         // A string that is not a URL to fetch is an input error (exit 2 at the end), said with
         // its stdin line when it came from stdin.
-        if outcome.outcome == "error" && crate::check::url_to_fetch(&outcome.url).is_err() {
+        if not_a_url {
             input_errors += 1;
             if let (Some(error), Some(at)) = (outcome.error.as_mut(), lines.get(&outcome.url)) {
                 *error = format!("{at}: {error}");
@@ -418,6 +425,7 @@ async fn fetch(
             return Done {
                 outcome: outcome("error", None, None, Duration::ZERO, Some(e.to_string())),
                 links: Vec::new(),
+                not_a_url: true,
             };
         }
     };
@@ -448,6 +456,7 @@ async fn fetch(
                     None,
                 ),
                 links,
+                not_a_url: false,
             }
         }
         Err(error) => {
@@ -479,6 +488,7 @@ async fn fetch(
             Done {
                 outcome,
                 links: Vec::new(),
+                not_a_url: false,
             }
         }
     }

@@ -98,7 +98,19 @@ impl Release {
         observed.lesson(&self.config, took)
     }
 
+    /// The settle of this head or end (an end remembered: a settle posted again, after a failed
+    /// call or a failover, is not remembered twice).
+    /// An end (not a head) is remembered, to be said again after a failover (`recall`).
+    fn remember_end(&self) {
+        if !self.head_only {
+            self.outbox
+                .recall
+                .ended(&self.keys, &self.id, self.idle_ttl);
+        }
+    }
+
     fn into_settle(self, lesson: Lesson) -> Settle {
+        self.remember_end();
         Settle {
             keys: self.keys,
             id: self.id,
@@ -112,6 +124,7 @@ impl Release {
 
     /// Sends a lesson that pauses the group, on its own call; the pause the fleet set.
     async fn send(self, observed: Observed, lesson: Lesson) -> Option<GroupPause> {
+        self.remember_end();
         let Ok(mut connection) = self.fleet.connection() else {
             return None;
         };

@@ -77,7 +77,6 @@ impl Outbox {
     /// others waiting when it is due.
     pub(super) fn post(self: &Arc<Outbox>, settle: Settle) {
         let due = settle.due();
-        self.recall.ended(&settle);
         let (start, tell) = {
             let mut state = self.lock();
             // A request's end makes the record of its head pointless.
@@ -115,7 +114,6 @@ impl Outbox {
 
     /// Sends a settle now, with what waits to ride with it, and waits for the server.
     pub(super) async fn send_now(&self, settle: Settle) {
-        self.recall.ended(&settle);
         let mut batch = self.riders(&settle.keys);
         batch.retain(|other| !(other.id == settle.id && other.keys.pace == settle.keys.pace));
         batch.push(settle);

@@ -49,9 +49,9 @@ impl Recall {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Remembers a request's end (a settle without a head grace).
-    pub(super) fn ended(&self, settle: &Settle) {
-        if settle.head_grace.is_some() || settle.id.is_empty() {
+    /// Remembers the end of the request holding lease `id` in the group of `keys`, now.
+    pub(super) fn ended(&self, keys: &Arc<GroupKeys>, id: &str, idle_ttl: Duration) {
+        if id.is_empty() {
             return;
         }
         let mut state = self.lock();
@@ -64,10 +64,10 @@ impl Recall {
             state.ended.pop_front();
         }
         state.ended.push_back(Ended {
-            keys: settle.keys.clone(),
-            id: settle.id.clone(),
-            at: settle.at,
-            idle_ttl: settle.idle_ttl,
+            keys: keys.clone(),
+            id: id.to_string(),
+            at: Instant::now(),
+            idle_ttl,
         });
     }
 
