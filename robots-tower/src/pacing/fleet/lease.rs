@@ -41,7 +41,8 @@ pub(super) struct Release {
     /// Where a release that pauses nothing waits for a call to ride on.
     pub(super) outbox: Arc<Outbox>,
     pub(super) keys: Arc<GroupKeys>,
-    pub(super) id: String,
+    /// (Shared with its settle and the recall of its end.)
+    pub(super) id: Arc<str>,
     pub(super) config: Arc<PolitenessConfig>,
     pub(super) idle_ttl: Duration,
     /// How long after the reservation the start is.
@@ -101,20 +102,21 @@ impl Release {
     /// The settle of this head or end (an end remembered: a settle posted again, after a failed
     /// call or a failover, is not remembered twice).
     /// An end (not a head) is remembered, to be said again after a failover (`recall`).
-    fn remember_end(&self) {
+    fn remember_end(&self, at: Instant) {
         if !self.head_only {
             self.outbox
                 .recall
-                .ended(&self.keys, &self.id, self.idle_ttl);
+                .ended(&self.keys, &self.id, self.idle_ttl, at);
         }
     }
 
     fn into_settle(self, lesson: Lesson) -> Settle {
-        self.remember_end();
+        let at = Instant::now();
+        self.remember_end(at);
         Settle {
             keys: self.keys,
             id: self.id,
-            at: Instant::now(),
+            at,
             head_grace: self.head_only.then_some(self.config.unread_body_grace),
             ends_streak: lesson.ends_streak,
             adaptive: lesson.adaptive,
@@ -124,7 +126,7 @@ impl Release {
 
     /// Sends a lesson that pauses the group, on its own call; the pause the fleet set.
     async fn send(self, observed: Observed, lesson: Lesson) -> Option<GroupPause> {
-        self.remember_end();
+        self.remember_end(Instant::now());
         let Ok(mut connection) = self.fleet.connection() else {
             return None;
         };
@@ -135,7 +137,7 @@ impl Release {
         let mut invocation = scripts().1.key(&self.keys.pace);
         invocation
             .key(&self.keys.leases)
-            .arg(&self.id)
+            .arg(&*self.id)
             .arg(if lesson.backs_off { "1" } else { "0" })
             .arg(if lesson.ends_streak { "1" } else { "0" })
             .arg(millis_or_none(lesson.retry_after))

@@ -32,7 +32,7 @@ struct State {
 
 struct Ended {
     keys: Arc<GroupKeys>,
-    id: String,
+    id: Arc<str>,
     at: Instant,
     idle_ttl: Duration,
 }
@@ -49,8 +49,15 @@ impl Recall {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Remembers the end of the request holding lease `id` in the group of `keys`, now.
-    pub(super) fn ended(&self, keys: &Arc<GroupKeys>, id: &str, idle_ttl: Duration) {
+    /// Remembers the end of the request holding lease `id` in the group of `keys`, at `at`
+    /// (now).
+    pub(super) fn ended(
+        &self,
+        keys: &Arc<GroupKeys>,
+        id: &Arc<str>,
+        idle_ttl: Duration,
+        at: Instant,
+    ) {
         if id.is_empty() {
             return;
         }
@@ -59,14 +66,14 @@ impl Recall {
             || state
                 .ended
                 .front()
-                .is_some_and(|oldest| oldest.at.elapsed() > self.remember)
+                .is_some_and(|oldest| at.saturating_duration_since(oldest.at) > self.remember)
         {
             state.ended.pop_front();
         }
         state.ended.push_back(Ended {
             keys: keys.clone(),
-            id: id.to_string(),
-            at: Instant::now(),
+            id: id.clone(),
+            at,
             idle_ttl,
         });
     }

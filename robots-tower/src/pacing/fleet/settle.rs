@@ -17,7 +17,7 @@ pub(super) const END_RIDE: Duration = Duration::from_millis(1);
 /// A request's head or end, to be recorded by a script in the fleet's Redis.
 pub(super) struct Settle {
     pub(super) keys: Arc<GroupKeys>,
-    pub(super) id: String,
+    pub(super) id: Arc<str>,
     /// When it happened: the script records it as that long before its own clock's now.
     pub(super) at: Instant,
     /// Only the response head came: the lease stays for at most this grace. `None`: the request
@@ -34,7 +34,7 @@ impl Settle {
         invocation
             .key(&self.keys.pace)
             .key(&self.keys.leases)
-            .arg(&self.id)
+            .arg(&*self.id)
             .arg(millis_or_none(self.head_grace))
             .arg(millis(self.at.elapsed()))
             .arg(if self.ends_streak { "1" } else { "0" })
