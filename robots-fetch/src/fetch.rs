@@ -1,6 +1,7 @@
-//! One fetch of an origin's robots.txt: an unconditional GET with the crawler's identity,
-//! redirects followed by hand (up to 5 hops, any host the redirect rule allows), the body read
-//! up to the cap, the status turned into an outcome (spec section 7), all within a total timeout.
+//! One fetch of an origin's robots.txt: a GET with the crawler's identity (conditional when a
+//! kept copy's validators are given), redirects followed by hand (up to 5 hops, any host the
+//! redirect rule allows), the body read up to the cap, the status turned into an outcome (spec
+//! section 7), all within a total timeout.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -18,6 +19,7 @@ use crate::outcome::{
 };
 use crate::redirect::HopRule;
 use crate::time::later;
+use crate::validators::Validators;
 
 /// Whether the "client follows redirects itself" warning was given (once per process).
 static WARNED_CLIENT_REDIRECTS: AtomicBool = AtomicBool::new(false);
@@ -62,20 +64,63 @@ impl FetchConfig {
     }
 }
 
-/// Fetches `origin`'s robots.txt with `client`. Never fails: every failure is an outcome.
+/// Fetches `origin`'s robots.txt with `client`, unconditionally. Never fails: every failure is
+/// an outcome.
 pub async fn fetch<C: FetchClient>(
     client: &C,
     origin: &Origin,
     config: &FetchConfig,
 ) -> FetchOutcome {
+    fetch_with(client, origin, config, None).await
+}
+
+/// Refreshes a kept copy of `origin`'s robots.txt: [`fetch`], conditional on the copy's
+/// `validators` (`If-None-Match`, `If-Modified-Since`, sent on every hop). The answer is
+/// [`FetchOutcome::NotModified`] when the server says the copy is still the file, or any outcome
+/// a fetch has. Without validators it is a plain fetch, and a 304 is then a malformed answer
+/// (unreachable).
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use robots_fetch::{FetchConfig, FetchOutcome, Origin, fetch, revalidate};
+/// let client = reqwest::Client::new();
+/// let config = FetchConfig::new(http::HeaderValue::from_static("FooBot/1.0"));
+/// let origin = Origin::parse("https://example.com")?;
+/// if let FetchOutcome::Parsed { validators, .. } = fetch(&client, &origin, &config).await {
+///     // A day later:
+///     match revalidate(&client, &origin, &config, &validators).await {
+///         FetchOutcome::NotModified { .. } => println!("unchanged"),
+///         other => println!("{other:?}"),
+///     }
+/// }
+/// # Ok(())
+/// # }
+/// ```
+pub async fn revalidate<C: FetchClient>(
+    client: &C,
+    origin: &Origin,
+    config: &FetchConfig,
+    validators: &Validators,
+) -> FetchOutcome {
+    fetch_with(client, origin, config, Some(validators)).await
+}
+
+/// A fetch, conditional when `validators` holds any.
+pub(crate) async fn fetch_with<C: FetchClient>(
+    client: &C,
+    origin: &Origin,
+    config: &FetchConfig,
+    validators: Option<&Validators>,
+) -> FetchOutcome {
+    let validators = validators.filter(|v| !v.is_empty());
     let started = tokio::time::Instant::now();
     let span = tracing::debug_span!("robots_fetch", %origin);
     // The timeout counts network time: the deadline moves by the time spent waiting for a turn
     // (`FetchClient::ready`), so a Crawl-delay longer than the timeout cannot make every
     // refresh time out before it is sent.
     let waited = Turns::default();
-    let attempt =
-        fetch_following_redirects(client, origin, config, &waited).instrument(span.clone());
+    let attempt = fetch_following_redirects(client, origin, config, validators, &waited)
+        .instrument(span.clone());
     let mut attempt = std::pin::pin!(attempt);
     let mut deadline = std::pin::pin!(tokio::time::sleep(config.timeout));
     let answered = std::future::poll_fn(|cx| {
@@ -120,6 +165,7 @@ struct Turns {
 fn outcome_name(outcome: &FetchOutcome) -> &'static str {
     match outcome {
         FetchOutcome::Parsed { .. } => "parsed",
+        FetchOutcome::NotModified { .. } => "not_modified",
         FetchOutcome::Unavailable { .. } => "unavailable",
         FetchOutcome::Unreachable(_) => "unreachable",
     }
@@ -129,12 +175,13 @@ async fn fetch_following_redirects<C: FetchClient>(
     client: &C,
     origin: &Origin,
     config: &FetchConfig,
+    validators: Option<&Validators>,
     waited: &Turns,
 ) -> FetchOutcome {
     let mut url = origin.robots_url();
     let mut visited = vec![url.clone()];
     loop {
-        let mut request = match request(&url, config) {
+        let mut request = match request(&url, config, validators) {
             Ok(request) => request,
             Err(error) => return FetchOutcome::Unreachable(UnreachableCause::Network(error)),
         };
@@ -175,6 +222,20 @@ async fn fetch_following_redirects<C: FetchClient>(
         }
         let status = response.status();
         let code = status.as_u16();
+        if status == http::StatusCode::NOT_MODIFIED {
+            // (A 3xx, but no redirect.) The copy asked about is still the file; asked about
+            // nothing, the answer makes no sense.
+            return match validators {
+                Some(_) => FetchOutcome::NotModified {
+                    max_age: max_age(response.headers()),
+                    validators: Validators::from_headers(response.headers()),
+                },
+                None => FetchOutcome::Unreachable(UnreachableCause::Status {
+                    status: code,
+                    retry_after: None,
+                }),
+            };
+        }
         if status.is_redirection() {
             let unavailable = |reason| FetchOutcome::Unavailable {
                 status: code,
@@ -213,6 +274,7 @@ async fn fetch_following_redirects<C: FetchClient>(
                     body,
                     max_age: max_age(&headers),
                     redirected_to: (visited.len() > 1).then(|| url.clone()),
+                    validators: Validators::from_headers(&headers),
                 },
                 Err(error) => FetchOutcome::Unreachable(UnreachableCause::Network(error)),
             };
@@ -243,7 +305,11 @@ fn redirect_refused(from: &Url, to: &Url, how: &str, config: &FetchConfig) -> Fe
     }))
 }
 
-fn request(url: &Url, config: &FetchConfig) -> Result<http::Request<()>, NetworkError> {
+fn request(
+    url: &Url,
+    config: &FetchConfig,
+    validators: Option<&Validators>,
+) -> Result<http::Request<()>, NetworkError> {
     let mut request = http::Request::new(());
     *request.uri_mut() = url
         .as_str()
@@ -273,6 +339,9 @@ fn request(url: &Url, config: &FetchConfig) -> Result<http::Request<()>, Network
         header::ACCEPT_ENCODING,
         http::HeaderValue::from_static("gzip, deflate, br"),
     );
+    if let Some(validators) = validators {
+        validators.apply_to(headers);
+    }
     Ok(request)
 }
 

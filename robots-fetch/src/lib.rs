@@ -53,13 +53,14 @@ mod resolve;
 mod store;
 pub mod telemetry;
 mod time;
+mod validators;
 
 pub use cache::{
     CacheConfig, CacheStats, CachedRobots, CrawlerRecord, ParsedRobots, RobotsCache,
     RobotsCacheBuilder, Rules, Source, path_of_url,
 };
 pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClient};
-pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch};
+pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch, revalidate};
 pub use headers::{RateLimitPause, max_age, rate_limit_pause, retry_after};
 // Public because every crate's messages print durations one way (robots-tower's errors,
 // `RobotsInfo`'s Debug, the CLI), and users' own messages can match them.
@@ -80,6 +81,7 @@ pub use store::{
 // Public because robots-tower computes its deadlines (pauses, a group's next start) by the same
 // saturating rule as the cache's: one rule for every instant fed from outside.
 pub use time::later;
+pub use validators::{MAX_VALIDATOR_BYTES, Validators};
 
 /// A `reqwest::Client` set up for fetching robots.txt: no redirect following (the fetcher counts
 /// hops itself), the configured connect and total timeouts, and the crawler's User-Agent.

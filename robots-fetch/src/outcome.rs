@@ -3,6 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::validators::Validators;
+
 /// The result of one fetch (following redirects), before caching decides anything.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FetchOutcome {
@@ -17,6 +19,16 @@ pub enum FetchOutcome {
         /// Where the file was finally found, when redirects led away from `/robots.txt` at the
         /// origin (the rules still belong to the original origin).
         redirected_to: Option<url::Url>,
+        /// Its `ETag` and `Last-Modified`, for a conditional refresh.
+        validators: Validators,
+    },
+    /// `304 Not Modified` to a conditional refresh ([`crate::revalidate`]): the kept copy is
+    /// still the file. A successful fetch: the copy's life starts again.
+    NotModified {
+        /// The 304's `Cache-Control: max-age`, when given.
+        max_age: Option<Duration>,
+        /// The validators the 304 came with (a new ETag or date replaces the kept one).
+        validators: Validators,
     },
     /// 4xx other than 429, or a redirect chain that could not be followed: allow all
     /// (or disallow all for 401/403 when so configured).
@@ -46,7 +58,8 @@ pub enum UnavailableReason {
 /// Why robots.txt could not be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UnreachableCause {
-    /// The server answered 429 or 5xx.
+    /// The server answered 429 or 5xx, or `304 Not Modified` to a request that asked for no
+    /// such answer (no validators sent): a malformed answer.
     Status {
         /// The status.
         status: u16,

@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 
 use crate::outcome::{NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause};
+use crate::validators::Validators;
 
 /// A boxed future, as the store's methods return (the trait is used as `dyn RobotsStore`).
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -70,6 +71,9 @@ pub struct StoredRobots {
     pub refresh_at_ms: u64,
     /// The outage under way, if the last fetch failed.
     pub outage: Option<StoredOutage>,
+    /// The good copy's `ETag` and `Last-Modified`: whichever process refreshes it asks with
+    /// them, and a `304 Not Modified` renews the record for the fleet.
+    pub validators: Validators,
 }
 
 /// What the rules of a [`StoredRobots`] are.
@@ -220,6 +224,20 @@ impl StoredRobots {
         field("body", u8::from(self.body.is_some()).to_string());
         field("fetched", self.fetched_at_ms.to_string());
         field("refresh", self.refresh_at_ms.to_string());
+        // (Lines a reader of an older version ignores. A validator that is not visible ASCII
+        // is not shared: the refresh is then a plain fetch.)
+        let text = |value: &Option<http::HeaderValue>| {
+            value
+                .as_ref()
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        if let Some(etag) = text(&self.validators.etag) {
+            field("etag", etag);
+        }
+        if let Some(modified) = text(&self.validators.last_modified) {
+            field("modified", modified);
+        }
         if let Some(outage) = &self.outage {
             field("since", outage.since_ms.to_string());
             field("retry", outage.next_retry_ms.to_string());
@@ -294,6 +312,10 @@ impl StoredRobots {
             fetched_at_ms: num("fetched")?,
             refresh_at_ms: num("refresh")?,
             outage,
+            validators: Validators {
+                etag: header_value(get.get("etag")),
+                last_modified: header_value(get.get("modified")),
+            },
         })
     }
 
@@ -303,8 +325,17 @@ impl StoredRobots {
             Some(UnreachableCause::Network(e)) => e.message.len(),
             _ => 0,
         };
-        std::mem::size_of::<Self>() + self.body.as_ref().map_or(0, |b| b.len()) + cause
+        std::mem::size_of::<Self>()
+            + self.body.as_ref().map_or(0, |b| b.len())
+            + cause
+            + self.validators.heap_bytes()
     }
+}
+
+/// A stored validator (none when empty, overlong or not a header value).
+fn header_value(text: Option<&&str>) -> Option<http::HeaderValue> {
+    text.filter(|t| !t.is_empty() && t.len() <= crate::validators::MAX_VALIDATOR_BYTES)
+        .and_then(|t| http::HeaderValue::from_str(t).ok())
 }
 
 /// Where the header ends: the first empty line (the body may hold anything after it).
@@ -468,6 +499,7 @@ mod tests {
             fetched_at_ms: 1,
             refresh_at_ms: 2,
             outage: None,
+            validators: Validators::default(),
         }
     }
 
@@ -536,6 +568,12 @@ mod tests {
                 fetched_at_ms: 1,
                 refresh_at_ms: 2,
                 outage: None,
+                validators: Validators {
+                    etag: Some(http::HeaderValue::from_static("W/\"v1\"")),
+                    last_modified: Some(http::HeaderValue::from_static(
+                        "Tue, 24 Nov 2026 10:00:00 GMT",
+                    )),
+                },
             },
             StoredRobots {
                 kind: StoredKind::Unavailable(UnavailableReason::RedirectLoop),
@@ -552,6 +590,7 @@ mod tests {
                         message: "no answer: within\n10 s".into(),
                     }),
                 }),
+                validators: Validators::default(),
             },
             StoredRobots {
                 kind: StoredKind::Unreachable,
@@ -568,6 +607,7 @@ mod tests {
                         retry_after: None,
                     },
                 }),
+                validators: Validators::default(),
             },
         ];
         for record in records {
@@ -583,6 +623,12 @@ mod tests {
             assert_eq!(decoded, expected);
         }
         assert_eq!(StoredRobots::decode(b"something else"), None);
+        // A record of the version before validators reads as one without them, and a reader of
+        // that version skips the new lines (it looks fields up by name).
+        let older = b"robots-store 1\nkind=parsed\nstatus=200\nbody=1\nfetched=1\nrefresh=2\n\nUser-agent: *\n";
+        let read = StoredRobots::decode(older).unwrap();
+        assert!(read.validators.is_empty());
+        assert_eq!(read.body.as_deref(), Some(&b"User-agent: *\n"[..]));
         assert_eq!(StoredRobots::decode(b"robots-store 1\nkind=parsed\n"), None);
     }
 

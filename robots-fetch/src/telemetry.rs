@@ -2,7 +2,8 @@
 //!
 //! | name | kind | labels | what |
 //! |---|---|---|---|
-//! | `robots_fetches_total` | counter | `outcome`: `parsed`, `unavailable`, `unreachable` | robots.txt fetches made |
+//! | `robots_fetches_total` | counter | `outcome`: `parsed`, `not_modified`, `unavailable`, `unreachable` | robots.txt fetches made (`not_modified`: a refresh answered 304, the copy kept) |
+//! | `robots_revalidations_total` | counter | | conditional refreshes sent (a kept copy's `ETag`/`Last-Modified`) |
 //! | `robots_cache_entries` | gauge | `cache`: the cache's name | origins in the cache |
 //! | `robots_cache_bytes` | gauge | `cache`: the cache's name | heap bytes the cached entries weigh |
 //!
@@ -15,6 +16,12 @@ pub(crate) fn fetched(outcome: &'static str) {
     metrics::counter!("robots_fetches_total", "outcome" => outcome).increment(1);
     #[cfg(not(feature = "metrics"))]
     let _ = outcome;
+}
+
+/// A conditional refresh is sent.
+pub(crate) fn revalidating() {
+    #[cfg(feature = "metrics")]
+    metrics::counter!("robots_revalidations_total").increment(1);
 }
 
 /// The cache's size after a change.

@@ -16,7 +16,7 @@ use robots_test_support::redis_server;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use robots_fetch::{RedisFleet, RedisStore, RobotsStore, StoredKind, StoredRobots};
+use robots_fetch::{RedisFleet, RedisStore, RobotsStore, StoredKind, StoredRobots, Validators};
 
 fn record(body: &[u8]) -> StoredRobots {
     StoredRobots {
@@ -26,6 +26,13 @@ fn record(body: &[u8]) -> StoredRobots {
         fetched_at_ms: 1_764_000_000_000,
         refresh_at_ms: 1_764_086_400_000,
         outage: None,
+        // What most servers send with a static file: a strong ETag and a date.
+        validators: Validators {
+            etag: Some(http::HeaderValue::from_static("\"6745c0de-1f4a\"")),
+            last_modified: Some(http::HeaderValue::from_static(
+                "Tue, 24 Nov 2026 10:00:00 GMT",
+            )),
+        },
     }
 }
 

@@ -7,7 +7,8 @@
 //! | `robots_politeness_wait_seconds` | histogram | | time a request waited for its group's turn |
 //! | `robots_pauses_total` | counter | `status`: the response's status (`429`, `503`…), `0` for a network error | groups paused by the back-off (distress, or a rate limit exhausted without a reset), once per pause, in the process that saw the response |
 //!
-//! robots-fetch adds `robots_fetches_total`, `robots_cache_entries` and `robots_cache_bytes`.
+//! robots-fetch adds `robots_fetches_total`, `robots_revalidations_total`, `robots_cache_entries`
+//! and `robots_cache_bytes`.
 
 use std::time::Duration;
 

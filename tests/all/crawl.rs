@@ -774,3 +774,104 @@ async fn the_text_output_ends_with_a_summary_line() {
         "{text}"
     );
 }
+
+/// The fleet's record of `site`'s robots.txt in `redis`: its key and text.
+fn stored_robots(redis: &RedisServer) -> (String, String) {
+    let keys = redis.command(&["KEYS", "*}:robots:*"]);
+    let key = keys
+        .lines()
+        .nth(2)
+        .expect("a stored robots.txt")
+        .to_string();
+    let reply = redis.command(&["GET", &key]);
+    let (length, rest) = reply.split_once("\r\n").expect("a bulk reply");
+    let length: usize = length.trim_start_matches('$').parse().expect("a length");
+    (key, rest[..length].to_string())
+}
+
+/// The wall-clock time a stored record is due for a refresh.
+fn refresh_ms(record: &str) -> u64 {
+    record
+        .lines()
+        .find_map(|l| l.strip_prefix("refresh="))
+        .and_then(|ms| ms.parse().ok())
+        .expect("refresh=")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleet_refreshes_robots_txt_with_its_validators_and_keeps_the_rules_on_a_304() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    // The first answer carries an ETag; every later one says "not modified", fresh for an hour.
+    let site = Site::start(|target, seen_before| match (target, seen_before) {
+        ("/robots.txt", 0) => Answer {
+            headers: vec!["ETag: \"v1\"".into(), "Cache-Control: max-age=600".into()],
+            ..Answer::ok("User-agent: *\nDisallow: /private\n")
+        },
+        ("/robots.txt", _) => Answer::status(
+            "304 Not Modified",
+            &["ETag: \"v1\"", "Cache-Control: max-age=3600"],
+        ),
+        _ => Answer::ok("<p>page</p>"),
+    })
+    .await;
+    let paths = |tag: &str| vec![format!("/{tag}"), format!("/private/{tag}")];
+    let out = crawl_async(fleet_args(&redis.url(), &site, &paths("a"))).await;
+    assert_eq!(out.status.code(), Some(0));
+    let (key, record) = stored_robots(&redis);
+    assert!(record.contains("etag=\"v1\""), "{record}");
+
+    // A day later, as far as the record says: due for a refresh.
+    let due = record.replace(&format!("refresh={}", refresh_ms(&record)), "refresh=1");
+    redis.command(&["SET", &key, &due]);
+    let out = crawl_async(fleet_args(&redis.url(), &site, &paths("b"))).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out);
+    assert_eq!(by_url(&lines, &site.url("/b"))["outcome"], "fetched");
+    assert_eq!(
+        by_url(&lines, &site.url("/private/b"))["outcome"],
+        "disallowed",
+        "the rules kept after the 304"
+    );
+    let robots: Vec<_> = site
+        .seen()
+        .into_iter()
+        .filter(|s| s.target == "/robots.txt")
+        .collect();
+    assert_eq!(robots.len(), 2);
+    assert!(
+        !robots[0]
+            .head
+            .to_ascii_lowercase()
+            .contains("if-none-match")
+    );
+    assert!(
+        robots[1]
+            .head
+            .to_ascii_lowercase()
+            .contains("if-none-match: \"v1\""),
+        "{}",
+        robots[1].head
+    );
+    // The 304 renewed the fleet's copy: an hour from now, the body still there.
+    let (_, renewed) = stored_robots(&redis);
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    assert!(refresh_ms(&renewed) > now_ms + 3_000_000, "{renewed}");
+    assert!(renewed.ends_with("Disallow: /private\n"), "{renewed}");
+    // So the next process fetches nothing.
+    let out = crawl_async(fleet_args(&redis.url(), &site, &paths("c"))).await;
+    assert_eq!(
+        by_url(&json_lines(&out), &site.url("/private/c"))["outcome"],
+        "disallowed"
+    );
+    assert_eq!(site.count("/robots.txt"), 2);
+}

@@ -10,6 +10,7 @@ use url::Url;
 
 use crate::origin::Origin;
 use crate::outcome::{UnavailableReason, UnreachableCause};
+use crate::validators::Validators;
 
 /// What the cache keeps of a parsed robots.txt: the view compiled for the cache's crawler, the
 /// sitemaps and the records that concern it. Not the file itself: that would double what every
@@ -152,10 +153,13 @@ pub enum Source {
         /// Where the file was finally found, when robots.txt redirected (the rules belong to
         /// the original origin all the same).
         redirected_to: Option<Arc<str>>,
-        /// When it was fetched.
+        /// When it was fetched, or last confirmed unchanged by a `304 Not Modified`.
         fetched_at: Instant,
         /// When it will be fetched again.
         expires_at: Instant,
+        /// The last refresh was answered `304 Not Modified`: the rules are those of the copy
+        /// fetched before, confirmed at `fetched_at`.
+        not_modified: bool,
     },
     /// Given by [`crate::RobotsCache::insert`].
     Inserted {
@@ -241,10 +245,14 @@ impl std::fmt::Display for DescribeSource<'_> {
                 redirected_to,
                 fetched_at,
                 expires_at,
+                not_modified,
             } => {
                 write!(f, "parsed (HTTP {status}")?;
                 if let Some(url) = redirected_to {
                     write!(f, ", redirected to {url}")?;
+                }
+                if *not_modified {
+                    write!(f, ", unchanged: 304 Not Modified")?;
                 }
                 write!(
                     f,
@@ -312,6 +320,8 @@ pub struct CachedRobots {
     pub(super) heap_bytes: usize,
     /// The policy tokens the cache was configured with (shared by all its entries).
     pub(super) policy_tokens: Arc<[String]>,
+    /// The good copy's validators, for a conditional refresh.
+    pub(super) validators: Validators,
 }
 
 impl CachedRobots {
@@ -347,7 +357,15 @@ impl CachedRobots {
             failures,
             give_up_after,
             policy_tokens: policy_tokens.clone(),
+            validators: Validators::default(),
         }
+    }
+
+    /// This entry, its good copy refreshed with `validators` (weighed with it).
+    pub(super) fn with_validators(mut self, validators: Validators) -> CachedRobots {
+        self.heap_bytes = self.heap_bytes - self.validators.heap_bytes() + validators.heap_bytes();
+        self.validators = validators;
+        self
     }
 }
 
@@ -360,6 +378,12 @@ impl CachedRobots {
     /// Where the rules came from.
     pub fn source(&self) -> &Source {
         &self.source
+    }
+
+    /// The good copy's `ETag` and `Last-Modified`, sent on its refresh (empty: the refresh is a
+    /// plain fetch).
+    pub fn validators(&self) -> &Validators {
+        &self.validators
     }
 
     /// The rules as fetched (see [`CachedRobots::rules_at`] for what applies now).

@@ -36,7 +36,7 @@ use tokio::time::Instant;
 use tracing::{debug, trace};
 
 use crate::client::FetchClient;
-use crate::fetch::{FetchConfig, fetch};
+use crate::fetch::{FetchConfig, fetch_with};
 use crate::origin::{Origin, OriginKey};
 use crate::outcome::FetchOutcome;
 use crate::store::RobotsStore;
@@ -59,6 +59,11 @@ pub struct CacheStats {
     /// robots.txt request the site would not have had with a larger cache (`capacity`,
     /// `max_bytes`).
     pub refetches: u64,
+    /// Conditional refreshes: fetches of a kept copy sent with its validators (`If-None-Match`,
+    /// `If-Modified-Since`).
+    pub revalidations: u64,
+    /// Conditional refreshes answered `304 Not Modified`: the copy kept, no body sent.
+    pub not_modified: u64,
 }
 
 #[derive(Debug, Default)]
@@ -69,6 +74,8 @@ struct Counters {
     errors: AtomicU64,
     parses: AtomicU64,
     refetches: AtomicU64,
+    revalidations: AtomicU64,
+    not_modified: AtomicU64,
 }
 
 struct Inner {
@@ -284,9 +291,31 @@ impl RobotsCache {
                 .refetches
                 .fetch_add(1, Ordering::Relaxed);
         }
-        let outcome = fetch(client, origin, &self.inner.fetch).await;
+        // A refresh of a good copy asks whether it changed. In a fleet, only with the shared
+        // record's validators: a 304 renews the record, whose body the fleet then still has.
+        let validators = match previous {
+            Previous::Local(Some(entry)) if self.inner.store.is_none() => Some(entry.validators()),
+            Previous::Stored(record) if record.body.is_some() => Some(&record.validators),
+            _ => None,
+        }
+        .filter(|v| !v.is_empty());
+        if validators.is_some() {
+            self.inner
+                .counters
+                .revalidations
+                .fetch_add(1, Ordering::Relaxed);
+            crate::telemetry::revalidating();
+        }
+        let outcome = fetch_with(client, origin, &self.inner.fetch, validators).await;
         let body = match &outcome {
             FetchOutcome::Parsed { body, .. } => Some(body.clone()),
+            FetchOutcome::NotModified { .. } => {
+                self.inner
+                    .counters
+                    .not_modified
+                    .fetch_add(1, Ordering::Relaxed);
+                previous_body
+            }
             FetchOutcome::Unreachable(_) => {
                 self.inner.counters.errors.fetch_add(1, Ordering::Relaxed);
                 previous_body
@@ -295,6 +324,7 @@ impl RobotsCache {
         };
         crate::telemetry::fetched(match &outcome {
             FetchOutcome::Parsed { .. } => "parsed",
+            FetchOutcome::NotModified { .. } => "not_modified",
             FetchOutcome::Unavailable { .. } => "unavailable",
             FetchOutcome::Unreachable(_) => "unreachable",
         });
@@ -303,7 +333,12 @@ impl RobotsCache {
         let stored_entry;
         let previous = match previous {
             Previous::Local(entry) => entry,
-            Previous::Stored(record) if matches!(outcome, FetchOutcome::Unreachable(_)) => {
+            Previous::Stored(record)
+                if matches!(
+                    outcome,
+                    FetchOutcome::Unreachable(_) | FetchOutcome::NotModified { .. }
+                ) =>
+            {
                 stored_entry = self.entry_of_record(origin, record);
                 Some(&stored_entry)
             }
@@ -372,6 +407,8 @@ impl RobotsCache {
             errors: c.errors.load(Ordering::Relaxed),
             parses: c.parses.load(Ordering::Relaxed),
             refetches: c.refetches.load(Ordering::Relaxed),
+            revalidations: c.revalidations.load(Ordering::Relaxed),
+            not_modified: c.not_modified.load(Ordering::Relaxed),
         }
     }
 

@@ -202,11 +202,12 @@ impl RobotsCache {
                     redirected_to: None,
                     fetched_at: at(record.fetched_at_ms),
                     expires_at: refresh_at,
+                    not_modified: false,
                 },
                 0,
             ),
         };
-        CachedRobots::new(
+        let entry = CachedRobots::new(
             origin.clone(),
             rules,
             source,
@@ -214,7 +215,13 @@ impl RobotsCache {
             failures,
             config.give_up_after,
             &self.inner.policy_tokens,
-        )
+        );
+        // (Validators belong to a parsed copy, the only kind a 304 can confirm.)
+        if record.kind == StoredKind::Parsed && record.body.is_some() {
+            entry.with_validators(record.validators.clone())
+        } else {
+            entry
+        }
     }
 }
 
@@ -279,14 +286,20 @@ pub(super) fn record_of_entry(entry: &CachedRobots, body: Option<bytes::Bytes>) 
     };
     // (A stale copy whose body this process does not have is shared as "no good copy": the
     // fleet then disallows rather than guesses; see `parsed_kind`.)
+    let body = if kind == StoredKind::Parsed {
+        body
+    } else {
+        None
+    };
     StoredRobots {
         kind,
         status,
-        body: if kind == StoredKind::Parsed {
-            body
+        validators: if body.is_some() {
+            entry.validators.clone()
         } else {
-            None
+            crate::validators::Validators::default()
         },
+        body,
         fetched_at_ms: ms(fetched),
         refresh_at_ms: ms(entry.refresh_at),
         outage,

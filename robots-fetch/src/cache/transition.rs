@@ -42,6 +42,7 @@ impl RobotsCache {
                 body,
                 max_age,
                 redirected_to,
+                validators,
             } => {
                 let ttl = max_age
                     .unwrap_or(config.default_ttl)
@@ -52,6 +53,7 @@ impl RobotsCache {
                     redirected_to: redirected_to.map(|u| Arc::from(u.as_str())),
                     fetched_at: now,
                     expires_at,
+                    not_modified: false,
                 };
                 entry(
                     Rules::Parsed(Arc::new(self.parse(&body))),
@@ -59,6 +61,53 @@ impl RobotsCache {
                     expires_at,
                     0,
                 )
+                .with_validators(validators)
+            }
+            FetchOutcome::NotModified {
+                max_age,
+                validators,
+            } => {
+                // The copy asked about is still the file: its rules, a new life. (Asked about a
+                // copy this entry no longer has, the answer cannot be used: unreachable.)
+                let kept = previous.filter(|p| {
+                    matches!(p.rules, Rules::Parsed(_))
+                        && matches!(p.source, Source::Parsed { .. } | Source::Stale { .. })
+                });
+                let Some(previous) = kept else {
+                    warn!(%origin, "robots.txt answered 304 Not Modified for a copy not kept: unreachable");
+                    let cause = crate::outcome::UnreachableCause::Status {
+                        status: 304,
+                        retry_after: None,
+                    };
+                    return self.next_entry(
+                        origin,
+                        previous,
+                        FetchOutcome::Unreachable(cause),
+                        now,
+                    );
+                };
+                let ttl = max_age
+                    .unwrap_or(config.default_ttl)
+                    .clamp(config.min_ttl, config.max_ttl);
+                let expires_at = later(now, ttl);
+                let (status, redirected_to) = match &previous.source {
+                    Source::Parsed {
+                        status,
+                        redirected_to,
+                        ..
+                    } => (*status, redirected_to.clone()),
+                    Source::Stale { status, .. } => (*status, None),
+                    _ => (200, None),
+                };
+                let source = Source::Parsed {
+                    status,
+                    redirected_to,
+                    fetched_at: now,
+                    expires_at,
+                    not_modified: true,
+                };
+                entry(previous.rules.clone(), source, expires_at, 0)
+                    .with_validators(previous.validators.updated_by(&validators))
             }
             FetchOutcome::Unavailable { status, reason } => {
                 let expires_at = later(now, config.default_ttl);
@@ -102,7 +151,10 @@ impl RobotsCache {
                             unreachable_since,
                             next_retry,
                         };
+                        // (The good copy's validators stay: once the origin answers, a 304
+                        // confirms the copy still used.)
                         entry(previous.rules.clone(), source, next_retry, failures)
+                            .with_validators(previous.validators.clone())
                     }
                     None => {
                         let since = match previous.map(|p| &p.source) {

@@ -2,14 +2,11 @@
 //! in-memory server (a tower service, so this is also the `ServiceClient` path).
 
 use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::Full;
-use robots_fetch::{CacheConfig, Origin, RobotsCache, ServiceClient, Source};
+use robots_fetch::{CacheConfig, Origin, RobotsCache, Source};
 use tokio::time::{Instant, advance};
 use wiremock::matchers::path;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -17,8 +14,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 const HOUR: Duration = Duration::from_secs(3600);
 const DAY: Duration = Duration::from_secs(24 * 3600);
 
-/// One scripted answer: status, headers, body.
-type Answer = (u16, Vec<(&'static str, String)>, &'static str);
+use crate::support::{self, Answer};
 
 /// Answers robots.txt requests from a script; the last answer repeats.
 #[derive(Clone)]
@@ -45,39 +41,17 @@ impl Script {
         self.requests.load(Ordering::SeqCst)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn client(
-        &self,
-    ) -> ServiceClient<
-        tower::util::ServiceFn<
-            impl Fn(
-                http::Request<Full<Bytes>>,
-            ) -> std::future::Ready<Result<http::Response<Full<Bytes>>, Infallible>>
-            + Clone
-            + use<>,
-        >,
-        Full<Bytes>,
-        Full<Bytes>,
-    > {
+    fn client(&self) -> impl robots_fetch::FetchClient + Clone + use<> {
         let script = self.clone();
-        ServiceClient::new(tower::service_fn(
-            move |_request: http::Request<Full<Bytes>>| {
-                script.requests.fetch_add(1, Ordering::SeqCst);
-                let mut answers = script.answers.lock().unwrap();
-                let (status, headers, body) = if answers.len() > 1 {
-                    answers.pop_front().unwrap()
-                } else {
-                    answers[0].clone()
-                };
-                let mut response = http::Response::builder().status(status);
-                for (name, value) in headers {
-                    response = response.header(name, value);
-                }
-                std::future::ready(Ok(response
-                    .body(Full::new(Bytes::from_static(body.as_bytes())))
-                    .unwrap()))
-            },
-        ))
+        support::client(move |_headers| {
+            script.requests.fetch_add(1, Ordering::SeqCst);
+            let mut answers = script.answers.lock().unwrap();
+            if answers.len() > 1 {
+                answers.pop_front().unwrap()
+            } else {
+                answers[0].clone()
+            }
+        })
     }
 }
 

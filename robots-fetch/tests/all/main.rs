@@ -4,5 +4,7 @@
 mod cache;
 mod fleet;
 mod outcomes;
+mod revalidation;
+mod support;
 #[cfg(feature = "redis")]
 use robots_test_support::redis_server;

@@ -1170,3 +1170,70 @@ async fn rate_limits_and_slow_answers_slow_the_layer() {
         );
     }
 }
+
+/// Through the layer (robots.txt fetched through the same inner service): a refresh asks with
+/// the copy's validators, and after a `304 Not Modified` the kept rules still refuse.
+#[tokio::test(start_paused = true)]
+async fn a_refresh_asks_with_the_validators_and_a_304_keeps_refusing() {
+    // The conditional headers of each robots.txt request.
+    let asked: Arc<Mutex<Vec<Option<String>>>> = Arc::default();
+    let pages = Arc::new(AtomicUsize::new(0));
+    let inner = tower::service_fn({
+        let (asked, pages) = (asked.clone(), pages.clone());
+        move |request: http::Request<Full<Bytes>>| {
+            let response = if request.uri().path() == "/robots.txt" {
+                let etag = request
+                    .headers()
+                    .get(http::header::IF_NONE_MATCH)
+                    .map(|v| v.to_str().unwrap().to_string());
+                let unchanged = etag.as_deref() == Some("\"v1\"");
+                asked.lock().unwrap().push(etag);
+                let builder = http::Response::builder()
+                    .header("etag", "\"v1\"")
+                    .header("cache-control", "max-age=60");
+                if unchanged {
+                    builder.status(304).body(Full::default())
+                } else {
+                    builder.body(Full::new(Bytes::from_static(
+                        b"User-agent: *\nDisallow: /private\n",
+                    )))
+                }
+            } else {
+                pages.fetch_add(1, Ordering::SeqCst);
+                http::Response::builder().body(Full::new(Bytes::from_static(b"page")))
+            };
+            std::future::ready(Ok::<_, BoxError>(response.unwrap()))
+        }
+    });
+    let layer = RobotsLayer::builder("FooBot/1.0")
+        .min_delay(Duration::ZERO)
+        .build();
+    let service = layer.layer(inner);
+    let refused = |result: Result<http::Response<Bytes>, BoxError>| {
+        matches!(
+            result.map_err(|e| e.downcast::<RobotsError>().map(|e| *e)),
+            Err(Ok(RobotsError::Disallowed { .. }))
+        )
+    };
+    assert!(send(&service, "http://a.example/page").await.is_ok());
+    assert!(refused(send(&service, "http://a.example/private/x").await));
+
+    tokio::time::advance(Duration::from_secs(61)).await;
+    let response = send(&service, "http://a.example/page").await.unwrap();
+    assert!(matches!(
+        response.extensions().get::<RobotsInfo>().unwrap().source(),
+        robots_fetch::Source::Parsed {
+            status: 200,
+            not_modified: true,
+            ..
+        }
+    ));
+    assert!(refused(send(&service, "http://a.example/private/y").await));
+    assert_eq!(*asked.lock().unwrap(), [None, Some("\"v1\"".to_string())]);
+    assert_eq!(pages.load(Ordering::SeqCst), 2, "/private never requested");
+    let stats = layer.cache().stats();
+    assert_eq!(
+        (stats.revalidations, stats.not_modified, stats.errors),
+        (1, 1, 0)
+    );
+}

@@ -226,3 +226,56 @@ fn an_overlong_crawl_delay_counts_once_and_caches_are_told_apart() {
         ]
     );
 }
+
+/// A refresh answered `304 Not Modified`: one conditional refresh, one `not_modified` fetch.
+#[test]
+fn a_conditional_refresh_and_its_304_are_counted() {
+    use std::time::Duration;
+
+    use bytes::Bytes;
+    use http_body_util::Full;
+    use robots_fetch::BoxError;
+    use robots_tower::RobotsLayer;
+    use support::walk::get;
+    use tower::{Layer, ServiceExt};
+
+    let snapshot = recorded(|| async {
+        let site = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
+            let builder = http::Response::builder()
+                .header("etag", "\"v1\"")
+                .header("cache-control", "max-age=60");
+            let response = if request.headers().contains_key(http::header::IF_NONE_MATCH) {
+                builder.status(304).body(Full::default())
+            } else {
+                builder.body(Full::new(Bytes::from_static(b"User-agent: *\nAllow: /\n")))
+            };
+            Ok::<_, BoxError>(response.unwrap())
+        });
+        let service = RobotsLayer::builder("FooBot")
+            .min_delay(Duration::ZERO)
+            .build()
+            .layer(site);
+        service.clone().oneshot(get("/one")).await.unwrap();
+        tokio::time::advance(Duration::from_secs(61)).await;
+        service.clone().oneshot(get("/two")).await.unwrap();
+    });
+    let counter = |name: &str, label: Option<(&str, &str)>| {
+        snapshot.iter().find_map(|(key, _, _, value)| {
+            let labelled = label
+                .is_none_or(|(k, v)| key.key().labels().any(|l| l.key() == k && l.value() == v));
+            (key.key().name() == name && labelled).then_some(value)
+        })
+    };
+    assert_eq!(
+        counter("robots_fetches_total", Some(("outcome", "parsed"))),
+        Some(&DebugValue::Counter(1))
+    );
+    assert_eq!(
+        counter("robots_fetches_total", Some(("outcome", "not_modified"))),
+        Some(&DebugValue::Counter(1))
+    );
+    assert_eq!(
+        counter("robots_revalidations_total", None),
+        Some(&DebugValue::Counter(1))
+    );
+}

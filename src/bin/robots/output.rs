@@ -59,6 +59,11 @@ pub fn once(source: &robots_fetch::Source) -> String {
             redirected_to: Some(url),
             ..
         } => format!("robots.txt read, HTTP {status}, redirected to {url}"),
+        Source::Parsed {
+            status,
+            not_modified: true,
+            ..
+        } => format!("robots.txt read, HTTP {status}, confirmed unchanged by a 304"),
         Source::Parsed { status, .. } => format!("robots.txt read, HTTP {status}"),
         Source::Inserted { .. } => "robots.txt given".to_string(),
         Source::Unavailable { status, .. } => format!("no robots.txt, HTTP {status}: allow all"),
