@@ -47,6 +47,9 @@ pub struct FetchConfig {
     /// The resolver robots.txt redirect hops are judged by, and that clients built by
     /// [`crate::reqwest_client`] connect with (default: the system's, cached).
     pub resolver: crate::Resolver,
+    /// Signs every robots.txt request, each redirect hop anew (Web Bot Auth; none by default).
+    #[cfg(feature = "web-bot-auth")]
+    pub signer: Option<crate::RequestSigner>,
 }
 
 impl FetchConfig {
@@ -60,6 +63,8 @@ impl FetchConfig {
             max_body_bytes: robots_core::MAX_BODY_BYTES,
             redirect_rule: HopRule::default(),
             resolver: crate::Resolver::default(),
+            #[cfg(feature = "web-bot-auth")]
+            signer: None,
         }
     }
 }
@@ -195,6 +200,17 @@ async fn fetch_following_redirects<C: FetchClient>(
             return FetchOutcome::Unreachable(UnreachableCause::Network(NetworkError::classify(
                 &*error,
             )));
+        }
+        // Signed when it goes (after its turn, which may be long), each hop anew.
+        #[cfg(feature = "web-bot-auth")]
+        if let Some(signer) = &config.signer {
+            let uri = request.uri().clone();
+            if let Err(error) = signer.sign(&uri, request.headers_mut()) {
+                return FetchOutcome::Unreachable(UnreachableCause::Network(NetworkError {
+                    kind: NetworkErrorKind::Other,
+                    message: error.to_string(),
+                }));
+            }
         }
         let response = match client.send(request).await {
             Ok(response) => response,

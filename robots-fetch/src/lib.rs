@@ -44,6 +44,8 @@ mod client;
 mod fetch;
 mod headers;
 mod human;
+#[cfg(feature = "web-bot-auth")]
+pub mod identity;
 mod origin;
 mod outcome;
 pub mod redirect;
@@ -65,6 +67,11 @@ pub use headers::{RateLimitPause, max_age, rate_limit_pause, retry_after};
 // Public because every crate's messages print durations one way (robots-tower's errors,
 // `RobotsInfo`'s Debug, the CLI), and users' own messages can match them.
 pub use human::HumanDuration;
+#[cfg(feature = "web-bot-auth")]
+pub use identity::{
+    KeyDirectory, KeyError, PublicKey, RequestSigner, SignError, SigningKey, Verified, VerifyError,
+    verify_request,
+};
 pub use origin::{Origin, OriginError, OriginKey, OriginRef};
 pub use outcome::{
     FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause,

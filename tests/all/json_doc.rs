@@ -143,6 +143,38 @@ async fn every_json_field_of_every_command_is_documented() {
             .unwrap(),
         );
     }
+    // `key verify`, valid and not: a request signed here, against its key's directory.
+    let key = robots_fetch::SigningKey::generate().unwrap();
+    let directory =
+        std::env::temp_dir().join(format!("robots-json-doc-{}.json", std::process::id()));
+    std::fs::write(
+        &directory,
+        robots_fetch::KeyDirectory::of([key.public_key()]).to_json(),
+    )
+    .unwrap();
+    let signer = robots_fetch::RequestSigner::new(key)
+        .signature_agent("https://crawler.example".parse().unwrap());
+    let mut headers = http::HeaderMap::new();
+    signer
+        .sign(&"https://example.com/".parse().unwrap(), &mut headers)
+        .unwrap();
+    let mut head = "GET / HTTP/1.1\r\nHost: example.com\r\n".to_string();
+    for (name, value) in &headers {
+        head.push_str(&format!("{name}: {}\r\n", value.to_str().unwrap()));
+    }
+    let head: &'static [u8] = Box::leak(format!("{head}\r\n").into_boxed_str()).as_bytes();
+    let verify = strings(
+        &["key", "verify", "--format", "json", "--directory"],
+        &[directory.to_str().unwrap()],
+    );
+    let mut lines = blocking(verify.clone(), head).await.unwrap();
+    lines.extend(
+        blocking(verify, b"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n")
+            .await
+            .unwrap(),
+    );
+    collect("key verify", lines);
+    let _ = std::fs::remove_file(&directory);
     let mut missing = Vec::new();
     for (command, fields) in &found {
         for field in fields {
@@ -165,6 +197,8 @@ async fn every_json_field_of_every_command_is_documented() {
         "usage.content-signal.search",
         "severity",
         "sitemaps",
+        "signature_agent",
+        "error",
         "waited_ms",
     ] {
         assert!(

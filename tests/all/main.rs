@@ -11,6 +11,8 @@ mod examples;
 #[cfg(feature = "redis")]
 mod hostile;
 #[cfg(feature = "redis")]
+mod identity;
+#[cfg(feature = "redis")]
 mod json_doc;
 mod layout;
 #[cfg(feature = "redis")]

@@ -184,6 +184,13 @@ impl RobotsCacheBuilder {
         self
     }
 
+    /// Signs every robots.txt request (Web Bot Auth: see [`crate::RequestSigner`]).
+    #[cfg(feature = "web-bot-auth")]
+    pub fn signer(mut self, signer: crate::RequestSigner) -> Self {
+        self.fetch.signer = Some(signer);
+        self
+    }
+
     /// Total time a robots.txt fetch may take, redirects and body included (10 s). Same name
     /// on the front ends' builder (`RobotsConfig::fetch_timeout`).
     pub fn fetch_timeout(mut self, timeout: Duration) -> Self {

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use crate::support::{self, Answer};
 use robots_fetch::{
-    CacheConfig, FetchConfig, FetchOutcome, Origin, RobotsCache, Source, UnreachableCause,
-    Validators, fetch, revalidate,
+    FetchConfig, FetchOutcome, Origin, RobotsCache, Source, UnreachableCause, Validators, fetch,
+    revalidate,
 };
 use tokio::time::{Instant, advance};
 use wiremock::matchers::path;
@@ -362,7 +362,7 @@ async fn after_an_outage_a_304_confirms_the_copy_kept_meanwhile() {
 #[tokio::test(flavor = "multi_thread")]
 async fn in_a_fleet_a_304_renews_the_shared_copy_for_everyone() {
     use crate::redis_server::RedisServer;
-    use robots_fetch::RedisFleet;
+    use robots_fetch::{CacheConfig, RedisFleet};
 
     let Some(redis) = RedisServer::start() else {
         return;

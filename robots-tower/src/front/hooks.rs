@@ -53,7 +53,7 @@ use crate::front::config::{ForHooks, RobotsConfig};
 ///     }
 /// };
 /// let mut request = http.get(url.clone()).build()?;
-/// hooks.identify(request.headers_mut());
+/// hooks.identify(&url, request.headers_mut());
 /// let response = http.execute(request).await?;
 /// let (status, headers) = (response.status().as_u16(), response.headers().clone());
 /// let info = ticket.head(status, &headers).await;
@@ -176,10 +176,17 @@ impl<C> RobotsHooks<C> {
         self.gate.cache()
     }
 
-    /// Puts the crawler's `User-Agent` (and `From`) on a request's headers, per the configured
-    /// [`crate::IdentityHeaders`].
-    pub fn identify(&self, headers: &mut http::HeaderMap) {
-        self.gate.identify(headers);
+    /// Puts the crawler's `User-Agent` (and `From`) on the headers of a request to `url`, per
+    /// the configured [`crate::IdentityHeaders`], and its Web Bot Auth signature when a signing
+    /// key is configured ([`crate::RobotsConfig::signer`]). Call it for each request as it is
+    /// sent, each redirect hop and retry too: a signature is for one authority, and expires.
+    pub fn identify(&self, url: &Url, headers: &mut http::HeaderMap) {
+        match url.as_str().parse::<http::Uri>() {
+            Ok(uri) => self.gate.identify(&uri, headers),
+            Err(error) => {
+                tracing::error!(%url, %error, "not an http URI: the request goes without the crawler's identity");
+            }
+        }
     }
 
     /// The verdict for a URL from the cache alone: `None` when the origin's robots.txt is not

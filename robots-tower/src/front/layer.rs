@@ -357,7 +357,8 @@ where
     let overrides = crate::engine::overrides::Overrides::of(request.extensions());
     let pending = match gate.admit_now(&origin, path, &|| uri.to_string(), &overrides) {
         Ok(Admit::Now(admission)) => {
-            gate.identify(request.headers_mut());
+            let uri = request.uri().clone();
+            gate.identify(&uri, request.headers_mut());
             // A ready inner service takes the request now: it is moved once, into the call.
             return match inner.poll_ready(cx) {
                 Poll::Ready(Ok(())) => State::Called {
@@ -393,7 +394,8 @@ where
                 &overrides,
             )
             .await?;
-        gate.identify(request.headers_mut());
+        let uri = request.uri().clone();
+        gate.identify(&uri, request.headers_mut());
         // The inner error becomes a `BoxError` at once: it need not be `Send` across the wait.
         let sent = inner.oneshot(request).await.map_err(Into::<BoxError>::into);
         let mut response = match sent {

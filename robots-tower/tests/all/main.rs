@@ -9,6 +9,8 @@ mod groups;
 mod guarantees;
 mod hostile;
 mod http_semantics;
+#[cfg(feature = "web-bot-auth")]
+mod identity;
 mod layer;
 mod metrics;
 mod observability;

@@ -5,6 +5,8 @@
 //! or input error. `crawl`:
 //! 0 when every URL was fetched or disallowed, 1 when any was unreachable or failed, 2 on a
 //! usage or input error (a string that is not a URL; the other URLs are still fetched).
+//! `key`: 0 when done (`verify`: the signature is valid), 1 when `verify` finds it not valid, 2
+//! on a usage or input error (a key file that is not a key).
 
 mod check;
 #[cfg(feature = "redis")]
@@ -13,6 +15,7 @@ mod crawler;
 #[cfg(feature = "redis")]
 mod frontier;
 mod input;
+mod key;
 mod lint;
 mod output;
 mod sitemaps;
@@ -27,6 +30,7 @@ Exit status:
   lint      0 no errors found (any finding with --strict), 1 otherwise, 2 usage or input error
   sitemaps  0 every robots.txt read, 1 any unreachable, 2 usage or input error
   crawl     0 every URL fetched or disallowed, 1 any unreachable or failed, 2 usage or input error
+  key       0 done (verify: the signature is valid), 1 verify: not valid, 2 usage or input error
 A closed output pipe (`| head -1`) does not change the status.";
 
 #[derive(Parser)]
@@ -110,7 +114,18 @@ Examples:
   robots crawl --user-agent FooBot/1.0 --redis redis://10.0.0.5:6379/ --fleet-size 8 < urls.txt
 
 Exit status: 0 every URL fetched or disallowed, 1 any unreachable or failed, 2 usage or input error.")]
-    Crawl(crawl::CrawlArgs),
+    Crawl(Box<crawl::CrawlArgs>),
+    /// The crawler's Web Bot Auth keys: make one, publish the key directory, check a signed
+    /// request.
+    #[command(after_help = "\
+Examples:
+  robots key generate --out crawler.pem
+  robots key directory crawler.pem previous.pem > http-message-signatures-directory
+  robots crawl --user-agent FooBot/1.0 --signing-key crawler.pem --signature-agent https://foo.example https://example.com/
+  robots key verify --directory http-message-signatures-directory captured-request.txt
+
+Exit status: 0 done (verify: valid), 1 verify: not valid, 2 usage or input error.")]
+    Key(key::KeyArgs),
 }
 
 /// Output format.
@@ -167,6 +182,7 @@ fn main() -> ExitCode {
         Command::Sitemaps(args) => sitemaps::run(&args),
         #[cfg(feature = "redis")]
         Command::Crawl(args) => crawl::run(&args),
+        Command::Key(args) => key::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -106,6 +106,9 @@ pub(crate) struct Gate {
     user_agent: http::HeaderValue,
     from: Option<http::HeaderValue>,
     identity: IdentityHeaders,
+    /// Signs every request (Web Bot Auth), as robots.txt's.
+    #[cfg(feature = "web-bot-auth")]
+    signer: Option<robots_fetch::RequestSigner>,
 }
 impl Gate {
     /// A gate deciding with `cache` and pacing with `pacing`; groups named by `key` (and the
@@ -121,6 +124,8 @@ impl Gate {
         Gate {
             user_agent: fetch.user_agent.clone(),
             from: fetch.from.clone(),
+            #[cfg(feature = "web-bot-auth")]
+            signer: fetch.signer.clone(),
             identity,
             not_ready,
             mirror_info,
@@ -203,8 +208,17 @@ impl Gate {
         }
     }
 
-    /// Puts the crawler's identity on a request, per the configured policy.
-    pub(crate) fn identify(&self, headers: &mut http::HeaderMap) {
+    /// Puts the crawler's identity on a request to `uri`, per the configured policy, and signs
+    /// it when a signing key is configured (always: a signature is made for each request).
+    pub(crate) fn identify(&self, uri: &http::Uri, headers: &mut http::HeaderMap) {
+        #[cfg(not(feature = "web-bot-auth"))]
+        let _ = uri;
+        #[cfg(feature = "web-bot-auth")]
+        if let Some(signer) = &self.signer
+            && let Err(error) = signer.sign(uri, headers)
+        {
+            tracing::error!(%uri, %error, "the request goes unsigned");
+        }
         let always = self.identity == IdentityHeaders::Always;
         if always || !headers.contains_key(http::header::USER_AGENT) {
             headers.insert(http::header::USER_AGENT, self.user_agent.clone());

@@ -235,6 +235,27 @@ impl<Target> RobotsConfig<Target> {
         self.cache_setting("from", |b| b.from(from))
     }
 
+    /// Signs every request the crawler sends with Web Bot Auth (HTTP Message Signatures with
+    /// Ed25519, `tag="web-bot-auth"`): robots.txt, pages, each redirect hop and each retry, each
+    /// signed as it goes. See [`robots_fetch::RequestSigner`] for the keys, their rotation and
+    /// the `Signature-Agent` naming the key directory.
+    ///
+    /// ```
+    /// use robots_fetch::{RequestSigner, SigningKey};
+    /// use robots_tower::RobotsLayer;
+    /// let key = SigningKey::generate()?; // in practice: SigningKey::from_file("crawler.pem")?
+    /// let signer = RequestSigner::new(key).signature_agent("https://crawler.example".parse()?);
+    /// let layer = RobotsLayer::builder("FooBot/1.0 (+https://crawler.example/bot)")
+    ///     .signer(signer)
+    ///     .build();
+    /// # let _ = layer;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "web-bot-auth")]
+    pub fn signer(self, signer: robots_fetch::RequestSigner) -> Self {
+        self.cache_setting("signer", |b| b.signer(signer))
+    }
+
     /// Whether the crawler's `User-Agent` (and `From`) replace a request's own
     /// ([`IdentityHeaders::IfMissing`]: they are set on every request that has none).
     pub fn identity_headers(mut self, policy: IdentityHeaders) -> Self {
@@ -436,7 +457,7 @@ impl<Target> RobotsConfig<Target> {
     /// own User-Agent, `From`, tokens, fetch settings and resolver then apply, to robots.txt
     /// requests and page requests alike, so the identity that read the rules is the one that
     /// crawls. A different User-Agent, and any of the cache settings of this builder (`tokens`,
-    /// `policy_tokens`, `from`, `fetch_timeout`, `connect_timeout`, `cache_config`,
+    /// `policy_tokens`, `from`, `signer`, `fetch_timeout`, `connect_timeout`, `cache_config`,
     /// `robots_redirect_rule`, `resolver`), are not used, and a warning names them when the
     /// front end is built.
     pub fn cache(mut self, cache: RobotsCache) -> Self {

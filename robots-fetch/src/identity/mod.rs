@@ -1,0 +1,23 @@
+//! Identity (spec section 12): Web Bot Auth, the IETF webbotauth working group's profile of HTTP
+//! Message Signatures (RFC 9421), as draft-ietf-webbotauth-httpsig-protocol-01 describes it.
+//! A crawler with a signing key signs every request it sends, robots.txt included; a site
+//! verifies the signature against the crawler's key directory.
+//!
+//! - [`SigningKey`]: an Ed25519 private key (PKCS#8 PEM or JWK), never printed.
+//! - [`RequestSigner`]: signs requests (`Signature-Input`, `Signature`, `Signature-Agent`).
+//! - [`KeyDirectory`]: the public keys, as served at
+//!   `/.well-known/http-message-signatures-directory`.
+//! - [`verify_request`]: checks a signed request against a directory.
+
+mod key;
+mod sign;
+mod verify;
+
+pub use key::{
+    KEY_DIRECTORY_MEDIA_TYPE, KEY_DIRECTORY_PATH, KeyDirectory, KeyError, PublicKey, SigningKey,
+};
+pub use sign::{
+    DEFAULT_VALIDITY, RequestSigner, SIGNATURE, SIGNATURE_AGENT, SIGNATURE_INPUT, SignError,
+    WEB_BOT_AUTH_TAG,
+};
+pub use verify::{Verified, VerifyError, verify_request};

@@ -1,0 +1,292 @@
+//! Web Bot Auth through the binary: `robots key generate` and `directory`, a crawl that signs
+//! every request it sends (robots.txt, pages, a redirect hop, a retry), each signature checked
+//! by a verifier written here from the RFC (not the library's), then by `robots key verify`.
+#![cfg(feature = "redis")]
+
+use crate::cli::robots;
+use crate::crawl::{UA, crawl_async};
+use crate::site::{Answer, Site};
+
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+
+/// A folder of its own for one test's files.
+fn folder(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("robots-identity-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(out: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A header of a request head as the site received it (names are case-insensitive).
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.split("\r\n").skip(1).find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.trim()
+            .eq_ignore_ascii_case(name)
+            .then_some(value.trim())
+    })
+}
+
+/// Verifies a captured request's signature from first principles (RFC 9421 sections 2.5 and
+/// 3.2, the webbotauth profile): the base built by hand from the headers, the Ed25519 check
+/// with the directory's public key. Returns the signature's parameters.
+fn verify_by_hand(head: &str, public_x: &str) -> String {
+    let input = header(head, "signature-input").expect("Signature-Input");
+    let signature = header(head, "signature").expect("Signature");
+    let agent = header(head, "signature-agent").expect("Signature-Agent");
+    let params = input.strip_prefix("sig1=").expect("label sig1");
+    assert!(
+        params.starts_with("(\"@authority\" \"signature-agent\";key=\"sig1\");"),
+        "{params}"
+    );
+    // Host names the authority as the client connected (an explicit port included).
+    let authority = header(head, "host").unwrap().to_ascii_lowercase();
+    let member = agent.strip_prefix("sig1=").expect("a member sig1");
+    let base = format!(
+        "\"@authority\": {authority}\n\"signature-agent\";key=\"sig1\": {member}\n\"@signature-params\": {params}"
+    );
+    let bytes = STANDARD
+        .decode(
+            signature
+                .strip_prefix("sig1=:")
+                .and_then(|s| s.strip_suffix(':'))
+                .expect("sig1=:…:"),
+        )
+        .unwrap();
+    let key = ed25519_dalek::VerifyingKey::from_bytes(
+        &URL_SAFE_NO_PAD
+            .decode(public_x)
+            .unwrap()
+            .try_into()
+            .unwrap(),
+    )
+    .unwrap();
+    let signature = ed25519_dalek::Signature::from_slice(&bytes).unwrap();
+    key.verify_strict(base.as_bytes(), &signature)
+        .unwrap_or_else(|e| panic!("{e}: {base}"));
+    params.to_string()
+}
+
+/// A parameter of a Signature-Input (`name=value`, quotes kept).
+fn param<'a>(params: &'a str, name: &str) -> &'a str {
+    params
+        .split(';')
+        .find_map(|p| p.strip_prefix(&format!("{name}=")))
+        .unwrap_or_else(|| panic!("no {name} in {params}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_signed_crawl_signs_every_request_and_the_signatures_verify() {
+    let dir = folder("crawl");
+    let pem = dir.join("crawler.pem");
+    let pem_arg = pem.to_str().unwrap().to_string();
+
+    // A key, written for its owner only; its keyid printed, never the key.
+    let out = robots(&["key", "generate", "--out", &pem_arg], b"");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let keyid = stdout.trim().to_string();
+    assert_eq!(keyid.len(), 43, "a base64url SHA-256: {keyid}");
+    let written = std::fs::read_to_string(&pem).unwrap();
+    assert!(written.starts_with("-----BEGIN PRIVATE KEY-----"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&pem).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+    // Not overwritten.
+    let again = robots(&["key", "generate", "--out", &pem_arg], b"");
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        text(&again).1.contains("cannot write the key"),
+        "{}",
+        text(&again).1
+    );
+    assert_eq!(std::fs::read_to_string(&pem).unwrap(), written);
+
+    // The key directory: its public half, its thumbprint as kid, nothing private.
+    let out = robots(&["key", "directory", &pem_arg], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    let directory: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let jwk = &directory["keys"][0];
+    assert_eq!(
+        (jwk["kty"].as_str(), jwk["crv"].as_str()),
+        (Some("OKP"), Some("Ed25519"))
+    );
+    assert_eq!(jwk["kid"], keyid.as_str());
+    assert!(jwk.get("d").is_none());
+    let public_x = jwk["x"].as_str().unwrap().to_string();
+    let directory_file = dir.join("directory.json");
+    std::fs::write(&directory_file, &out.stdout).unwrap();
+
+    // A crawl: robots.txt, a redirect hop, a page, a 429 and its retry.
+    let site = Site::start(|target, seen_before| match target {
+        "/robots.txt" => Answer::ok("User-agent: *\nDisallow: /private\n"),
+        "/go" => Answer::status("302 Found", &["Location: /page"]),
+        "/busy" if seen_before == 0 => Answer::status("429 Too Many Requests", &["Retry-After: 1"]),
+        _ => Answer::ok("<p>page</p>"),
+    })
+    .await;
+    let args: Vec<String> = [
+        "--user-agent",
+        UA,
+        "--signing-key",
+        &pem_arg,
+        "--signature-agent",
+        "https://crawler.example",
+        "--min-delay",
+        "0.1",
+        "--retries",
+        "1",
+        "--format",
+        "json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain(["/go", "/busy", "/private/x"].iter().map(|p| site.url(p)))
+    .collect();
+    let out = crawl_async(args).await;
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let private = written
+        .lines()
+        .filter(|l| !l.starts_with("-----"))
+        .collect::<String>();
+    assert!(
+        !stdout.contains(&private) && !stderr.contains(&private),
+        "the key was printed"
+    );
+
+    let seen = site.seen();
+    let targets: Vec<&str> = seen.iter().map(|s| s.target.as_str()).collect();
+    assert_eq!(targets, ["/robots.txt", "/go", "/page", "/busy", "/busy"]);
+    let mut nonces = Vec::new();
+    for request in &seen {
+        assert_eq!(
+            header(&request.head, "signature-agent"),
+            Some("sig1=\"https://crawler.example\""),
+            "{}",
+            request.target
+        );
+        let params = verify_by_hand(&request.head, &public_x);
+        assert_eq!(param(&params, "keyid"), format!("\"{keyid}\""));
+        assert_eq!(param(&params, "alg"), "\"ed25519\"");
+        assert_eq!(param(&params, "tag"), "\"web-bot-auth\"");
+        let created: u64 = param(&params, "created").parse().unwrap();
+        let expires: u64 = param(&params, "expires").parse().unwrap();
+        assert_eq!(expires - created, 300, "the default validity");
+        nonces.push(param(&params, "nonce").to_string());
+    }
+    nonces.sort();
+    nonces.dedup();
+    assert_eq!(
+        nonces.len(),
+        seen.len(),
+        "a new signature for every request"
+    );
+
+    // `robots key verify` on a captured request: valid; the same signature on another host:
+    // not.
+    let page = seen.iter().find(|s| s.target == "/page").unwrap();
+    let captured = dir.join("page.http");
+    std::fs::write(&captured, &page.head).unwrap();
+    let verify = |file: &std::path::Path| {
+        robots(
+            &[
+                "key",
+                "verify",
+                "--directory",
+                directory_file.to_str().unwrap(),
+                "--scheme",
+                "http",
+                file.to_str().unwrap(),
+            ],
+            b"",
+        )
+    };
+    let out = verify(&captured);
+    assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+    assert!(
+        text(&out)
+            .0
+            .starts_with(&format!("valid: key {keyid} of https://crawler.example")),
+        "{}",
+        text(&out).0
+    );
+    let host = header(&page.head, "host").unwrap();
+    let replayed = dir.join("replayed.http");
+    std::fs::write(&replayed, page.head.replace(host, "elsewhere.example")).unwrap();
+    let out = verify(&replayed);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).0.starts_with("invalid: "), "{}", text(&out).0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_key_file_is_a_clear_error_with_exit_2() {
+    let dir = folder("bad");
+    let bad = dir.join("not-a-key.pem");
+    std::fs::write(
+        &bad,
+        "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    let bad = bad.to_str().unwrap();
+    let missing = dir.join("missing.pem");
+    let missing = missing.to_str().unwrap();
+    for args in [
+        vec![
+            "crawl",
+            "--user-agent",
+            "FooBot/1.0",
+            "--signing-key",
+            bad,
+            "http://127.0.0.1:9/",
+        ],
+        vec![
+            "crawl",
+            "--user-agent",
+            "FooBot/1.0",
+            "--signing-key",
+            missing,
+            "http://127.0.0.1:9/",
+        ],
+        vec!["key", "directory", bad],
+    ] {
+        let out = robots(&args, b"");
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("not-a-key.pem") || stderr.contains("missing.pem"),
+            "{args:?}: the file is named: {stderr}"
+        );
+        assert!(
+            stderr.contains("not an Ed25519 private key") || stderr.contains("cannot read"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // A Signature-Agent without a key says what is missing.
+    let out = robots(
+        &[
+            "crawl",
+            "--user-agent",
+            "FooBot/1.0",
+            "--signature-agent",
+            "https://crawler.example",
+            "http://127.0.0.1:9/",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("--signing-key"), "{}", text(&out).1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
