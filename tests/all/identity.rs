@@ -1,6 +1,7 @@
-//! Web Bot Auth through the binary: `robots key generate` and `directory`, a crawl that signs
-//! every request it sends (robots.txt, pages, a redirect hop, a retry), each signature checked
-//! by a verifier written here from the RFC (not the library's), then by `robots key verify`.
+//! Web Bot Auth through the binary: `robots key generate` and `directory`, a crawl (one process
+//! of a fleet on a real Redis) that signs every request it sends (robots.txt, pages, a redirect
+//! hop, a retry), each signature checked by Cloudflare's `web-bot-auth` crate and by a verifier
+//! written here from the RFC (neither the library's), then by `robots key verify`.
 #![cfg(feature = "redis")]
 
 use crate::cli::robots;
@@ -75,6 +76,87 @@ fn verify_by_hand(head: &str, public_x: &str) -> String {
     params.to_string()
 }
 
+/// A captured request as Cloudflare's `web-bot-auth` crate reads messages (its own RFC 9421
+/// implementation: the signature base, the parameters, Ed25519).
+struct Captured {
+    authority: String,
+    method: String,
+    headers: Vec<(String, String)>,
+}
+
+impl Captured {
+    fn of(head: &str) -> Captured {
+        Captured {
+            authority: header(head, "host").unwrap().to_ascii_lowercase(),
+            method: head.split(' ').next().unwrap().to_string(),
+            headers: head
+                .split("\r\n")
+                .skip(1)
+                .filter_map(|l| l.split_once(':'))
+                .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+                .collect(),
+        }
+    }
+}
+
+impl web_bot_auth::message_signatures::SignedMessage for Captured {
+    fn lookup_component(&self, name: &web_bot_auth::components::CoveredComponent) -> Vec<String> {
+        use web_bot_auth::components::{
+            CoveredComponent, DerivedComponent, HTTPField, HTTPFieldParameters,
+        };
+        match name {
+            CoveredComponent::Derived(DerivedComponent::Authority { .. }) => {
+                vec![self.authority.clone()]
+            }
+            CoveredComponent::Derived(DerivedComponent::Method { .. }) => vec![self.method.clone()],
+            CoveredComponent::HTTP(HTTPField { name, parameters }) => {
+                let values: Vec<String> = self
+                    .headers
+                    .iter()
+                    .filter(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                let key = parameters.0.iter().find_map(|p| match p {
+                    HTTPFieldParameters::Key(key) => Some(key.clone()),
+                    _ => None,
+                });
+                // A dictionary member (`;key=`): its value, serialized (RFC 9421 2.1.2).
+                match key {
+                    None => values,
+                    Some(key) => {
+                        let dictionary: sfv::Dictionary =
+                            sfv::Parser::new(&values.join(", ")).parse().unwrap();
+                        let mut member = sfv::ListSerializer::new();
+                        member.members(dictionary.get(key.as_str()));
+                        member.finish().into_iter().collect()
+                    }
+                }
+            }
+            _ => vec![],
+        }
+    }
+}
+
+/// Verifies a captured request with Cloudflare's `web-bot-auth`, against the public key.
+fn verify_by_cloudflare(head: &str, keyid: &str, public_x: &str) {
+    use web_bot_auth::keyring::{Algorithm, KeyRing};
+    let verifier = web_bot_auth::WebBotAuthVerifier::parse(&Captured::of(head))
+        .unwrap_or_else(|e| panic!("{e:?}: {head}"));
+    assert!(
+        !verifier.get_signature_agents().is_empty(),
+        "the Signature-Agent was read"
+    );
+    let mut keyring = KeyRing::default();
+    keyring.import_raw(
+        keyid.to_string(),
+        Algorithm::Ed25519,
+        URL_SAFE_NO_PAD.decode(public_x).unwrap(),
+    );
+    verifier
+        .verify(&keyring, None)
+        .unwrap_or_else(|e| panic!("{e:?}: {head}"));
+}
+
 /// A parameter of a Signature-Input (`name=value`, quotes kept).
 fn param<'a>(params: &'a str, name: &str) -> &'a str {
     params
@@ -136,9 +218,16 @@ async fn a_signed_crawl_signs_every_request_and_the_signatures_verify() {
         _ => Answer::ok("<p>page</p>"),
     })
     .await;
+    // As one process of a fleet: robots.txt through the shared store, pacing through Redis.
+    let Some(redis) = crate::redis_server::RedisServer::start() else {
+        return;
+    };
+    let redis_url = redis.url();
     let args: Vec<String> = [
         "--user-agent",
         UA,
+        "--redis",
+        &redis_url,
         "--signing-key",
         &pem_arg,
         "--signature-agent",
@@ -178,6 +267,7 @@ async fn a_signed_crawl_signs_every_request_and_the_signatures_verify() {
             request.target
         );
         let params = verify_by_hand(&request.head, &public_x);
+        verify_by_cloudflare(&request.head, &keyid, &public_x);
         assert_eq!(param(&params, "keyid"), format!("\"{keyid}\""));
         assert_eq!(param(&params, "alg"), "\"ed25519\"");
         assert_eq!(param(&params, "tag"), "\"web-bot-auth\"");
@@ -227,6 +317,17 @@ async fn a_signed_crawl_signs_every_request_and_the_signatures_verify() {
     std::fs::write(&replayed, page.head.replace(host, "elsewhere.example")).unwrap();
     let out = verify(&replayed);
     assert_eq!(out.status.code(), Some(1));
+    let tampered = std::panic::catch_unwind(|| {
+        verify_by_cloudflare(
+            &page.head.replace(host, "elsewhere.example"),
+            &keyid,
+            &public_x,
+        )
+    });
+    assert!(
+        tampered.is_err(),
+        "another authority verifies with Cloudflare's implementation"
+    );
     assert!(text(&out).0.starts_with("invalid: "), "{}", text(&out).0);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,6 +8,12 @@
 //! - [`KeyDirectory`]: the public keys, as served at
 //!   `/.well-known/http-message-signatures-directory`.
 //! - [`verify_request`]: checks a signed request against a directory.
+//!
+//! Built on `ed25519-dalek` (RustCrypto's Ed25519, with PKCS#8 PEM) and `sfv`, the structured
+//! fields crate the rest of the library already parses with: no cryptography of our own, and a
+//! signer that writes the three headers directly. Cloudflare's `web-bot-auth` crate implements
+//! RFC 9421 too, but its signing goes through a message trait and `time`, `indexmap` and an older
+//! `sfv`; our tests use it as the independent verifier of what we send.
 
 mod key;
 mod sign;

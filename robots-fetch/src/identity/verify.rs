@@ -424,4 +424,56 @@ mod tests {
             Err(VerifyError::Component { .. })
         ));
     }
+
+    #[test]
+    fn expiry_the_future_and_a_retired_key_are_refused() {
+        use crate::identity::RequestSigner;
+        let (old, new) = (
+            SigningKey::generate().unwrap(),
+            SigningKey::generate().unwrap(),
+        );
+        let uri: http::Uri = "https://example.com/".parse().unwrap();
+        let now = 1_800_000_000;
+        let at = |secs: u64| UNIX_EPOCH + std::time::Duration::from_secs(secs);
+        let signed = |signer: &RequestSigner, created: u64| {
+            let mut headers = HeaderMap::new();
+            signer.sign_at(&uri, &mut headers, created).unwrap();
+            headers
+        };
+        let check = |headers: &HeaderMap, directory: &KeyDirectory| {
+            verify_request(&http::Method::GET, &uri, headers, directory, at(now))
+        };
+        let both = KeyDirectory::of([old.public_key(), new.public_key()]);
+        let signer = RequestSigner::new(new.clone()).validity(std::time::Duration::from_secs(300));
+        assert!(check(&signed(&signer, now - 10), &both).is_ok());
+        assert_eq!(
+            check(&signed(&signer, now - 300), &both),
+            Err(VerifyError::Expired { expires: now, now })
+        );
+        assert_eq!(
+            check(&signed(&signer, now + 120), &both),
+            Err(VerifyError::NotYetValid {
+                created: now + 120,
+                now
+            })
+        );
+        // Rotation: while both are published, either key's signatures verify; once the old
+        // key is retired from the directory, its signatures do not.
+        let mut rotating = RequestSigner::with_keys([old.clone(), new.clone()]).unwrap();
+        assert_eq!(rotating.keyid(), old.keyid());
+        let by_old = signed(&rotating, now);
+        assert!(rotating.signing_with(new.keyid()));
+        assert!(!rotating.signing_with("no such key"));
+        let by_new = signed(&rotating, now);
+        assert_eq!(check(&by_old, &both).unwrap().keyid, old.keyid());
+        assert_eq!(check(&by_new, &both).unwrap().keyid, new.keyid());
+        let retired = KeyDirectory::of([new.public_key()]);
+        assert!(matches!(
+            check(&by_old, &retired),
+            Err(VerifyError::UnknownKey { .. })
+        ));
+        assert!(check(&by_new, &retired).is_ok());
+        // Not signed at all.
+        assert_eq!(check(&HeaderMap::new(), &both), Err(VerifyError::Unsigned));
+    }
 }
