@@ -3,7 +3,7 @@
 //! the default; `domain`, a Public Suffix List lookup; `ip`, a resolver cache hit).
 //!
 //! ```text
-//! cargo bench -p robots-tower --bench layer
+//! cargo bench -p robots-bench --bench layer
 //! ```
 
 use std::convert::Infallible;

@@ -4,7 +4,7 @@
 //! counts the bytes it reads and writes. Bytes, not time: no criterion here.
 //!
 //! ```sh
-//! ROBOTS_CORPUS=../shared/corpus/robots cargo bench -p robots-fetch --features reqwest --bench revalidation
+//! ROBOTS_CORPUS=../shared/corpus/robots cargo bench -p robots-bench --bench revalidation
 //! ```
 
 use std::io::Write;

@@ -5,7 +5,7 @@
 //! its own `redis-server`s on free ports. `ROBOTS_FLEET_PROCESSES=16,64` runs only those counts.
 //!
 //! ```sh
-//! cargo bench -p robots-tower --features redis --bench fleet
+//! cargo bench -p robots-bench --bench fleet
 //! ```
 
 use robots_test_support::redis_server;

@@ -1,7 +1,7 @@
 //! A cache-hit decision: URL → origin → cached rules → verdict, on one thread and on two.
 //!
 //! ```text
-//! cargo bench -p robots-fetch --bench cache
+//! cargo bench -p robots-bench --bench cache
 //! ```
 
 use std::hint::black_box;

@@ -7,7 +7,7 @@
 //! Starts its own `redis-server` on a free port; the corpus comes from `ROBOTS_CORPUS`.
 //!
 //! ```sh
-//! ROBOTS_CORPUS=../shared/corpus/robots cargo bench -p robots-tower --features redis --bench fleet_memory
+//! ROBOTS_CORPUS=../shared/corpus/robots cargo bench -p robots-bench --bench fleet_memory
 //! ```
 
 use robots_test_support::corpus;

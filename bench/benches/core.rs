@@ -1,8 +1,8 @@
 //! robots-core against texting_robots, robotxt and robotstxt, in one run.
 //!
 //! ```text
-//! ROBOTS_CORPUS=../shared/corpus/robots cargo bench -p robots-core --bench core
-//! ROBOTS_CORPUS=../shared/corpus/robots BENCH_ROUNDS=5 cargo bench -p robots-core --bench core
+//! ROBOTS_CORPUS=../shared/corpus/robots cargo bench -p robots-bench --bench core
+//! ROBOTS_CORPUS=../shared/corpus/robots BENCH_ROUNDS=5 cargo bench -p robots-bench --bench core
 //! ```
 //!
 //! Corpus benchmarks need `ROBOTS_CORPUS`; without it the generated inputs still run. Every

@@ -2,7 +2,7 @@
 //! for them.
 //!
 //! ```text
-//! ROBOTS_CORPUS=../shared/corpus/robots cargo bench -p robots-core --bench usage
+//! ROBOTS_CORPUS=../shared/corpus/robots cargo bench -p robots-bench --bench usage
 //! ```
 //!
 //! Every corpus file is taken twice: as it is, and with two `Content-Signal` lines before its

@@ -6,8 +6,8 @@
 //! again W new origins later), how many robots.txt were fetched again.
 //!
 //! ```sh
-//! cargo bench -p robots-tower --bench scale            # 1,000,000 origins
-//! SCALE_ORIGINS=200000 cargo bench -p robots-tower --bench scale
+//! cargo bench -p robots-bench --bench scale            # 1,000,000 origins
+//! SCALE_ORIGINS=200000 cargo bench -p robots-bench --bench scale
 //! ```
 
 use std::convert::Infallible;
