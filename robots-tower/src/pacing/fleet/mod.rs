@@ -745,3 +745,63 @@ enum Answer {
     /// (Try and peek) not now.
     ReadyLater(ReadyLater),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use robots_test_support::redis_server::RedisServer;
+
+    /// A response that pauses the group (released on its own call, `release.lua`) never shortens
+    /// the group's state below the reservations ahead either (see the settle's test in
+    /// `outbox`).
+    #[tokio::test]
+    async fn a_pausing_release_never_shortens_the_state_below_the_reservations_ahead() {
+        let Some(redis) = RedisServer::start() else {
+            return;
+        };
+        let fleet = RedisFleet::new(&redis.url()).unwrap();
+        let config = PolitenessConfig {
+            backoff_max: Duration::from_secs(60),
+            ..PolitenessConfig::default()
+        };
+        let pacing = FleetPacing::new(
+            fleet.clone(),
+            config,
+            FleetFallback::LocalFallback,
+            1,
+            Duration::from_secs(30),
+            Duration::from_secs(2),
+        );
+        let keys = GroupKeys::of(&fleet, "g");
+        let wall_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let tat = (wall_ms + 3_600_000).to_string();
+        redis.command(&["HSET", &keys.pace, "tat", &tat]);
+        redis.command(&["PEXPIRE", &keys.pace, "3660000"]);
+        // A 503 seen after the fact: the fleet pauses the group, for a few seconds.
+        let observed = Observed {
+            outcome: Outcome::Status(503),
+            retry_after: Some(Duration::from_secs(5)),
+            rate_limited: None,
+            rate_limit_step: false,
+        };
+        pacing.observe("g", observed);
+        assert!(fleet.settle(Duration::from_secs(2)).await);
+        let hget = redis.command(&["HGET", &keys.pace, "pause"]);
+        assert!(
+            hget.starts_with('$') && !hget.starts_with("$-1"),
+            "paused: {hget}"
+        );
+        let pttl: i64 = redis
+            .command(&["PTTL", &keys.pace])
+            .trim()
+            .trim_start_matches(':')
+            .parse()
+            .unwrap();
+        assert!(
+            pttl > 3_600_000,
+            "the state lives {pttl} ms, under its reservations"
+        );
+    }
+}

@@ -268,6 +268,36 @@ mod tests {
         assert!(hget("end").starts_with('$'), "the end is recorded");
     }
 
+    /// A request's end never shortens the life of its group's state below the last reserved
+    /// start's interval: with several places and a long interval, reservations may reach further
+    /// ahead than the idle ttl, and a state that expired before them would let a new request
+    /// start at once, under the interval of those reserved.
+    #[tokio::test]
+    async fn a_settle_never_shortens_the_state_below_the_reservations_ahead() {
+        let Some(redis) = RedisServer::start() else {
+            return;
+        };
+        let fleet = RedisFleet::new(&redis.url()).unwrap();
+        let outbox = Outbox::new(fleet.clone(), Duration::from_secs(60));
+        let keys = GroupKeys::of(&fleet, "g");
+        // The last reservation's interval ends in an hour; the idle ttl is a minute.
+        let tat = (wall_ms() + 3_600_000).to_string();
+        redis.command(&["HSET", &keys.pace, "tat", &tat]);
+        redis.command(&["PEXPIRE", &keys.pace, "3660000"]);
+        outbox.post(success(&keys));
+        assert!(fleet.settle(Duration::from_secs(2)).await);
+        let pttl: i64 = redis
+            .command(&["PTTL", &keys.pace])
+            .trim()
+            .trim_start_matches(':')
+            .parse()
+            .unwrap();
+        assert!(
+            pttl > 3_600_000,
+            "the state lives {pttl} ms, under its reservations"
+        );
+    }
+
     /// A settle posted where no runtime runs (a body dropped after its runtime ended) waits for
     /// the next acquire, and leaves the next post free to start a flusher.
     #[test]

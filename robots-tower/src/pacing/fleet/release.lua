@@ -51,6 +51,8 @@ if limited >= 0 then
 end
 local adaptive = tonumber(ARGV[11])
 if adaptive >= 0 then redis.call('HSET', KEYS[1], 'adaptive', adaptive) end
-local pause = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
-redis.call('PEXPIRE', KEYS[1], math.max(pause - now, 0) + tonumber(ARGV[8]))
+-- (Never sooner than the acquire set it: the reservations ahead keep their `tat`.)
+local kept = redis.call('HMGET', KEYS[1], 'pause', 'tat')
+local pause, tat = tonumber(kept[1]) or 0, tonumber(kept[2]) or 0
+redis.call('PEXPIRE', KEYS[1], math.max(pause, tat, now) - now + tonumber(ARGV[8]))
 return {pause_ms, reason, failures}

@@ -17,7 +17,7 @@ local function settle_from(now, k, a)
     else
       redis.call('ZREM', leases, id)
     end
-    local state = redis.call('HMGET', pace, 'end', 'pause', 'paused', 'failures')
+    local state = redis.call('HMGET', pace, 'end', 'pause', 'paused', 'failures', 'tat')
     if at > (tonumber(state[1]) or 0) then redis.call('HSET', pace, 'end', at) end
     local pause = tonumber(state[2]) or 0
     -- A success ends the streak and its pause, but not a pause set after it came (another
@@ -27,7 +27,10 @@ local function settle_from(now, k, a)
       pause = 0
     end
     if ARGV[a + 4] ~= '-1' then redis.call('HSET', pace, 'adaptive', ARGV[a + 4]) end
-    redis.call('PEXPIRE', pace, math.max(pause - now, 0) + tonumber(ARGV[a + 5]))
+    -- (Never sooner than the acquire set it: reservations may reach further ahead than the
+    -- idle ttl, and their `tat` must outlive them.)
+    local tat = tonumber(state[5]) or 0
+    redis.call('PEXPIRE', pace, math.max(pause, tat, now) - now + tonumber(ARGV[a + 5]))
     k, a = k + 2, a + 6
   end
 end
