@@ -46,10 +46,7 @@ fn used_memory(redis: &redis_server::RedisServer) -> i64 {
 
 fn memory_usage(redis: &redis_server::RedisServer, key: &str) -> i64 {
     redis
-        .command(&["MEMORY", "USAGE", key, "SAMPLES", "0"])
-        .trim()
-        .trim_start_matches(':')
-        .parse()
+        .integer(&["MEMORY", "USAGE", key, "SAMPLES", "0"])
         .unwrap_or(-1)
 }
 
@@ -176,12 +173,9 @@ fn main() {
     );
     let grown = (used_memory(&redis) - before) as f64;
     let pace = memory_usage(&redis, "m:{g1.example}:pace");
-    let epochs: f64 = redis
-        .command(&["EVAL", "return #redis.call('KEYS', 'm:{epoch-*')", "0"])
-        .trim()
-        .trim_start_matches(':')
-        .parse()
-        .unwrap_or(0.0);
+    let epochs = redis
+        .integer(&["EVAL", "return #redis.call('KEYS', 'm:{epoch-*')", "0"])
+        .unwrap_or(0) as f64;
     let epoch_key = memory_usage(&redis, &fleet.epoch_key("g1.example")) as f64;
     // (The epoch keys were set before `before`.)
     let pacing_per_group = grown / groups as f64;

@@ -198,6 +198,11 @@ impl RedisServer {
         stream.read_exact(&mut reply).is_ok() && &reply == b"+PONG\r\n"
     }
 
+    /// The integer a command answers (`PTTL key`, `DBSIZE`), or `None` for another reply.
+    pub fn integer(&self, args: &[&str]) -> Option<i64> {
+        self.command(args).trim().strip_prefix(':')?.parse().ok()
+    }
+
     /// Runs one command through redis-cli-free RESP and returns the raw reply (for checks such
     /// as `PTTL key`).
     pub fn command(&self, args: &[&str]) -> String {
@@ -401,10 +406,8 @@ impl RedisCluster {
         self.nodes
             .iter()
             .map(|n| {
-                n.command(&["DBSIZE"])
-                    .trim()
-                    .trim_start_matches(':')
-                    .parse()
+                n.integer(&["DBSIZE"])
+                    .and_then(|n| usize::try_from(n).ok())
                     .unwrap_or(0)
             })
             .collect()

@@ -25,6 +25,15 @@ impl RobotsCache {
         now: Instant,
     ) -> CachedRobots {
         let config = &self.inner.config;
+        // A good copy's life: its `max-age` within the bounds, else the default.
+        let expiry = |max_age: Option<Duration>| {
+            later(
+                now,
+                max_age
+                    .unwrap_or(config.default_ttl)
+                    .clamp(config.min_ttl, config.max_ttl),
+            )
+        };
         let entry = |rules, source, refresh_at, failures| {
             CachedRobots::new(
                 origin.clone(),
@@ -44,10 +53,7 @@ impl RobotsCache {
                 redirected_to,
                 validators,
             } => {
-                let ttl = max_age
-                    .unwrap_or(config.default_ttl)
-                    .clamp(config.min_ttl, config.max_ttl);
-                let expires_at = later(now, ttl);
+                let expires_at = expiry(max_age);
                 let source = Source::Parsed {
                     status,
                     redirected_to: redirected_to.map(|u| Arc::from(u.as_str())),
@@ -86,10 +92,7 @@ impl RobotsCache {
                         now,
                     );
                 };
-                let ttl = max_age
-                    .unwrap_or(config.default_ttl)
-                    .clamp(config.min_ttl, config.max_ttl);
-                let expires_at = later(now, ttl);
+                let expires_at = expiry(max_age);
                 let (status, redirected_to) = match &previous.source {
                     Source::Parsed {
                         status,
@@ -205,6 +208,39 @@ pub(super) fn log_entry(entry: &CachedRobots) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 304 for a copy the entry does not have (its validators came from elsewhere) cannot be
+    /// used: it is an unreachable answer like any other, never the copy invented. With no good
+    /// copy nothing is allowed; an earlier answer (here a 404) goes on as the stale copy.
+    #[tokio::test(start_paused = true)]
+    async fn a_304_without_a_kept_copy_is_unreachable() {
+        let cache = RobotsCache::builder("FooBot").build();
+        let origin = Origin::parse("https://example.com").unwrap();
+        let now = Instant::now();
+        let not_modified = || FetchOutcome::NotModified {
+            max_age: None,
+            validators: crate::validators::Validators::default(),
+        };
+        let entry = cache.next_entry(&origin, None, not_modified(), now);
+        assert!(
+            matches!(&entry.source, Source::Unreachable { cause, .. } if cause.status() == Some(304)),
+            "{:?}",
+            entry.source
+        );
+        assert!(matches!(entry.rules, Rules::DisallowAll));
+
+        let missing = FetchOutcome::Unavailable {
+            status: 404,
+            reason: crate::outcome::UnavailableReason::Status,
+        };
+        let previous = cache.next_entry(&origin, None, missing, now);
+        let entry = cache.next_entry(&origin, Some(&previous), not_modified(), now);
+        assert!(
+            matches!(&entry.source, Source::Stale { cause, status: 404, .. } if cause.status() == Some(304)),
+            "{:?}",
+            entry.source
+        );
+    }
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {

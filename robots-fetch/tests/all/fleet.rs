@@ -84,12 +84,7 @@ async fn one_fetch_per_origin_across_caches() {
     // The keys expire on their own: the record lives for its lifetime plus the 30-day rule,
     // and the fetch lock is gone.
     let key = format!("robots:{{{origin}}}:robots:FooBot|FooBot");
-    let pttl: i64 = redis
-        .command(&["PTTL", &key])
-        .trim_start_matches(':')
-        .trim()
-        .parse()
-        .unwrap();
+    let pttl = redis.integer(&["PTTL", &key]).unwrap();
     let day = 24 * 3600 * 1000;
     assert!(pttl > 30 * day && pttl <= 31 * day, "PTTL {pttl}");
     let lock = format!("robots:{{{origin}}}:lock:FooBot|FooBot");

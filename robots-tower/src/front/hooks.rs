@@ -181,12 +181,7 @@ impl<C> RobotsHooks<C> {
     /// key is configured ([`crate::RobotsConfig::signer`]). Call it for each request as it is
     /// sent, each redirect hop and retry too: a signature is for one authority, and expires.
     pub fn identify(&self, url: &Url, headers: &mut http::HeaderMap) {
-        match url.as_str().parse::<http::Uri>() {
-            Ok(uri) => self.gate.identify(&uri, headers),
-            Err(error) => {
-                tracing::error!(%url, %error, "not an http URI: the request goes without the crawler's identity");
-            }
-        }
+        self.gate.identify_url(url, headers);
     }
 
     /// The verdict for a URL from the cache alone: `None` when the origin's robots.txt is not

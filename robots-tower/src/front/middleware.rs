@@ -209,12 +209,7 @@ impl RobotsMiddleware {
                 )
                 .await
                 .map_err(Error::middleware)?;
-            match url.as_str().parse::<http::Uri>() {
-                Ok(uri) => self.gate.identify(&uri, request.headers_mut()),
-                Err(error) => {
-                    tracing::error!(%url, %error, "not an http URI: the request goes without the crawler's identity")
-                }
-            }
+            self.gate.identify_url(&url, request.headers_mut());
             let replay = request.try_clone();
             // A copy to send again after a transient failure (none without retries, or for a
             // body that cannot be sent twice).

@@ -125,12 +125,7 @@ async fn members_share_one_interval_and_one_robots_fetch() {
     // the interval.
     // Keyed by the group: the host, by default.
     let key = "robots:{127.0.0.1}:pace".to_string();
-    let pttl: i64 = redis
-        .command(&["PTTL", &key])
-        .trim_start_matches(':')
-        .trim()
-        .parse()
-        .unwrap();
+    let pttl = redis.integer(&["PTTL", &key]).unwrap();
     assert!(pttl > 0 && pttl <= 301_000, "PTTL {pttl}");
 }
 

@@ -219,6 +219,23 @@ impl Gate {
         {
             tracing::error!(%uri, %error, "the request goes unsigned");
         }
+        self.name_the_crawler(headers);
+    }
+
+    /// [`Gate::identify`] for a request named by a parsed URL (the middleware's, the hooks'):
+    /// a URL that is no `http::Uri` goes unsigned, never without the crawler's name.
+    pub(crate) fn identify_url(&self, url: &url::Url, headers: &mut http::HeaderMap) {
+        match url.as_str().parse::<http::Uri>() {
+            Ok(uri) => self.identify(&uri, headers),
+            Err(error) => {
+                tracing::error!(%url, %error, "not an http URI: the request goes unsigned");
+                self.name_the_crawler(headers);
+            }
+        }
+    }
+
+    /// `User-Agent` and `From`, per the configured policy.
+    fn name_the_crawler(&self, headers: &mut http::HeaderMap) {
         let always = self.identity == IdentityHeaders::Always;
         if always || !headers.contains_key(http::header::USER_AGENT) {
             headers.insert(http::header::USER_AGENT, self.user_agent.clone());

@@ -793,12 +793,7 @@ mod tests {
             hget.starts_with('$') && !hget.starts_with("$-1"),
             "paused: {hget}"
         );
-        let pttl: i64 = redis
-            .command(&["PTTL", &keys.pace])
-            .trim()
-            .trim_start_matches(':')
-            .parse()
-            .unwrap();
+        let pttl = redis.integer(&["PTTL", &keys.pace]).unwrap();
         assert!(
             pttl > 3_600_000,
             "the state lives {pttl} ms, under its reservations"

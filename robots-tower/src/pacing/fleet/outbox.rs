@@ -286,12 +286,7 @@ mod tests {
         redis.command(&["PEXPIRE", &keys.pace, "3660000"]);
         outbox.post(success(&keys));
         assert!(fleet.settle(Duration::from_secs(2)).await);
-        let pttl: i64 = redis
-            .command(&["PTTL", &keys.pace])
-            .trim()
-            .trim_start_matches(':')
-            .parse()
-            .unwrap();
+        let pttl = redis.integer(&["PTTL", &keys.pace]).unwrap();
         assert!(
             pttl > 3_600_000,
             "the state lives {pttl} ms, under its reservations"
