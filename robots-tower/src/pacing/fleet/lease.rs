@@ -8,6 +8,7 @@ use robots_fetch::RedisFleet;
 use tokio::time::Instant;
 use tracing::{debug, warn};
 
+use super::call::ScriptCall;
 use super::outbox::Outbox;
 use super::settle::Settle;
 use super::{GroupKeys, millis, millis_or_none, scripts};
@@ -134,8 +135,8 @@ impl Release {
         // (A capped `Retry-After` was said by this process's own pacing, once per group.)
         // The jitter is drawn here: the script has no randomness of its own.
         let jitter = jittered(Duration::from_secs(1_000_000)).as_secs_f64() / 1_000_000.0;
-        let mut invocation = scripts().1.key(&self.keys.pace);
-        invocation
+        let mut call = ScriptCall::new(&scripts().1, 2);
+        call.key(&self.keys.pace)
             .key(&self.keys.leases)
             .arg(&*self.id)
             .arg(if lesson.backs_off { "1" } else { "0" })
@@ -153,7 +154,7 @@ impl Release {
             ));
         match self
             .fleet
-            .run(invocation.invoke_async::<(u64, u8, u32)>(&mut connection))
+            .run(call.invoke::<(u64, u8, u32)>(&mut connection))
             .await
         {
             Ok((pause_ms, reason, failures)) if pause_ms > 0 || reason != 0 => {

@@ -35,6 +35,7 @@
 //! While Redis fails, requests wait up to the outage grace, then [`FleetFallback`] decides:
 //! local pacing with the interval multiplied by the fleet size, or refusal.
 
+mod call;
 pub(crate) mod lease;
 mod outbox;
 mod recall;
@@ -54,8 +55,10 @@ use crate::pacing::local::permit::ReadyLater;
 use crate::pacing::observed::{GroupPause, Observed};
 use crate::pacing::rules::Outcome;
 use crate::pacing::rules::PolitenessConfig;
+use call::ScriptCall;
 use lease::{FleetPermit, Lease, Release};
 use outbox::Outbox;
+use settle::Settle;
 
 /// What pacing does while the fleet's Redis is unreachable. Robots rules never fail open either
 /// way: they come from the local copy or a local fetch.
@@ -454,15 +457,15 @@ impl FleetPacing {
         let Ok(mut connection) = self.fleet.connection() else {
             return StartCheck::AskAgain;
         };
-        let mut invocation = start_check_script().key(&keys.pace);
-        invocation
+        let mut call = ScriptCall::new(start_check_script(), 2);
+        call.key(&keys.pace)
             .key(&keys.epoch)
             .arg(epoch)
             .arg(millis(interval))
             .arg(millis(self.idle_ttl(interval)).max(1));
         match self
             .fleet
-            .run(invocation.invoke_async::<(u8, u64)>(&mut connection))
+            .run(call.invoke::<(u8, u64)>(&mut connection))
             .await
         {
             Ok((0, _)) => StartCheck::Go,
@@ -527,13 +530,16 @@ impl FleetPacing {
             self.fleet.server_identity().await.unwrap_or_default()
         };
         let riders = self.outbox.riders(keys);
-        let mut invocation = scripts().0.key(&keys.pace);
-        invocation
+        let mut call = ScriptCall::new(&scripts().0, 5 + riders.len() * Settle::KEYS);
+        call.key(&keys.pace)
             .key(&keys.leases)
             .key(&keys.epoch)
             .key(&keys.waiters)
-            .key(&keys.waiting)
-            .arg(millis(interval))
+            .key(&keys.waiting);
+        for settle in &riders {
+            settle.add_keys(&mut call);
+        }
+        call.arg(millis(interval))
             .arg(config.concurrency.max(1))
             .arg(millis(self.lease_ttl).max(1))
             .arg(id)
@@ -543,13 +549,10 @@ impl FleetPacing {
             .arg(known_pause)
             .arg(server);
         for settle in &riders {
-            settle.add_to(&mut invocation);
+            settle.add_args(&mut call);
         }
-        let answer = self
-            .fleet
-            .run(invocation.invoke_async(&mut connection))
-            .await;
-        drop(invocation);
+        let answer = self.fleet.run(call.invoke(&mut connection)).await;
+        drop(call);
         let (granted, wait_ms, paused, epoch): (u8, u64, u8, String) = match answer {
             Ok(answer) => answer,
             Err(error) => {

@@ -19,6 +19,7 @@ use tokio::time::Instant;
 use tracing::debug;
 
 use super::GroupKeys;
+use super::call::ScriptCall;
 use super::recall::Recall;
 use super::settle::Settle;
 
@@ -121,18 +122,17 @@ impl Outbox {
     }
 
     async fn send(&self, batch: &[Settle]) {
-        let mut invocation = flush_script().prepare_invoke();
+        let mut call = ScriptCall::new(flush_script(), batch.len() * Settle::KEYS);
         for settle in batch {
-            settle.add_to(&mut invocation);
+            settle.add_keys(&mut call);
+        }
+        for settle in batch {
+            settle.add_args(&mut call);
         }
         let Ok(mut connection) = self.fleet.connection() else {
             return;
         };
-        if let Err(error) = self
-            .fleet
-            .run(invocation.invoke_async::<i64>(&mut connection))
-            .await
-        {
+        if let Err(error) = self.fleet.run(call.invoke::<i64>(&mut connection)).await {
             debug!(%error, settles = batch.len(), "requests not settled; their leases expire on their own");
         }
     }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::call::ScriptCall;
 use super::{GroupKeys, millis, millis_or_none};
 
 /// The longest the record of a response head waits (at most the unread-body grace).
@@ -29,12 +30,17 @@ pub(super) struct Settle {
 }
 
 impl Settle {
-    /// Adds the settle's keys and arguments to a script invocation (see `settle.lua`).
-    pub(super) fn add_to(&self, invocation: &mut redis::ScriptInvocation<'_>) {
-        invocation
-            .key(&self.keys.pace)
-            .key(&self.keys.leases)
-            .arg(&*self.id)
+    /// The keys a settle adds to a script call (see `settle.lua`).
+    pub(super) const KEYS: usize = 2;
+
+    /// Writes the settle's keys into a script call (see `settle.lua`).
+    pub(super) fn add_keys(&self, call: &mut ScriptCall) {
+        call.key(&self.keys.pace).key(&self.keys.leases);
+    }
+
+    /// Writes the settle's arguments into a script call, after every key (see `settle.lua`).
+    pub(super) fn add_args(&self, call: &mut ScriptCall) {
+        call.arg(&*self.id)
             .arg(millis_or_none(self.head_grace))
             .arg(millis(self.at.elapsed()))
             .arg(if self.ends_streak { "1" } else { "0" })
