@@ -1,5 +1,6 @@
--- KEYS: [1] the group's pace hash, [2] its leases (a sorted set), [3] the epoch of its slot,
--- [4] its waiters by first ask and [5] by latest ask (sorted sets).
+-- KEYS: [1] the group's pace hash (its first place too: fields `lease` and `until`), [2] its
+-- other places' leases (a sorted set), [3] the epoch of its slot, [4] its waiters by first ask
+-- and [5] by latest ask (sorted sets).
 -- ARGV: [1] interval ms, [2] concurrency, [3] lease ttl ms, [4] lease id, [5] spacing (0: several
 -- at a time, 1: one at a time, 2: one at a time and from the end), [6] idle ttl ms, [7] mode
 -- (wait, try, peek), [8] the pause this process knows is left for the group, ms (0: none),
@@ -39,7 +40,6 @@ elseif me ~= '' and server ~= me then
   epoch = since .. ':' .. me
   redis.call('SET', KEYS[3], epoch)
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 -- Waiters are served first come, first served; one that stopped asking for 2 s is dropped.
 -- (Most groups have none: then nothing else about them is read or written.)
 local queued = redis.call('ZCARD', KEYS[4])
@@ -60,11 +60,26 @@ local function wait_turn(ms)
   end
   return {0, ms, 0, epoch}
 end
-local free = concurrency - redis.call('ZCARD', KEYS[2])
+local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive', 'start', 'until')
+-- The group's first place is in its pace hash, which a decision reads anyway (most groups have
+-- one place, or one request at a time): no key is made and dropped per request. Places beyond
+-- it are leases in the sorted set.
+local first_ends = tonumber(state[6]) or 0
+local first_held = first_ends > now
+-- (Leases that ended are dropped; most groups have none in the set: one read.)
+local others = redis.call('ZCARD', KEYS[2])
+if others > 0 then
+  others = others - redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+end
+local free = concurrency - others
+if first_held then free = free - 1 end
 if free <= 0 then
-  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  local retry = tonumber(first[2]) - now
-  return wait_turn(math.max(1, math.min(retry, 50)))
+  local soonest = first_held and first_ends or nil
+  if others > 0 then
+    local first = tonumber(redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2])
+    if not soonest or first < soonest then soonest = first end
+  end
+  return wait_turn(math.max(1, math.min(soonest - now, 50)))
 end
 -- A free place goes to the longest waiters: this request's rank among them, or the queue's
 -- length when it is not in it.
@@ -74,12 +89,12 @@ local ahead = rank or queued
 if ahead >= free then
   return wait_turn(5)
 end
-if known_pause > 0 and redis.call('EXISTS', KEYS[1]) == 0 then
+if known_pause > 0 and not (state[1] or state[2] or state[3] or state[6]) then
   -- A pause this process saw, lost with the server's state: set again.
-  redis.call('HSET', KEYS[1], 'pause', now + known_pause, 'paused', now)
+  state[2] = now + known_pause
+  redis.call('HSET', KEYS[1], 'pause', state[2], 'paused', now)
   redis.call('PEXPIRE', KEYS[1], known_pause + tonumber(ARGV[6]))
 end
-local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive', 'start')
 local pause = tonumber(state[2]) or 0
 local start = math.max(now, tonumber(state[1]) or 0, pause)
 -- This request's own interval from the last start that went (a group's origins may ask for
@@ -103,17 +118,29 @@ end
 if mode == 'peek' then
   return {2, 0, 0, epoch}
 end
--- A start that is now goes now; a later one is recorded when it goes (START_CHECK).
+-- A start that is now goes now; a later one is recorded when it goes (START_CHECK). The lease
+-- takes the first place when it is free, another one otherwise.
+local set = {'tat', start + interval}
 if start == now then
-  redis.call('HSET', KEYS[1], 'tat', start + interval, 'start', now)
-else
-  redis.call('HSET', KEYS[1], 'tat', start + interval)
+  set[#set + 1] = 'start'
+  set[#set + 1] = now
 end
+local ends = start + lease_ttl
+if first_held then
+  redis.call('ZADD', KEYS[2], ends, ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ends - now)
+else
+  set[#set + 1] = 'lease'
+  set[#set + 1] = ARGV[4]
+  set[#set + 1] = 'until'
+  set[#set + 1] = ends
+  first_ends = ends
+end
+redis.call('HSET', KEYS[1], unpack(set))
 if rank then
   redis.call('ZREM', KEYS[4], ARGV[4])
   redis.call('ZREM', KEYS[5], ARGV[4])
 end
-redis.call('ZADD', KEYS[2], start + lease_ttl, ARGV[4])
-redis.call('PEXPIRE', KEYS[1], start - now + interval + tonumber(ARGV[6]))
-redis.call('PEXPIRE', KEYS[2], start - now + lease_ttl)
+-- (The hash outlives the reservation by the idle ttl, and its first place's lease.)
+redis.call('PEXPIRE', KEYS[1], math.max(start + interval + tonumber(ARGV[6]), first_ends) - now)
 return {1, start - now, 0, epoch}

@@ -28,10 +28,13 @@
 //! server, read by the process; on a Redis Cluster, the node's own id, read by the script.
 //!
 //! Keys are `<prefix>:{<group>}:pace` (a hash), `…:leases`, `…:waiters` and `…:waiting` (sorted
-//! sets), one cluster slot per group, and expire once the group is idle; the acquire script also
-//! reads the epoch key of the group's slot (`RedisFleet::epoch_key`), which says since when the
-//! server has held the fleet's state and which server it is: less than an interval after a loss
-//! of state or a failover to another server, every start is fenced to an interval after it.
+//! sets), one cluster slot per group, and expire once the group is idle. A group's first place
+//! is held in its pace hash (fields `lease` and `until`), which every decision reads anyway, so
+//! that a group with one request at a time makes and drops no key per request; its other
+//! places are leases in the sorted set. The acquire script also reads the epoch key of the
+//! group's slot (`RedisFleet::epoch_key`), which says since when the server has held the fleet's
+//! state and which server it is: less than an interval after a loss of state or a failover to
+//! another server, every start is fenced to an interval after it.
 //! While Redis fails, requests wait up to the outage grace, then [`FleetFallback`] decides:
 //! local pacing with the interval multiplied by the fleet size, or refusal.
 

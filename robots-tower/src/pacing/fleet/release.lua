@@ -1,4 +1,4 @@
--- KEYS: [1] the group's pace hash, [2] its leases.
+-- KEYS: [1] the group's pace hash (with its first place), [2] the leases of its other places.
 -- ARGV: [1] lease id, [2] backs off (1/0: distress, or a rate limit exhausted without a reset),
 -- [3] ends the back-off streak (1/0), [4] Retry-After ms (-1: none), [5] back-off base ms, [6] back-off max ms, [7] longest pause ms, [8] idle ttl ms,
 -- [9] jitter factor (0.9 to 1.1, drawn by the caller), [10] rate-limit pause ms (-1: none),
@@ -7,13 +7,24 @@
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local head = tonumber(ARGV[12])
-if head >= 0 then
-  -- (LT: the grace can shorten the lease, never lengthen it.)
-  redis.call('ZADD', KEYS[2], 'XX', 'LT', now + head, ARGV[1])
+-- The lease: the group's first place (in the hash), or one in the set.
+local first = redis.call('HMGET', KEYS[1], 'lease', 'until')
+local first_ends = tonumber(first[2]) or 0
+if first[1] == ARGV[1] then
+  if first_ends > now then
+    -- (The grace can shorten the lease, never lengthen it; 0: the place is free.)
+    if head >= 0 then first_ends = math.min(first_ends, now + head) else first_ends = 0 end
+  end
+  redis.call('HSET', KEYS[1], 'end', now, 'until', first_ends)
 else
-  redis.call('ZREM', KEYS[2], ARGV[1])
+  if head >= 0 then
+    -- (LT: the grace can shorten the lease, never lengthen it.)
+    redis.call('ZADD', KEYS[2], 'XX', 'LT', now + head, ARGV[1])
+  else
+    redis.call('ZREM', KEYS[2], ARGV[1])
+  end
+  redis.call('HSET', KEYS[1], 'end', now)
 end
-redis.call('HSET', KEYS[1], 'end', now)
 local max_retry = tonumber(ARGV[7])
 local pause_ms, reason, failures = 0, 0, 0
 local function pause_until(ms)
@@ -51,8 +62,10 @@ if limited >= 0 then
 end
 local adaptive = tonumber(ARGV[11])
 if adaptive >= 0 then redis.call('HSET', KEYS[1], 'adaptive', adaptive) end
--- (Never sooner than the acquire set it: the reservations ahead keep their `tat`.)
-local kept = redis.call('HMGET', KEYS[1], 'pause', 'tat')
+-- (Never sooner than the acquire set it: the reservations ahead keep their `tat`; nor before the
+-- first place's lease ends.)
+local kept = redis.call('HMGET', KEYS[1], 'pause', 'tat', 'until')
 local pause, tat = tonumber(kept[1]) or 0, tonumber(kept[2]) or 0
-redis.call('PEXPIRE', KEYS[1], math.max(pause, tat, now) - now + tonumber(ARGV[8]))
+local keep = math.max(pause, tat, now) + tonumber(ARGV[8])
+redis.call('PEXPIRE', KEYS[1], math.max(keep, tonumber(kept[3]) or 0) - now)
 return {pause_ms, reason, failures}
