@@ -325,7 +325,8 @@ async fn a_restart_just_before_a_second_turns_is_fenced_from_its_start() {
     );
 }
 /// A member that died mid-request holds its place until its lease ends, whichever place it held:
-/// the group's first (in its pace hash) or another (its sorted set of leases).
+/// the group's first (in its pace hash) or another (its sorted set of leases, which the hash's
+/// `others` says may hold one).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lease_of_a_dead_member_expires() {
     let Some(redis) = RedisServer::start() else {
@@ -341,8 +342,11 @@ async fn the_lease_of_a_dead_member_expires() {
             redis.command(&["HSET", pace, "lease", "dead-member", "until", &expiry]);
             redis.command(&["PEXPIRE", pace, "60000"]);
         } else {
+            // (As the acquire script takes another place: the lease in the set, and the pace
+            // hash's `others` saying until when the set may hold one.)
             let leases = "robots:{127.0.0.1}:leases";
             redis.command(&["ZADD", leases, &expiry, "dead-member"]);
+            redis.command(&["HSET", "robots:{127.0.0.1}:pace", "others", &expiry]);
         }
         let started = Instant::now();
         client.get(server.url("/page")).send().await.unwrap();
@@ -1047,4 +1051,49 @@ async fn after_a_failover_a_live_member_gives_back_the_places_its_ended_requests
         "the member's own ended request no longer holds the place: {next:?}"
     );
     assert_eq!(site.count("/after"), 1);
+}
+
+/// Issue 33: a group's pace hash holds its first place and says until when its set of leases may
+/// hold others, so it must outlive every place held, even when the group's idle ttl (here 1 s,
+/// its back-off's longest) is far shorter than a lease (30 s): otherwise the first place would
+/// be forgotten, and the set's unseen, while their requests are in flight.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pace_hash_outlives_every_place_held() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = start_site().await;
+    settled(&redis, "127.0.0.1");
+    let client = member(&redis.url(), Duration::from_millis(10), |c| {
+        c.concurrency(2)
+            .delay_factor(0.0)
+            .backoff(Duration::from_millis(500), Duration::from_secs(1))
+            .fleet_lease(Duration::from_secs(30))
+    });
+    let requests: Vec<_> = ["/long/1", "/long/2"]
+        .into_iter()
+        .map(|path| {
+            let client = client.clone();
+            let url = server.url(path);
+            tokio::spawn(async move { client.get(url).send().await.unwrap().status().as_u16() })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    // Both in flight: one in the first place, one in the set, which the hash says may hold it.
+    assert_eq!(held(&redis, "127.0.0.1").len(), 2, "two places held");
+    let pace = "robots:{127.0.0.1}:pace";
+    let others = redis.command(&["HGET", pace, "others"]);
+    let others: u128 = others.lines().nth(1).unwrap_or("0").parse().unwrap_or(0);
+    assert!(others > wall_ms() + 20_000, "others until {others}");
+    let pttl = redis.integer(&["PTTL", pace]).unwrap();
+    assert!(
+        pttl > 25_000,
+        "the pace hash lives {pttl} ms, under the leases of its places"
+    );
+    for request in requests {
+        assert_eq!(request.await.unwrap(), 200);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(held(&redis, "127.0.0.1").is_empty(), "both given back");
+    assert_eq!(site.count("/long/1") + site.count("/long/2"), 2);
 }

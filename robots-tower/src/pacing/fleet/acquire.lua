@@ -40,9 +40,21 @@ elseif me ~= '' and server ~= me then
   epoch = since .. ':' .. me
   redis.call('SET', KEYS[3], epoch)
 end
+local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive', 'start', 'until',
+  'others', 'queued')
+local idle = tonumber(ARGV[6])
+-- The pace hash's life: the idle ttl after the latest of now, the reservations ahead and the
+-- pause; and no shorter than any place held, or than `at_least` from now.
+local function keep(at_least)
+  local until_ms = math.max(now, tonumber(state[1]) or 0, tonumber(state[2]) or 0) + idle
+  until_ms = math.max(until_ms, tonumber(state[6]) or 0, tonumber(state[7]) or 0, now + at_least)
+  redis.call('PEXPIRE', KEYS[1], until_ms - now)
+end
 -- Waiters are served first come, first served; one that stopped asking for 2 s is dropped.
--- (Most groups have none: then nothing else about them is read or written.)
-local queued = redis.call('ZCARD', KEYS[4])
+-- (Most groups have none: the hash's `queued` says until when some may be, and nothing else
+-- about them is read or written after it.)
+local queued = 0
+if (tonumber(state[8]) or 0) > now then queued = redis.call('ZCARD', KEYS[4]) end
 if queued > 0 then
   local stale = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now - 2000)
   for _, id in ipairs(stale) do
@@ -57,19 +69,24 @@ local function wait_turn(ms)
     redis.call('ZADD', KEYS[5], now, ARGV[4])
     redis.call('PEXPIRE', KEYS[4], 4000)
     redis.call('PEXPIRE', KEYS[5], 4000)
+    state[8] = now + 4000
+    redis.call('HSET', KEYS[1], 'queued', state[8])
+    keep(4000)
   end
   return {0, ms, 0, epoch}
 end
-local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive', 'start', 'until')
 -- The group's first place is in its pace hash, which a decision reads anyway (most groups have
 -- one place, or one request at a time): no key is made and dropped per request. Places beyond
--- it are leases in the sorted set.
+-- it are leases in the sorted set, and the hash's `others` says until when some may be held.
 local first_ends = tonumber(state[6]) or 0
 local first_held = first_ends > now
--- (Leases that ended are dropped; most groups have none in the set: one read.)
-local others = redis.call('ZCARD', KEYS[2])
-if others > 0 then
-  others = others - redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local others = 0
+if (tonumber(state[7]) or 0) > now then
+  -- (Leases that ended are dropped.)
+  others = redis.call('ZCARD', KEYS[2])
+  if others > 0 then
+    others = others - redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+  end
 end
 local free = concurrency - others
 if first_held then free = free - 1 end
@@ -89,11 +106,11 @@ local ahead = rank or queued
 if ahead >= free then
   return wait_turn(5)
 end
-if known_pause > 0 and not (state[1] or state[2] or state[3] or state[6]) then
+if known_pause > 0 and not (state[1] or state[2] or state[3] or state[6] or state[7]) then
   -- A pause this process saw, lost with the server's state: set again.
   state[2] = now + known_pause
   redis.call('HSET', KEYS[1], 'pause', state[2], 'paused', now)
-  redis.call('PEXPIRE', KEYS[1], known_pause + tonumber(ARGV[6]))
+  keep(0)
 end
 local pause = tonumber(state[2]) or 0
 local start = math.max(now, tonumber(state[1]) or 0, pause)
@@ -126,21 +143,25 @@ if start == now then
   set[#set + 1] = now
 end
 local ends = start + lease_ttl
+state[1] = start + interval
 if first_held then
   redis.call('ZADD', KEYS[2], ends, ARGV[4])
   redis.call('PEXPIRE', KEYS[2], ends - now)
+  state[7] = math.max(tonumber(state[7]) or 0, ends)
+  set[#set + 1] = 'others'
+  set[#set + 1] = state[7]
 else
   set[#set + 1] = 'lease'
   set[#set + 1] = ARGV[4]
   set[#set + 1] = 'until'
   set[#set + 1] = ends
-  first_ends = ends
+  state[6] = ends
 end
 redis.call('HSET', KEYS[1], unpack(set))
 if rank then
   redis.call('ZREM', KEYS[4], ARGV[4])
   redis.call('ZREM', KEYS[5], ARGV[4])
 end
--- (The hash outlives the reservation by the idle ttl, and its first place's lease.)
-redis.call('PEXPIRE', KEYS[1], math.max(start + interval + tonumber(ARGV[6]), first_ends) - now)
+-- (The hash outlives the reservation by the idle ttl, and every place held.)
+keep(0)
 return {1, start - now, 0, epoch}

@@ -31,7 +31,9 @@
 //! sets), one cluster slot per group, and expire once the group is idle. A group's first place
 //! is held in its pace hash (fields `lease` and `until`), which every decision reads anyway, so
 //! that a group with one request at a time makes and drops no key per request; its other
-//! places are leases in the sorted set. The acquire script also reads the epoch key of the
+//! places are leases in the sorted set. The hash also says until when the set may hold a lease
+//! (`others`) and the queue a waiter (`queued`), so that most decisions read neither, and it
+//! outlives every place held. The acquire script also reads the epoch key of the
 //! group's slot (`RedisFleet::epoch_key`), which says since when the server has held the fleet's
 //! state and which server it is: less than an interval after a loss of state or a failover to
 //! another server, every start is fenced to an interval after it.

@@ -62,10 +62,11 @@ if limited >= 0 then
 end
 local adaptive = tonumber(ARGV[11])
 if adaptive >= 0 then redis.call('HSET', KEYS[1], 'adaptive', adaptive) end
--- (Never sooner than the acquire set it: the reservations ahead keep their `tat`; nor before the
--- first place's lease ends.)
-local kept = redis.call('HMGET', KEYS[1], 'pause', 'tat', 'until')
+-- (Never sooner than the acquire set it: the reservations ahead keep their `tat`; nor before a
+-- place held ends, or the waiters the hash says may be queued.)
+local kept = redis.call('HMGET', KEYS[1], 'pause', 'tat', 'until', 'others', 'queued')
 local pause, tat = tonumber(kept[1]) or 0, tonumber(kept[2]) or 0
 local keep = math.max(pause, tat, now) + tonumber(ARGV[8])
-redis.call('PEXPIRE', KEYS[1], math.max(keep, tonumber(kept[3]) or 0) - now)
+keep = math.max(keep, tonumber(kept[3]) or 0, tonumber(kept[4]) or 0, tonumber(kept[5]) or 0)
+redis.call('PEXPIRE', KEYS[1], keep - now)
 return {pause_ms, reason, failures}

@@ -12,7 +12,8 @@ local function settle_from(now, k, a)
     local pace, leases, id = KEYS[k], KEYS[k + 1], ARGV[a]
     local grace = tonumber(ARGV[a + 1])
     local at = now - tonumber(ARGV[a + 2])
-    local state = redis.call('HMGET', pace, 'end', 'pause', 'paused', 'failures', 'tat', 'lease', 'until')
+    local state = redis.call('HMGET', pace, 'end', 'pause', 'paused', 'failures', 'tat', 'lease',
+      'until', 'others', 'queued')
     local set = {}
     -- The lease: the group's first place (in the hash), or one in the set.
     local first_ends = tonumber(state[7]) or 0
@@ -48,10 +49,11 @@ local function settle_from(now, k, a)
     end
     if #set > 0 then redis.call('HSET', pace, unpack(set)) end
     -- (Never sooner than the acquire set it: reservations may reach further ahead than the
-    -- idle ttl, and their `tat` must outlive them; nor before the first place's lease ends.)
-    local tat = tonumber(state[5]) or 0
-    local keep = math.max(pause, tat, now) + tonumber(ARGV[a + 5])
-    redis.call('PEXPIRE', pace, math.max(keep, first_ends) - now)
+    -- idle ttl, and their `tat` must outlive them; nor before a place held ends, or the waiters
+    -- the hash says may be queued.)
+    local keep = math.max(pause, tonumber(state[5]) or 0, now) + tonumber(ARGV[a + 5])
+    keep = math.max(keep, first_ends, tonumber(state[8]) or 0, tonumber(state[9]) or 0)
+    redis.call('PEXPIRE', pace, keep - now)
     k, a = k + 2, a + 6
   end
 end
