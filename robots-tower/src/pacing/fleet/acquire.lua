@@ -44,10 +44,12 @@ local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive', 's
   'others', 'queued')
 local idle = tonumber(ARGV[6])
 -- The pace hash's life: the idle ttl after the latest of now, the reservations ahead and the
--- pause; and no shorter than any place held, or than `at_least` from now.
+-- pause; and no shorter than any place held, the waiters it says may be queued, or `at_least`
+-- from now.
 local function keep(at_least)
   local until_ms = math.max(now, tonumber(state[1]) or 0, tonumber(state[2]) or 0) + idle
-  until_ms = math.max(until_ms, tonumber(state[6]) or 0, tonumber(state[7]) or 0, now + at_least)
+  until_ms = math.max(until_ms, tonumber(state[6]) or 0, tonumber(state[7]) or 0,
+    tonumber(state[8]) or 0, now + at_least)
   redis.call('PEXPIRE', KEYS[1], until_ms - now)
 end
 -- Waiters are served first come, first served; one that stopped asking for 2 s is dropped.
