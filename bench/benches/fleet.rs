@@ -2,7 +2,8 @@
 //! in-process pacing against Redis pacing on loopback (criterion, then p50/p99 over 20,000
 //! requests), and decisions per second with 1, 4, 16 and 64 processes sharing one Redis against
 //! the same processes pacing in-process, then sharing a Redis Cluster of three masters. Starts
-//! its own `redis-server`s on free ports. `ROBOTS_FLEET_PROCESSES=16,64` runs only those counts.
+//! its own `redis-server`s on free ports. `ROBOTS_FLEET_PROCESSES=16,64` runs only those counts;
+//! `ROBOTS_FLEET_WINDOW=6` measures each for 6 s instead of 2.
 //!
 //! ```sh
 //! cargo bench -p robots-bench --bench fleet
@@ -162,8 +163,18 @@ fn script_stats(servers: &[&redis_server::RedisServer]) -> (u64, u64) {
     total
 }
 
+/// Each process's window in seconds: 2 unless `ROBOTS_FLEET_WINDOW` says otherwise (a longer one
+/// narrows the run-to-run spread, the processes' start-up weighing less).
+fn window() -> u64 {
+    std::env::var("ROBOTS_FLEET_WINDOW")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(2)
+}
+
 fn throughput(redis: Option<&str>, processes: usize) -> f64 {
-    let seconds = 2;
+    let seconds = window();
     let exe = std::env::current_exe().expect("the bench binary");
     // All workers run at once: spawned first, waited for after.
     let children: Vec<_> = (0..processes)
@@ -258,7 +269,7 @@ fn main() {
         let before = script_stats(&[&redis]);
         let fleet = throughput(Some(&url), processes);
         let (calls, usec) = script_stats(&[&redis]);
-        let decisions = fleet * 2.0;
+        let decisions = fleet * window() as f64;
         println!(
             "throughput: {processes:>2} processes: in-process {inproc:>9.0} decisions/s, redis {fleet:>9.0} decisions/s; \
              {:.2} script calls and {:.1} µs of the server's script time per decision",
@@ -277,7 +288,7 @@ fn main() {
         let before = script_stats(&masters);
         let fleet = throughput(Some(&url), processes);
         let (calls, usec) = script_stats(&masters);
-        let decisions = fleet * 2.0;
+        let decisions = fleet * window() as f64;
         println!(
             "throughput: {processes:>2} processes: redis cluster (3 masters) {fleet:>9.0} decisions/s; \
              {:.2} script calls and {:.1} µs of the servers' script time per decision",
