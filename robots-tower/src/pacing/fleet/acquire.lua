@@ -43,14 +43,9 @@ end
 local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive', 'start', 'until',
   'others', 'queued')
 local idle = tonumber(ARGV[6])
--- The pace hash's life: the idle ttl after the latest of now, the reservations ahead and the
--- pause; and no shorter than any place held, the waiters it says may be queued, or `at_least`
--- from now.
+-- (The hash's expiry from what it holds now: `expiry.lua`.)
 local function keep(at_least)
-  local until_ms = math.max(now, tonumber(state[1]) or 0, tonumber(state[2]) or 0) + idle
-  until_ms = math.max(until_ms, tonumber(state[6]) or 0, tonumber(state[7]) or 0,
-    tonumber(state[8]) or 0, now + at_least)
-  redis.call('PEXPIRE', KEYS[1], until_ms - now)
+  keep_pace(KEYS[1], now, idle, state[2], state[1], state[6], state[7], state[8], at_least)
 end
 -- Waiters are served first come, first served; one that stopped asking for 2 s is dropped.
 -- (Most groups have none: the hash's `queued` says until when some may be, and nothing else

@@ -82,13 +82,21 @@ pub enum FleetFallback {
 
 /// Asks for a place in a group: granted now, at a reserved start, or not yet (and when); first
 /// settles the requests that ride on it (`settle.lua`).
-const ACQUIRE: &str = concat!(include_str!("settle.lua"), include_str!("acquire.lua"));
+const ACQUIRE: &str = concat!(
+    include_str!("expiry.lua"),
+    include_str!("settle.lua"),
+    include_str!("acquire.lua")
+);
 
 /// Settles the requests no acquire carried.
-const FLUSH: &str = concat!(include_str!("settle.lua"), include_str!("flush.lua"));
+const FLUSH: &str = concat!(
+    include_str!("expiry.lua"),
+    include_str!("settle.lua"),
+    include_str!("flush.lua")
+);
 
 /// Ends a lease with what its response taught (distress, pause, adaptive delay).
-const RELEASE: &str = include_str!("release.lua");
+const RELEASE: &str = concat!(include_str!("expiry.lua"), include_str!("release.lua"));
 
 /// Checked when a reservation's start comes (see `StartCheck`): the server's state must be the
 /// one that granted it (its epoch unchanged), no pause set in the meantime may be left, and no

@@ -65,8 +65,5 @@ if adaptive >= 0 then redis.call('HSET', KEYS[1], 'adaptive', adaptive) end
 -- (Never sooner than the acquire set it: the reservations ahead keep their `tat`; nor before a
 -- place held ends, or the waiters the hash says may be queued.)
 local kept = redis.call('HMGET', KEYS[1], 'pause', 'tat', 'until', 'others', 'queued')
-local pause, tat = tonumber(kept[1]) or 0, tonumber(kept[2]) or 0
-local keep = math.max(pause, tat, now) + tonumber(ARGV[8])
-keep = math.max(keep, tonumber(kept[3]) or 0, tonumber(kept[4]) or 0, tonumber(kept[5]) or 0)
-redis.call('PEXPIRE', KEYS[1], keep - now)
+keep_pace(KEYS[1], now, tonumber(ARGV[8]), kept[1], kept[2], kept[3], kept[4], kept[5])
 return {pause_ms, reason, failures}

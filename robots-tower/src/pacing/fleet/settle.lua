@@ -51,9 +51,7 @@ local function settle_from(now, k, a)
     -- (Never sooner than the acquire set it: reservations may reach further ahead than the
     -- idle ttl, and their `tat` must outlive them; nor before a place held ends, or the waiters
     -- the hash says may be queued.)
-    local keep = math.max(pause, tonumber(state[5]) or 0, now) + tonumber(ARGV[a + 5])
-    keep = math.max(keep, first_ends, tonumber(state[8]) or 0, tonumber(state[9]) or 0)
-    redis.call('PEXPIRE', pace, keep - now)
+    keep_pace(pace, now, tonumber(ARGV[a + 5]), pause, state[5], first_ends, state[8], state[9])
     k, a = k + 2, a + 6
   end
 end
