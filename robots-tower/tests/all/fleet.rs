@@ -226,7 +226,7 @@ async fn a_flushall_is_fenced_like_a_restart() {
 
 /// Milliseconds of the wall clock (the one Redis reads).
 /// The ids of the leases holding `group`'s places now: its first place (fields `lease` and
-/// `until` of its pace hash) and the others (its sorted set of leases).
+/// `lease_until` of its pace state) and the others (its sorted set of leases).
 fn held(redis: &RedisServer, group: &str) -> Vec<String> {
     let fleet = RedisFleet::new(&redis.url()).unwrap();
     // The bulk strings of a reply (`None` for a nil one).
@@ -244,11 +244,13 @@ fn held(redis: &RedisServer, group: &str) -> Vec<String> {
     };
     let now = wall_ms();
     let mut ids = Vec::new();
-    let first = bulk(redis.command(&["HMGET", &fleet.key(group, "pace"), "lease", "until"]));
-    if let [Some(id), Some(until)] = first.as_slice()
-        && until.parse::<u128>().is_ok_and(|until| until > now)
+    let pace = fleet.key(group, "pace");
+    if let (Some(id), Some(until)) = (
+        redis.pace_field(&pace, "lease"),
+        redis.pace_field(&pace, "lease_until"),
+    ) && until.parse::<u128>().is_ok_and(|until| until > now)
     {
-        ids.push(id.clone());
+        ids.push(id);
     }
     let others = redis.command(&[
         "ZRANGEBYSCORE",
@@ -325,7 +327,7 @@ async fn a_restart_just_before_a_second_turns_is_fenced_from_its_start() {
     );
 }
 /// A member that died mid-request holds its place until its lease ends, whichever place it held:
-/// the group's first (in its pace hash) or another (its sorted set of leases, which the hash's
+/// the group's first (in its pace state) or another (its sorted set of leases, which the state's
 /// `others` says may hold one).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lease_of_a_dead_member_expires() {
@@ -339,14 +341,14 @@ async fn the_lease_of_a_dead_member_expires() {
         let expiry = (wall_ms() + 800).to_string();
         if first_place {
             let pace = "robots:{127.0.0.1}:pace";
-            redis.command(&["HSET", pace, "lease", "dead-member", "until", &expiry]);
+            redis.set_pace(pace, &[("lease", "dead-member"), ("lease_until", &expiry)]);
             redis.command(&["PEXPIRE", pace, "60000"]);
         } else {
             // (As the acquire script takes another place: the lease in the set, and the pace
-            // hash's `others` saying until when the set may hold one.)
+            // state's `others` saying until when the set may hold one.)
             let leases = "robots:{127.0.0.1}:leases";
             redis.command(&["ZADD", leases, &expiry, "dead-member"]);
-            redis.command(&["HSET", "robots:{127.0.0.1}:pace", "others", &expiry]);
+            redis.set_pace("robots:{127.0.0.1}:pace", &[("others", &expiry)]);
         }
         let started = Instant::now();
         client.get(server.url("/page")).send().await.unwrap();
@@ -1033,7 +1035,7 @@ async fn after_a_failover_a_live_member_gives_back_the_places_its_ended_requests
     // minute, and another identity.
     let expiry = (wall_ms() + 60_000).to_string();
     let pace = "robots:{127.0.0.1}:pace";
-    redis.command(&["HSET", pace, "lease", &id, "until", &expiry]);
+    redis.set_pace(pace, &[("lease", &id), ("lease_until", &expiry)]);
     redis.command(&["PEXPIRE", pace, "120000"]);
     assert_eq!(held(&redis, "127.0.0.1"), [id.clone()]);
     let epoch = RedisFleet::new(&redis.url())
@@ -1053,12 +1055,47 @@ async fn after_a_failover_a_live_member_gives_back_the_places_its_ended_requests
     assert_eq!(site.count("/after"), 1);
 }
 
-/// Issue 33: a group's pace hash holds its first place and says until when its set of leases may
+/// Issue 33: an earlier release kept a group's pace state as a hash. A fleet stopped and started
+/// again on this release keeps what it left (here a pause, from a 503 with `Retry-After`), and
+/// its next write replaces the hash with the state as this release keeps it, fields read over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_an_earlier_release_left_holds_after_an_upgrade() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = start_site().await;
+    settled(&redis, "127.0.0.1");
+    let pace = "robots:{127.0.0.1}:pace";
+    let now = wall_ms();
+    let (until, paused) = ((now + 1_000).to_string(), now.to_string());
+    redis.command(&[
+        "HSET", pace, "pause", &until, "paused", &paused, "failures", "1", "end", &paused,
+    ]);
+    redis.command(&["PEXPIRE", pace, "60000"]);
+    let client = member(&redis.url(), Duration::from_millis(10), |c| c);
+    let started = Instant::now();
+    client.get(server.url("/page")).send().await.unwrap();
+    let waited = pages(&site)[0].1 - started;
+    assert!(
+        waited >= Duration::from_millis(800) && waited < Duration::from_secs(5),
+        "waited {waited:?} for the pause the earlier release left"
+    );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(redis.command(&["TYPE", pace]).trim(), "+string");
+    let ended: u128 = redis
+        .pace_field(pace, "ended")
+        .and_then(|ended| ended.parse().ok())
+        .unwrap_or(0);
+    assert!(ended >= now + 1_000, "the end is recorded: {ended}");
+    assert_eq!(redis.pace_field(pace, "paused"), Some(paused), "read over");
+}
+
+/// Issue 33: a group's pace state holds its first place and says until when its set of leases may
 /// hold others, so it must outlive every place held, even when the group's idle ttl (here 1 s,
 /// its back-off's longest) is far shorter than a lease (30 s): otherwise the first place would
 /// be forgotten, and the set's unseen, while their requests are in flight.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_pace_hash_outlives_every_place_held() {
+async fn the_pace_state_outlives_every_place_held() {
     let Some(redis) = RedisServer::start() else {
         return;
     };
@@ -1079,16 +1116,18 @@ async fn the_pace_hash_outlives_every_place_held() {
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(600)).await;
-    // Both in flight: one in the first place, one in the set, which the hash says may hold it.
+    // Both in flight: one in the first place, one in the set, which the state says may hold it.
     assert_eq!(held(&redis, "127.0.0.1").len(), 2, "two places held");
     let pace = "robots:{127.0.0.1}:pace";
-    let others = redis.command(&["HGET", pace, "others"]);
-    let others: u128 = others.lines().nth(1).unwrap_or("0").parse().unwrap_or(0);
+    let others: u128 = redis
+        .pace_field(pace, "others")
+        .and_then(|others| others.parse().ok())
+        .unwrap_or(0);
     assert!(others > wall_ms() + 20_000, "others until {others}");
     let pttl = redis.integer(&["PTTL", pace]).unwrap();
     assert!(
         pttl > 25_000,
-        "the pace hash lives {pttl} ms, under the leases of its places"
+        "the pace state lives {pttl} ms, under the leases of its places"
     );
     for request in requests {
         assert_eq!(request.await.unwrap(), 200);

@@ -1,5 +1,5 @@
--- KEYS: [1] the group's pace hash (its first place too: fields `lease` and `until`), [2] its
--- other places' leases (a sorted set), [3] the epoch of its slot, [4] its waiters by first ask
+-- KEYS: [1] the group's pace state (`pace.lua`; its first place too), [2] its other places'
+-- leases (a sorted set), [3] the epoch of its slot, [4] its waiters by first ask
 -- and [5] by latest ask (sorted sets).
 -- ARGV: [1] interval ms, [2] concurrency, [3] lease ttl ms, [4] lease id, [5] spacing (0: several
 -- at a time, 1: one at a time, 2: one at a time and from the end), [6] idle ttl ms, [7] mode
@@ -40,18 +40,13 @@ elseif me ~= '' and server ~= me then
   epoch = since .. ':' .. me
   redis.call('SET', KEYS[3], epoch)
 end
-local state = redis.call('HMGET', KEYS[1], 'tat', 'pause', 'end', 'adaptive', 'start', 'until',
-  'others', 'queued')
+local p = load_pace(KEYS[1])
 local idle = tonumber(ARGV[6])
--- (The hash's expiry from what it holds now: `expiry.lua`.)
-local function keep(at_least)
-  keep_pace(KEYS[1], now, idle, state[2], state[1], state[6], state[7], state[8], at_least)
-end
 -- Waiters are served first come, first served; one that stopped asking for 2 s is dropped.
--- (Most groups have none: the hash's `queued` says until when some may be, and nothing else
+-- (Most groups have none: the state's `queued` says until when some may be, and nothing else
 -- about them is read or written after it.)
 local queued = 0
-if (tonumber(state[8]) or 0) > now then queued = redis.call('ZCARD', KEYS[4]) end
+if p.queued > now then queued = redis.call('ZCARD', KEYS[4]) end
 if queued > 0 then
   local stale = redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now - 2000)
   for _, id in ipairs(stale) do
@@ -66,19 +61,17 @@ local function wait_turn(ms)
     redis.call('ZADD', KEYS[5], now, ARGV[4])
     redis.call('PEXPIRE', KEYS[4], 4000)
     redis.call('PEXPIRE', KEYS[5], 4000)
-    state[8] = now + 4000
-    redis.call('HSET', KEYS[1], 'queued', state[8])
-    keep(4000)
+    p.queued = now + 4000
+    save_pace(KEYS[1], p, now, idle)
   end
   return {0, ms, 0, epoch}
 end
--- The group's first place is in its pace hash, which a decision reads anyway (most groups have
+-- The group's first place is in its pace state, which a decision reads anyway (most groups have
 -- one place, or one request at a time): no key is made and dropped per request. Places beyond
--- it are leases in the sorted set, and the hash's `others` says until when some may be held.
-local first_ends = tonumber(state[6]) or 0
-local first_held = first_ends > now
+-- it are leases in the sorted set, and the state's `others` says until when some may be held.
+local first_held = p.lease_until > now
 local others = 0
-if (tonumber(state[7]) or 0) > now then
+if p.others > now then
   -- (Leases that ended are dropped.)
   others = redis.call('ZCARD', KEYS[2])
   if others > 0 then
@@ -88,7 +81,7 @@ end
 local free = concurrency - others
 if first_held then free = free - 1 end
 if free <= 0 then
-  local soonest = first_held and first_ends or nil
+  local soonest = first_held and p.lease_until or nil
   if others > 0 then
     local first = tonumber(redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')[2])
     if not soonest or first < soonest then soonest = first end
@@ -103,26 +96,26 @@ local ahead = rank or queued
 if ahead >= free then
   return wait_turn(5)
 end
-if known_pause > 0 and not (state[1] or state[2] or state[3] or state[6] or state[7]) then
+if known_pause > 0 and p.tat == 0 and p.pause == 0 and p.ended == 0 and p.lease_until == 0
+  and p.others == 0 then
   -- A pause this process saw, lost with the server's state: set again.
-  state[2] = now + known_pause
-  redis.call('HSET', KEYS[1], 'pause', state[2], 'paused', now)
-  keep(0)
+  p.pause, p.paused = now + known_pause, now
+  save_pace(KEYS[1], p, now, idle)
 end
-local pause = tonumber(state[2]) or 0
-local start = math.max(now, tonumber(state[1]) or 0, pause)
+local pause = p.pause
+local start = math.max(now, p.tat, pause)
 -- This request's own interval from the last start that went (a group's origins may ask for
 -- different intervals; the reservation's `tat` holds the previous one's).
-if state[5] then start = math.max(start, tonumber(state[5]) + interval) end
+if p.start > 0 then start = math.max(start, p.start + interval) end
 -- Fenced: less than an interval after the state began (a loss, a failover), a request may have
 -- started just before, unrecorded, so no start comes before an interval after it.
 if now < since + interval then
   start = math.max(start, since + interval)
 end
-if ARGV[5] ~= '0' and state[3] then
-  local after_end = tonumber(state[4]) or 0
+if ARGV[5] ~= '0' and p.ended > 0 then
+  local after_end = p.adaptive
   if ARGV[5] == '2' then after_end = math.max(after_end, interval) end
-  start = math.max(start, tonumber(state[3]) + after_end)
+  start = math.max(start, p.ended + after_end)
 end
 if mode ~= 'wait' and start > now then
   local paused = 0
@@ -134,31 +127,20 @@ if mode == 'peek' then
 end
 -- A start that is now goes now; a later one is recorded when it goes (START_CHECK). The lease
 -- takes the first place when it is free, another one otherwise.
-local set = {'tat', start + interval}
-if start == now then
-  set[#set + 1] = 'start'
-  set[#set + 1] = now
-end
+p.tat = start + interval
+if start == now then p.start = now end
 local ends = start + lease_ttl
-state[1] = start + interval
 if first_held then
-  redis.call('ZADD', KEYS[2], ends, ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ends - now)
-  state[7] = math.max(tonumber(state[7]) or 0, ends)
-  set[#set + 1] = 'others'
-  set[#set + 1] = state[7]
+  redis.call('ZADD', KEYS[2], string.format('%d', ends), ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], string.format('%d', ends - now))
+  p.others = math.max(p.others, ends)
 else
-  set[#set + 1] = 'lease'
-  set[#set + 1] = ARGV[4]
-  set[#set + 1] = 'until'
-  set[#set + 1] = ends
-  state[6] = ends
+  p.lease, p.lease_until = ARGV[4], ends
 end
-redis.call('HSET', KEYS[1], unpack(set))
 if rank then
   redis.call('ZREM', KEYS[4], ARGV[4])
   redis.call('ZREM', KEYS[5], ARGV[4])
 end
--- (The hash outlives the reservation by the idle ttl, and every place held.)
-keep(0)
+-- (It outlives the reservation by the idle ttl, and every place held.)
+save_pace(KEYS[1], p, now, idle)
 return {1, start - now, 0, epoch}

@@ -27,13 +27,15 @@
 //! A failover to another server is recognised by the server's identity: its `run_id` on one
 //! server, read by the process; on a Redis Cluster, the node's own id, read by the script.
 //!
-//! Keys are `<prefix>:{<group>}:pace` (a hash), `…:leases`, `…:waiters` and `…:waiting` (sorted
-//! sets), one cluster slot per group, and expire once the group is idle. A group's first place
-//! is held in its pace hash (fields `lease` and `until`), which every decision reads anyway, so
-//! that a group with one request at a time makes and drops no key per request; its other
-//! places are leases in the sorted set. The hash also says until when the set may hold a lease
-//! (`others`) and the queue a waiter (`queued`), so that most decisions read neither, and it
-//! outlives every place held. The acquire script also reads the epoch key of the
+//! Keys are `<prefix>:{<group>}:pace` (a string), `…:leases`, `…:waiters` and `…:waiting`
+//! (sorted sets), one cluster slot per group, and expire once the group is idle. The pace state
+//! is one string of packed fields (`pace.lua`), so that a script reads it with one call and
+//! writes it, with its expiry, with one more, and turns no number into text and back: in
+//! Redis's scripts, that cost more than the rest of a decision's work. A group's first place is
+//! held in it (fields `lease` and `lease_until`), so that a group with one request at a time
+//! makes and drops no key per request; its other places are leases in the sorted set. The state
+//! also says until when the set may hold a lease (`others`) and the queue a waiter (`queued`),
+//! so that most decisions read neither, and it outlives every place held. The acquire script also reads the epoch key of the
 //! group's slot (`RedisFleet::epoch_key`), which says since when the server has held the fleet's
 //! state and which server it is: less than an interval after a loss of state or a failover to
 //! another server, every start is fenced to an interval after it.
@@ -83,25 +85,25 @@ pub enum FleetFallback {
 /// Asks for a place in a group: granted now, at a reserved start, or not yet (and when); first
 /// settles the requests that ride on it (`settle.lua`).
 const ACQUIRE: &str = concat!(
-    include_str!("expiry.lua"),
+    include_str!("pace.lua"),
     include_str!("settle.lua"),
     include_str!("acquire.lua")
 );
 
 /// Settles the requests no acquire carried.
 const FLUSH: &str = concat!(
-    include_str!("expiry.lua"),
+    include_str!("pace.lua"),
     include_str!("settle.lua"),
     include_str!("flush.lua")
 );
 
 /// Ends a lease with what its response taught (distress, pause, adaptive delay).
-const RELEASE: &str = concat!(include_str!("expiry.lua"), include_str!("release.lua"));
+const RELEASE: &str = concat!(include_str!("pace.lua"), include_str!("release.lua"));
 
 /// Checked when a reservation's start comes (see `StartCheck`): the server's state must be the
 /// one that granted it (its epoch unchanged), no pause set in the meantime may be left, and no
 /// start that went late may be less than an interval before; then the start is recorded.
-const START_CHECK: &str = include_str!("start_check.lua");
+const START_CHECK: &str = concat!(include_str!("pace.lua"), include_str!("start_check.lua"));
 
 /// What the start check said.
 enum StartCheck {
@@ -793,7 +795,7 @@ mod tests {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());
         let tat = (wall_ms + 3_600_000).to_string();
-        redis.command(&["HSET", &keys.pace, "tat", &tat]);
+        redis.set_pace(&keys.pace, &[("tat", &tat)]);
         redis.command(&["PEXPIRE", &keys.pace, "3660000"]);
         // A 503 seen after the fact: the fleet pauses the group, for a few seconds.
         let observed = Observed {
@@ -804,11 +806,7 @@ mod tests {
         };
         pacing.observe("g", observed);
         assert!(fleet.settle(Duration::from_secs(2)).await);
-        let hget = redis.command(&["HGET", &keys.pace, "pause"]);
-        assert!(
-            hget.starts_with('$') && !hget.starts_with("$-1"),
-            "paused: {hget}"
-        );
+        assert!(redis.pace_field(&keys.pace, "pause").is_some(), "paused");
         let pttl = redis.integer(&["PTTL", &keys.pace]).unwrap();
         assert!(
             pttl > 3_600_000,

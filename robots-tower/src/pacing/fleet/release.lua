@@ -1,4 +1,4 @@
--- KEYS: [1] the group's pace hash (with its first place), [2] the leases of its other places.
+-- KEYS: [1] the group's pace state (with its first place), [2] the leases of its other places.
 -- ARGV: [1] lease id, [2] backs off (1/0: distress, or a rate limit exhausted without a reset),
 -- [3] ends the back-off streak (1/0), [4] Retry-After ms (-1: none), [5] back-off base ms, [6] back-off max ms, [7] longest pause ms, [8] idle ttl ms,
 -- [9] jitter factor (0.9 to 1.1, drawn by the caller), [10] rate-limit pause ms (-1: none),
@@ -7,15 +7,17 @@
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local head = tonumber(ARGV[12])
--- The lease: the group's first place (in the hash), or one in the set.
-local first = redis.call('HMGET', KEYS[1], 'lease', 'until')
-local first_ends = tonumber(first[2]) or 0
-if first[1] == ARGV[1] then
-  if first_ends > now then
+local p = load_pace(KEYS[1])
+-- The lease: the group's first place (in the pace state), or one in the set.
+if p.lease == ARGV[1] then
+  if p.lease_until > now then
     -- (The grace can shorten the lease, never lengthen it; 0: the place is free.)
-    if head >= 0 then first_ends = math.min(first_ends, now + head) else first_ends = 0 end
+    if head >= 0 then
+      p.lease_until = math.min(p.lease_until, now + head)
+    else
+      p.lease_until = 0
+    end
   end
-  redis.call('HSET', KEYS[1], 'end', now, 'until', first_ends)
 else
   if head >= 0 then
     -- (LT: the grace can shorten the lease, never lengthen it.)
@@ -23,16 +25,16 @@ else
   else
     redis.call('ZREM', KEYS[2], ARGV[1])
   end
-  redis.call('HSET', KEYS[1], 'end', now)
 end
+p.ended = now
 local max_retry = tonumber(ARGV[7])
 local pause_ms, reason, failures = 0, 0, 0
 local function pause_until(ms)
-  local old = tonumber(redis.call('HGET', KEYS[1], 'pause') or '0')
-  if now + ms > old then redis.call('HSET', KEYS[1], 'pause', now + ms, 'paused', now) end
+  if now + ms > p.pause then p.pause, p.paused = now + ms, now end
 end
 if ARGV[2] == '1' then
-  failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+  p.failures = p.failures + 1
+  failures = p.failures
   -- The back-off the streak calls for; a longer Retry-After lengthens it, a shorter one does not
   -- shorten it. The jitter comes before the cap.
   local max_backoff = tonumber(ARGV[6])
@@ -49,7 +51,7 @@ if ARGV[2] == '1' then
   end
   pause_until(pause_ms)
 elseif ARGV[3] == '1' then
-  redis.call('HDEL', KEYS[1], 'failures', 'pause', 'paused')
+  p.failures, p.pause, p.paused = 0, 0, 0
 end
 local limited = tonumber(ARGV[10])
 if limited >= 0 then
@@ -61,9 +63,8 @@ if limited >= 0 then
   end
 end
 local adaptive = tonumber(ARGV[11])
-if adaptive >= 0 then redis.call('HSET', KEYS[1], 'adaptive', adaptive) end
+if adaptive >= 0 then p.adaptive = adaptive end
 -- (Never sooner than the acquire set it: the reservations ahead keep their `tat`; nor before a
--- place held ends, or the waiters the hash says may be queued.)
-local kept = redis.call('HMGET', KEYS[1], 'pause', 'tat', 'until', 'others', 'queued')
-keep_pace(KEYS[1], now, tonumber(ARGV[8]), kept[1], kept[2], kept[3], kept[4], kept[5])
+-- place held ends, or the waiters it says may be queued.)
+save_pace(KEYS[1], p, now, tonumber(ARGV[8]))
 return {pause_ms, reason, failures}
