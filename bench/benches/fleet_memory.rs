@@ -180,7 +180,7 @@ fn main() {
     // (The epoch keys were set before `before`.)
     let pacing_per_group = grown / groups as f64;
     println!(
-        "pacing: {pacing_per_group:.0} bytes per group after a request (the pace hash {pace} bytes, the rest the keyspace's own; leases and waiters: none once released); epoch keys: {epochs} of {epoch_key} bytes (one per slot in use: at most 16,384, {:.1} MB)",
+        "pacing: {pacing_per_group:.0} bytes per group after a request (the pace state {pace} bytes, the rest the keyspace's own; leases and waiters: none once released); epoch keys: {epochs} of {epoch_key} bytes (one per slot in use: at most 16,384, {:.1} MB)",
         16_384.0 * epoch_key / 1e6
     );
     for origins in [1_000_000f64, 10_000_000f64] {
@@ -358,7 +358,7 @@ fn measured(
     let listed = redis.command(&["KEYS", "m:{p1.test}:*"]);
     let group_keys: Vec<&str> = listed.lines().filter(|l| l.starts_with("m:")).collect();
     println!(
-        "measured: {groups} groups after a request each ({:.0} s): {per_group:.0} bytes per group, of which {:.0} bytes the keyspace's two hash tables grown (they double in steps: {} → {} bytes); a group's keys {group_keys:?}, the pace hash {} bytes ({}); together used_memory {:.2} GB",
+        "measured: {groups} groups after a request each ({:.0} s): {per_group:.0} bytes per group, of which {:.0} bytes the keyspace's two hash tables grown (they double in steps: {} → {} bytes); a group's keys {group_keys:?}, the pace state {} bytes ({}); together used_memory {:.2} GB",
         started.elapsed().as_secs_f64(),
         (tables(&after) - tables(&stats)) as f64 / groups as f64,
         tables(&stats),

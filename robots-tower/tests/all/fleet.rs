@@ -1090,6 +1090,35 @@ async fn a_pause_an_earlier_release_left_holds_after_an_upgrade() {
     assert_eq!(redis.pace_field(pace, "paused"), Some(paused), "read over");
 }
 
+/// Whatever else is stored under a group's pace key (a value cut short, another type) is read as
+/// no state, and the next write replaces it: a request goes, paced, rather than failing on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pace_key_holding_something_else_is_replaced() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = start_site().await;
+    settled(&redis, "127.0.0.1");
+    let pace = "robots:{127.0.0.1}:pace";
+    let client = member(&redis.url(), Duration::from_millis(10), |c| c);
+    for (n, junk) in [
+        &["SET", pace, "not a state"][..],
+        &["RPUSH", pace, "a", "list"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        redis.command(&["DEL", pace]);
+        redis.command(junk);
+        let response = client.get(server.url("/page")).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{junk:?}");
+        assert_eq!(site.count("/page"), n + 1);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(redis.command(&["TYPE", pace]).trim(), "+string", "{junk:?}");
+        assert!(redis.pace_field(pace, "ended").is_some(), "{junk:?}");
+    }
+}
+
 /// Issue 33: a group's pace state holds its first place and says until when its set of leases may
 /// hold others, so it must outlive every place held, even when the group's idle ttl (here 1 s,
 /// its back-off's longest) is far shorter than a lease (30 s): otherwise the first place would

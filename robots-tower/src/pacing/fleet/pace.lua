@@ -1,7 +1,8 @@
 -- A group's pace state is one string: its fields packed in a fixed order, so that a script
 -- reads it with one call and writes it, with its expiry, with one more, and no number is turned
--- into text and back (in Redis's scripts, that cost more than the calls). An unset field is 0
--- (the lease: ''). Times are the server clock's Unix ms.
+-- into text and back (in Redis's scripts, that cost more than the calls). Each number is a whole
+-- one in 6 bytes (Unix ms fit until the year 6400); an unset field is 0 (the lease: ''). Times
+-- are the server clock's Unix ms.
 --   tat          the reservation ahead: no start before it
 --   start        the last start that went
 --   ended        the last request's end
@@ -13,8 +14,8 @@
 --   lease        by which request
 --   others       until when its set of leases may hold one of its other places
 --   queued       until when waiters may be queued for it
-local PACE = '<dddddddddds'
-local PACE_SIZE = 81
+local PACE = '<i6i6i6i6i6i6i6i6i6i6s'
+local PACE_SIZE = 61
 
 -- A group's pace state (all unset when the group has none, or what is stored is not one).
 local function load_pace(key)
