@@ -769,6 +769,31 @@ mod tests {
     use super::*;
     use robots_test_support::redis_server::RedisServer;
 
+    /// The pace state lives while anything it holds or announces does, each alone beside an idle
+    /// ttl far shorter (1 s): waiters it says may be queued, its first place, other places, the
+    /// reservation ahead, a pause. (The waiters' 4 s outlast every idle ttl in the fleet's other
+    /// tests, which therefore cannot tell whether `queued` counts.)
+    #[test]
+    fn the_pace_state_lives_while_anything_it_announces_does() {
+        let Some(redis) = RedisServer::start() else {
+            return;
+        };
+        let script = concat!(
+            include_str!("pace.lua"),
+            "local t = redis.call('TIME')
+            local now = t[1] * 1000 + math.floor(t[2] / 1000)
+            local p = load_pace(KEYS[1])
+            p[ARGV[1]] = now + 4000
+            save_pace(KEYS[1], p, now, 1000)
+            return redis.call('PTTL', KEYS[1])"
+        );
+        for field in ["queued", "lease_until", "others", "tat", "pause"] {
+            let key = format!("g:{field}");
+            let pttl = redis.integer(&["EVAL", script, "1", &key, field]);
+            assert!(pttl.is_some_and(|ms| ms > 3_900), "{field}: {pttl:?}");
+        }
+    }
+
     /// A response that pauses the group (released on its own call, `release.lua`) never shortens
     /// the group's state below the reservations ahead either (see the settle's test in
     /// `outbox`).
