@@ -1055,9 +1055,38 @@ async fn after_a_failover_a_live_member_gives_back_the_places_its_ended_requests
     assert_eq!(site.count("/after"), 1);
 }
 
+/// A success ends the group's back-off streak for the whole fleet, also when it comes through
+/// the middleware: its head is recorded, and its body's end, right after, must not drop what the
+/// head taught (the end of a body says nothing of its own about the streak).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_success_through_the_middleware_ends_the_fleets_streak() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = start_site().await;
+    settled(&redis, "127.0.0.1");
+    let pace = "robots:{127.0.0.1}:pace";
+    // Another member's 503s: a streak of three, and a pause that ends in 300 ms.
+    let now = wall_ms();
+    let (until, paused) = ((now + 300).to_string(), now.to_string());
+    redis.set_pace(
+        pace,
+        &[("pause", &until), ("paused", &paused), ("failures", "3")],
+    );
+    redis.command(&["PEXPIRE", pace, "60000"]);
+    let client = member(&redis.url(), Duration::from_millis(10), |c| c);
+    let response = client.get(server.url("/page")).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.text().await.unwrap(), "page");
+    assert_eq!(site.count("/page"), 1);
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(redis.pace_field(pace, "failures"), None, "the streak ended");
+    assert_eq!(redis.pace_field(pace, "pause"), None, "its pause too");
+}
+
 /// Issue 33: an earlier release kept a group's pace state as a hash. A fleet stopped and started
 /// again on this release keeps what it left (here a pause, from a 503 with `Retry-After`), and
-/// its next write replaces the hash with the state as this release keeps it, fields read over.
+/// its next write replaces the hash with the state as this release keeps it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pause_an_earlier_release_left_holds_after_an_upgrade() {
     let Some(redis) = RedisServer::start() else {
@@ -1087,7 +1116,8 @@ async fn a_pause_an_earlier_release_left_holds_after_an_upgrade() {
         .and_then(|ended| ended.parse().ok())
         .unwrap_or(0);
     assert!(ended >= now + 1_000, "the end is recorded: {ended}");
-    assert_eq!(redis.pace_field(pace, "paused"), Some(paused), "read over");
+    // (The streak it left was read over, and the success ended it.)
+    assert_eq!(redis.pace_field(pace, "failures"), None, "the streak ended");
 }
 
 /// Whatever else is stored under a group's pace key (a value cut short, another type) is read as

@@ -76,15 +76,13 @@ impl Outbox {
 
     /// Posts a settle: it rides on this process's next call to its server, or goes with the
     /// others waiting when it is due.
-    pub(super) fn post(self: &Arc<Outbox>, settle: Settle) {
+    pub(super) fn post(self: &Arc<Outbox>, mut settle: Settle) {
         let due = settle.due();
         let (start, tell) = {
             let mut state = self.lock();
-            // A request's end makes the record of its head pointless.
+            // A request's end replaces the record of its head, with what the head taught.
             if settle.head_grace.is_none() {
-                state.waiting.retain(|other| {
-                    !(other.id == settle.id && other.keys.pace == settle.keys.pace)
-                });
+                state.waiting.retain(|other| !settle.absorb(other));
             }
             state.waiting.push(settle);
             // (Without a runtime no flusher can start: the settle waits for the next acquire.)
@@ -114,9 +112,9 @@ impl Outbox {
     }
 
     /// Sends a settle now, with what waits to ride with it, and waits for the server.
-    pub(super) async fn send_now(&self, settle: Settle) {
+    pub(super) async fn send_now(&self, mut settle: Settle) {
         let mut batch = self.riders(&settle.keys);
-        batch.retain(|other| !(other.id == settle.id && other.keys.pace == settle.keys.pace));
+        batch.retain(|other| !settle.absorb(other));
         batch.push(settle);
         self.send(&batch).await;
     }

@@ -33,6 +33,18 @@ impl Settle {
     /// The keys a settle adds to a script call (see `settle.lua`).
     pub(super) const KEYS: usize = 2;
 
+    /// Whether `other` is an earlier record of this request, which this one replaces; if so,
+    /// this one takes over what it taught. (A body's end teaches nothing of its own about the
+    /// back-off streak, nor, when dropped early, the delay: the head it follows did.)
+    pub(super) fn absorb(&mut self, other: &Settle) -> bool {
+        if !(other.id == self.id && other.keys.pace == self.keys.pace) {
+            return false;
+        }
+        self.ends_streak |= other.ends_streak;
+        self.adaptive = self.adaptive.or(other.adaptive);
+        true
+    }
+
     /// Writes the settle's keys into a script call (see `settle.lua`).
     pub(super) fn add_keys(&self, call: &mut ScriptCall) {
         call.key(&self.keys.pace).key(&self.keys.leases);
