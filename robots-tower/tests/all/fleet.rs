@@ -81,6 +81,15 @@ fn member(
     .unwrap()
 }
 
+/// An inner service's page, answered at once.
+async fn page(
+    _: http::Request<http_body_util::Full<bytes::Bytes>>,
+) -> Result<http::Response<http_body_util::Full<bytes::Bytes>>, robots_fetch::BoxError> {
+    Ok(http::Response::new(http_body_util::Full::new(
+        bytes::Bytes::from_static(b"page"),
+    )))
+}
+
 fn gaps(mut starts: Vec<Instant>) -> Vec<Duration> {
     starts.sort();
     starts.windows(2).map(|w| w[1] - w[0]).collect()
@@ -945,11 +954,6 @@ async fn a_paced_request_costs_one_script_call() {
             .cache()
             .insert(&origin, b"User-agent: *\nDisallow: /private\n");
     }
-    async fn page(
-        _: http::Request<Full<Bytes>>,
-    ) -> Result<http::Response<Full<Bytes>>, robots_fetch::BoxError> {
-        Ok(http::Response::new(Full::new(Bytes::from_static(b"ok"))))
-    }
     let service = layer.layer(tower::service_fn(page));
     let request = |i: usize| {
         http::Request::get(format!("http://o{}.example/page", i % 8))
@@ -1082,6 +1086,50 @@ async fn a_success_through_the_middleware_ends_the_fleets_streak() {
     tokio::time::sleep(Duration::from_millis(150)).await;
     assert_eq!(redis.pace_field(pace, "failures"), None, "the streak ended");
     assert_eq!(redis.pace_field(pace, "pause"), None, "its pause too");
+}
+
+/// The same through the tower layer: the head's record and the body's end, read to its last byte.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_success_through_the_layer_ends_the_fleets_streak() {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Full};
+    use tower::{Layer, ServiceExt};
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let fleet = RedisFleet::new(&redis.url()).unwrap();
+    let layer = robots_tower::RobotsLayer::builder("FooBot")
+        .fleet(&fleet)
+        .min_delay(Duration::from_millis(10))
+        .build();
+    let origin = robots_fetch::Origin::parse("http://o0.example").unwrap();
+    layer
+        .cache()
+        .insert(&origin, b"User-agent: *\nDisallow: /private\n");
+    settled(&redis, "o0.example");
+    let pace = fleet.key("o0.example", "pace");
+    let now = wall_ms();
+    let (until, paused) = ((now + 300).to_string(), now.to_string());
+    redis.set_pace(
+        &pace,
+        &[("pause", &until), ("paused", &paused), ("failures", "3")],
+    );
+    redis.command(&["PEXPIRE", &pace, "60000"]);
+    let service = layer.layer(tower::service_fn(page));
+    let request = http::Request::get("http://o0.example/page")
+        .body(Full::<Bytes>::default())
+        .unwrap();
+    let response = service.oneshot(request).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(&body[..], b"page");
+    assert!(layer.settle(Duration::from_secs(2)).await);
+    assert_eq!(
+        redis.pace_field(&pace, "failures"),
+        None,
+        "the streak ended"
+    );
+    assert_eq!(redis.pace_field(&pace, "pause"), None, "its pause too");
 }
 
 /// Issue 33: an earlier release kept a group's pace state as a hash. A fleet stopped and started
