@@ -90,6 +90,37 @@ async fn page(
     )))
 }
 
+/// A layer in the fleet over `page`, with robots.txt already cached for `o0.example` up to
+/// `o{origins - 1}.example`.
+fn fleet_layer(
+    fleet: &RedisFleet,
+    origins: usize,
+    configure: impl FnOnce(
+        robots_tower::RobotsConfig<robots_tower::ForLayer>,
+    ) -> robots_tower::RobotsConfig<robots_tower::ForLayer>,
+) -> robots_tower::RobotsLayer {
+    let layer = configure(robots_tower::RobotsLayer::builder("FooBot").fleet(fleet)).build();
+    for i in 0..origins {
+        let origin = robots_fetch::Origin::parse(&format!("http://o{i}.example")).unwrap();
+        layer
+            .cache()
+            .insert(&origin, b"User-agent: *\nDisallow: /private\n");
+    }
+    layer
+}
+
+/// Another member's 503s, left in the group's pace state: a streak of three, and a pause that
+/// ends in 300 ms.
+fn streak_left(redis: &RedisServer, pace: &str) {
+    let now = wall_ms();
+    let (until, paused) = ((now + 300).to_string(), now.to_string());
+    redis.set_pace(
+        pace,
+        &[("pause", &until), ("paused", &paused), ("failures", "3")],
+    );
+    redis.command(&["PEXPIRE", pace, "60000"]);
+}
+
 fn gaps(mut starts: Vec<Instant>) -> Vec<Duration> {
     starts.sort();
     starts.windows(2).map(|w| w[1] - w[0]).collect()
@@ -943,17 +974,7 @@ async fn a_paced_request_costs_one_script_call() {
         return;
     };
     let fleet = RedisFleet::new(&redis.url()).unwrap();
-    let layer = robots_tower::RobotsLayer::builder("FooBot")
-        .fleet(&fleet)
-        .min_delay(Duration::ZERO)
-        .delay_factor(0.0)
-        .build();
-    for i in 0..8 {
-        let origin = robots_fetch::Origin::parse(&format!("http://o{i}.example")).unwrap();
-        layer
-            .cache()
-            .insert(&origin, b"User-agent: *\nDisallow: /private\n");
-    }
+    let layer = fleet_layer(&fleet, 8, |c| c.min_delay(Duration::ZERO).delay_factor(0.0));
     let service = layer.layer(tower::service_fn(page));
     let request = |i: usize| {
         http::Request::get(format!("http://o{}.example/page", i % 8))
@@ -1070,14 +1091,7 @@ async fn a_success_through_the_middleware_ends_the_fleets_streak() {
     let (server, site) = start_site().await;
     settled(&redis, "127.0.0.1");
     let pace = "robots:{127.0.0.1}:pace";
-    // Another member's 503s: a streak of three, and a pause that ends in 300 ms.
-    let now = wall_ms();
-    let (until, paused) = ((now + 300).to_string(), now.to_string());
-    redis.set_pace(
-        pace,
-        &[("pause", &until), ("paused", &paused), ("failures", "3")],
-    );
-    redis.command(&["PEXPIRE", pace, "60000"]);
+    streak_left(&redis, pace);
     let client = member(&redis.url(), Duration::from_millis(10), |c| c);
     let response = client.get(server.url("/page")).send().await.unwrap();
     assert_eq!(response.status(), 200);
@@ -1098,23 +1112,10 @@ async fn a_success_through_the_layer_ends_the_fleets_streak() {
         return;
     };
     let fleet = RedisFleet::new(&redis.url()).unwrap();
-    let layer = robots_tower::RobotsLayer::builder("FooBot")
-        .fleet(&fleet)
-        .min_delay(Duration::from_millis(10))
-        .build();
-    let origin = robots_fetch::Origin::parse("http://o0.example").unwrap();
-    layer
-        .cache()
-        .insert(&origin, b"User-agent: *\nDisallow: /private\n");
+    let layer = fleet_layer(&fleet, 1, |c| c.min_delay(Duration::from_millis(10)));
     settled(&redis, "o0.example");
     let pace = fleet.key("o0.example", "pace");
-    let now = wall_ms();
-    let (until, paused) = ((now + 300).to_string(), now.to_string());
-    redis.set_pace(
-        &pace,
-        &[("pause", &until), ("paused", &paused), ("failures", "3")],
-    );
-    redis.command(&["PEXPIRE", &pace, "60000"]);
+    streak_left(&redis, &pace);
     let service = layer.layer(tower::service_fn(page));
     let request = http::Request::get("http://o0.example/page")
         .body(Full::<Bytes>::default())
