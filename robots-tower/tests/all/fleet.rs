@@ -1169,6 +1169,37 @@ async fn a_pause_an_earlier_release_left_holds_after_an_upgrade() {
     assert_eq!(redis.pace_field(pace, "failures"), None, "the streak ended");
 }
 
+/// An earlier release held every place of a group in its set of leases, which its hash did not
+/// announce: after an upgrade, a place it held (a member that died mid-request) is still waited
+/// out to its lease's end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_place_an_earlier_release_held_is_waited_out_after_an_upgrade() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = start_site().await;
+    settled(&redis, "127.0.0.1");
+    let ended = (wall_ms() - 60_000).to_string();
+    let expiry = (wall_ms() + 800).to_string();
+    redis.command(&[
+        "HSET",
+        "robots:{127.0.0.1}:pace",
+        "end",
+        &ended,
+        "tat",
+        &ended,
+    ]);
+    redis.command(&["ZADD", "robots:{127.0.0.1}:leases", &expiry, "old-member"]);
+    let client = member(&redis.url(), Duration::from_millis(10), |c| c);
+    let started = Instant::now();
+    client.get(server.url("/page")).send().await.unwrap();
+    let waited = pages(&site)[0].1 - started;
+    assert!(
+        waited >= Duration::from_millis(700) && waited < Duration::from_secs(5),
+        "waited {waited:?} for the place the earlier release held"
+    );
+}
+
 /// Whatever else is stored under a group's pace key (a value cut short, another type) is read as
 /// no state, and the next write replaces it: a request goes, paced, rather than failing on it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

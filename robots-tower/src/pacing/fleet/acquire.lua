@@ -40,7 +40,7 @@ elseif me ~= '' and server ~= me then
   epoch = since .. ':' .. me
   redis.call('SET', KEYS[3], epoch)
 end
-local p = load_pace(KEYS[1])
+local p = load_pace(KEYS[1], KEYS[2])
 local idle = tonumber(ARGV[6])
 -- Waiters are served first come, first served; one that stopped asking for 2 s is dropped.
 -- (Most groups have none: the state's `queued` says until when some may be, and nothing else

@@ -17,8 +17,10 @@
 local PACE = '<i6i6i6i6i6i6i6i6i6i6s'
 local PACE_SIZE = 61
 
--- A group's pace state (all unset when the group has none, or what is stored is not one).
-local function load_pace(key)
+-- A group's pace state at `key` (all unset when the group has none, or what is stored is not
+-- one); `leases`: the set of its other places (read only when it finds a hash an earlier release
+-- left).
+local function load_pace(key, leases)
   local raw = redis.pcall('GET', key)
   if type(raw) == 'string' and #raw >= PACE_SIZE and string.byte(raw, -1) == 0 then
     local tat, start, ended, pause, paused, failures, adaptive, lease_until, others, queued, lease =
@@ -40,6 +42,12 @@ local function load_pace(key)
       p[field] = tonumber(h[i]) or 0
     end
     p.lease = h[11] or ''
+    -- (They held every place in the set, which the state did not announce: until when it may
+    -- hold one, its latest lease says.)
+    if leases then
+      local last = redis.call('ZRANGE', leases, -1, -1, 'WITHSCORES')[2]
+      p.others = math.max(p.others, tonumber(last) or 0)
+    end
   end
   return p
 end

@@ -7,7 +7,7 @@
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local head = tonumber(ARGV[12])
-local p = load_pace(KEYS[1])
+local p = load_pace(KEYS[1], KEYS[2])
 -- The lease: the group's first place (in the pace state), or one in the set.
 if p.lease == ARGV[1] then
   if p.lease_until > now then

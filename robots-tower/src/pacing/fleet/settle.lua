@@ -12,7 +12,7 @@ local function settle_from(now, k, a)
     local pace, leases, id = KEYS[k], KEYS[k + 1], ARGV[a]
     local grace = tonumber(ARGV[a + 1])
     local at = now - tonumber(ARGV[a + 2])
-    local p = load_pace(pace)
+    local p = load_pace(pace, leases)
     -- The lease: the group's first place (in the pace state), or one in the set.
     if p.lease == id then
       if p.lease_until > now then
