@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use robots::tower::{RobotsError, RobotsInfo, RobotsMiddleware};
+use polite_robots::tower::{RobotsError, RobotsInfo, RobotsMiddleware};
 use url::Url;
 
 #[derive(Parser)]
@@ -174,16 +174,17 @@ async fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
 
     let stats = cache.stats();
     // Only absolute http(s) URLs are sitemaps crawlers use (`robots lint` reports the others).
-    let (sitemaps, ignored): (Vec<String>, Vec<String>) = robots::fetch::Origin::from_url(&start)
-        .ok()
-        .and_then(|o| cache.cached(&o))
-        .map(|entry| {
-            entry
-                .sitemaps()
-                .map(String::from)
-                .partition(|s| robots::core::is_absolute_sitemap(s.as_bytes()))
-        })
-        .unwrap_or_default();
+    let (sitemaps, ignored): (Vec<String>, Vec<String>) =
+        polite_robots::fetch::Origin::from_url(&start)
+            .ok()
+            .and_then(|o| cache.cached(&o))
+            .map(|entry| {
+                entry
+                    .sitemaps()
+                    .map(String::from)
+                    .partition(|s| polite_robots::core::is_absolute_sitemap(s.as_bytes()))
+            })
+            .unwrap_or_default();
     println!(
         "\nsummary: {fetched} pages fetched, {blocked} blocked by robots.txt, {backoffs} back-off(s), {failed} failed, {} left in the queue",
         queue.len()

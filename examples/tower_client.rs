@@ -9,12 +9,12 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use robots::tower::{RobotsError, RobotsInfo, RobotsLayer};
+use polite_robots::tower::{RobotsError, RobotsInfo, RobotsLayer};
 use tower::{ServiceBuilder, ServiceExt};
 use tower_http::follow_redirect::FollowRedirectLayer;
 
 #[tokio::main]
-async fn main() -> Result<(), robots::fetch::BoxError> {
+async fn main() -> Result<(), polite_robots::fetch::BoxError> {
     let _site = demo_site().await;
     let urls: Vec<String> = match std::env::args().nth(1) {
         Some(url) => vec![url],

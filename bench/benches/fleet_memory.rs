@@ -32,6 +32,7 @@ fn record(body: &[u8]) -> StoredRobots {
             last_modified: Some(http::HeaderValue::from_static(
                 "Tue, 24 Nov 2026 10:00:00 GMT",
             )),
+            max_age: None,
         },
     }
 }

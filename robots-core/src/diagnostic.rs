@@ -42,10 +42,20 @@ pub enum DiagnosticKind {
     RuleBeforeUserAgent,
     /// A pattern starting with neither `/` nor `*`; it never matches.
     PatternNeverMatches,
-    /// A user-agent value that is compared by a shorter token (`Googlebot/2.1`, `*foo`).
+    /// A user-agent value that Google's parser compares by a shorter name: a version
+    /// (`Googlebot/2.1` as `Googlebot`), or a crawler's real name with a digit or another
+    /// character Google's names do not have (`MJ12bot` as `MJ`). The crawler it names reads it
+    /// as written.
     UserAgentCutShort,
-    /// A rule that can never decide, because another rule matching the same paths always wins.
+    /// A user-agent value that tries a wildcard (`*bot`): names are not patterns, and Google's
+    /// parser reads no name in it, so the group applies to no crawler that follows it.
+    UserAgentWildcard,
+    /// A rule that can never decide, because a rule of the other kind matching the same paths
+    /// always wins (an `Allow` that never wins, a `Disallow` that never applies).
     ShadowedRule,
+    /// A rule that says again what a rule of the same kind matching the same paths says (a
+    /// duplicate `Disallow`, `/a/` beside `/a/*`, a path written raw and percent-encoded).
+    RedundantRule,
     /// A Crawl-delay value that is not a non-negative number of seconds.
     InvalidCrawlDelay,
     /// A Request-rate value that is not `n/t[s|m|h]`.
@@ -126,10 +136,16 @@ impl DiagnosticKind {
             }
             DiagnosticKind::RuleBeforeUserAgent => "put a User-agent line before it",
             DiagnosticKind::PatternNeverMatches => "start the pattern with `/` or `*`",
-            DiagnosticKind::UserAgentCutShort => "give the product token alone (`Googlebot`)",
+            DiagnosticKind::UserAgentCutShort => {
+                "nothing: the crawler it names reads it as written"
+            }
+            DiagnosticKind::UserAgentWildcard => {
+                "write `User-agent: *` for every crawler, or the crawler's name alone"
+            }
             DiagnosticKind::ShadowedRule => {
                 "remove it, or make it more specific than the rule that wins"
             }
+            DiagnosticKind::RedundantRule => "nothing; remove it to keep the file short",
             DiagnosticKind::InvalidCrawlDelay => "give a number of seconds (`Crawl-delay: 5`)",
             DiagnosticKind::InvalidRequestRate => "write it as n/t (`Request-rate: 1/10s`)",
             DiagnosticKind::MalformedPreference => {
@@ -165,7 +181,9 @@ impl DiagnosticKind {
             DiagnosticKind::RuleBeforeUserAgent => "rule_before_user_agent",
             DiagnosticKind::PatternNeverMatches => "pattern_never_matches",
             DiagnosticKind::UserAgentCutShort => "user_agent_cut_short",
+            DiagnosticKind::UserAgentWildcard => "user_agent_wildcard",
             DiagnosticKind::ShadowedRule => "shadowed_rule",
+            DiagnosticKind::RedundantRule => "redundant_rule",
             DiagnosticKind::InvalidCrawlDelay => "invalid_crawl_delay",
             DiagnosticKind::InvalidRequestRate => "invalid_request_rate",
             DiagnosticKind::MalformedPreference => "malformed_preference",
@@ -179,7 +197,7 @@ impl DiagnosticKind {
 
 impl DiagnosticKind {
     /// Every kind, in declaration order.
-    pub const ALL: [DiagnosticKind; 24] = [
+    pub const ALL: [DiagnosticKind; 26] = [
         DiagnosticKind::BodyTooLarge,
         DiagnosticKind::HtmlBody,
         DiagnosticKind::Utf16Body,
@@ -196,7 +214,9 @@ impl DiagnosticKind {
         DiagnosticKind::RuleBeforeUserAgent,
         DiagnosticKind::PatternNeverMatches,
         DiagnosticKind::UserAgentCutShort,
+        DiagnosticKind::UserAgentWildcard,
         DiagnosticKind::ShadowedRule,
+        DiagnosticKind::RedundantRule,
         DiagnosticKind::InvalidCrawlDelay,
         DiagnosticKind::InvalidRequestRate,
         DiagnosticKind::MalformedPreference,
@@ -233,7 +253,7 @@ impl DiagnosticKind {
             | DiagnosticKind::NulByte
             | DiagnosticKind::RuleBeforeUserAgent
             | DiagnosticKind::PatternNeverMatches
-            | DiagnosticKind::UserAgentCutShort
+            | DiagnosticKind::UserAgentWildcard
             | DiagnosticKind::ShadowedRule
             | DiagnosticKind::InvalidCrawlDelay
             | DiagnosticKind::InvalidRequestRate
@@ -249,7 +269,9 @@ impl DiagnosticKind {
             | DiagnosticKind::MisspeltKey
             | DiagnosticKind::NonGoogleKey
             | DiagnosticKind::UnknownPreferenceKey => Severity::Warning,
-            DiagnosticKind::UnknownKey => Severity::Info,
+            DiagnosticKind::UnknownKey
+            | DiagnosticKind::UserAgentCutShort
+            | DiagnosticKind::RedundantRule => Severity::Info,
         }
     }
 }

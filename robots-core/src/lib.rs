@@ -1,23 +1,4 @@
-//! # robots-core
-//!
-//! A robots.txt parser and matcher that gives the same verdicts as Google's open-source
-//! robots.txt library on every input, and checks fast: parse a file once, compile a
-//! [`Matcher`] per crawler, then check as many URLs as you like without allocating.
-//!
-//! ```
-//! use robots_core::RobotsTxt;
-//!
-//! let body = b"User-agent: *\nDisallow: /search\nAllow: /search/about\nCrawl-delay: 2\n";
-//! let robots = RobotsTxt::parse(body);
-//! let bot = robots.matcher("FooBot"); // the crawler's product token, compared as given
-//!
-//! assert!(bot.is_allowed("https://example.com/"));
-//! assert!(!bot.is_allowed("https://example.com/search?q=rust"));
-//! let verdict = bot.check_url("https://example.com/search/about");
-//! assert!(verdict.allowed);
-//! assert_eq!(verdict.rule.map(|r| r.line), Some(3));
-//! assert_eq!(bot.crawl_delay().map(|c| c.delay.as_secs()), Some(2));
-//! ```
+#![doc = include_str!("../README.md")]
 //!
 //! The public modules follow the spec's steps: [`robots`] (groups and records), [`matcher`]
 //! (matching and the decision), [`url_path`] (URL to path), [`records`] (Crawl-delay,
@@ -25,6 +6,7 @@
 //! [`usage`] (AI usage preferences: Content-Usage and Content-Signal). Splitting bytes into lines,
 //! a line into key and value, and compiling patterns are internal steps.
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub mod agent;

@@ -82,7 +82,11 @@ pub struct RateLimitPause {
 ///   count. An exhausted policy without `t` takes the window `w` of the same policy in
 ///   `RateLimit-Policy`, else it is [`RateLimitPause::without_reset`]. Of several exhausted
 ///   policies the longest reset wins;
-/// - the older draft's `RateLimit-Remaining`/`RateLimit-Reset`;
+/// - the earlier drafts' forms (up to revision 07): the single `RateLimit` dictionary
+///   (`limit=1, remaining=0, reset=5`) and the separate `RateLimit-Remaining`/`RateLimit-Reset`
+///   fields. Without a reset, an exhausted quota takes the window `w` of the policy in
+///   `RateLimit-Policy: 1;w=5` whose quota is its limit (else the longest window), else it is
+///   [`RateLimitPause::without_reset`];
 /// - the common `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` in seconds, or as a Unix time
 ///   when above 10^9 (compared with `now`).
 ///
@@ -123,23 +127,118 @@ fn rate_limit_pause_at(headers: &HeaderMap, now: SystemTime) -> Option<RateLimit
         if let Some(pause) = ietf_pause(value.as_bytes(), headers) {
             add(pause);
         }
-    }
-    for (remaining, reset) in [
-        (&RATELIMIT_REMAINING, &RATELIMIT_RESET),
-        (&X_RATELIMIT_REMAINING, &X_RATELIMIT_RESET),
-    ] {
-        if let Some(reset) = remaining_and_reset(headers, remaining, reset, now) {
-            add(RateLimitPause {
-                reset,
-                without_reset: false,
-            });
+        if let Some(pause) = draft_dictionary_pause(value.as_bytes(), headers, now) {
+            add(pause);
         }
+    }
+    if let Some(pause) = draft_fields_pause(headers, now) {
+        add(pause);
+    }
+    if header_number(headers, &X_RATELIMIT_REMAINING) == Some(0)
+        && let Some(reset) = header_number(headers, &X_RATELIMIT_RESET)
+    {
+        add(RateLimitPause {
+            reset: reset_after(reset, now),
+            without_reset: false,
+        });
     }
     found
 }
 
+/// The pause for an exhausted quota of the earlier drafts (up to revision 07), whose reset is
+/// `reset` seconds when given, else the window of the policy in force, else a back-off step.
+fn draft_pause(
+    reset: Option<u64>,
+    limit: Option<u64>,
+    headers: &HeaderMap,
+    now: SystemTime,
+) -> RateLimitPause {
+    match reset
+        .map(|reset| reset_after(reset, now))
+        .or_else(|| draft_policy_window(headers, limit).map(Duration::from_secs))
+    {
+        Some(reset) => RateLimitPause {
+            reset,
+            without_reset: false,
+        },
+        None => RateLimitPause {
+            reset: Duration::ZERO,
+            without_reset: true,
+        },
+    }
+}
+
+/// The earlier drafts' single `RateLimit` dictionary (`limit=1, remaining=0, reset=5`), each
+/// member read alone: a malformed one is ignored and the others still count.
+fn draft_dictionary_pause(
+    value: &[u8],
+    headers: &HeaderMap,
+    now: SystemTime,
+) -> Option<RateLimitPause> {
+    let (mut limit, mut remaining, mut reset) = (None, None, None);
+    for member in list_members(value) {
+        let Ok(dictionary) = sfv::Parser::new(member).parse::<sfv::Dictionary>() else {
+            continue;
+        };
+        for (key, entry) in &dictionary {
+            let sfv::ListEntry::Item(item) = entry else {
+                continue;
+            };
+            let seconds = whole_seconds(&item.bare_item);
+            match key.as_str() {
+                "limit" => limit = seconds,
+                "remaining" => remaining = item.bare_item.as_integer().map(i64::from),
+                "reset" => reset = seconds,
+                _ => {}
+            }
+        }
+    }
+    (remaining == Some(0)).then(|| draft_pause(reset, limit, headers, now))
+}
+
+/// The earlier drafts' separate fields: `RateLimit-Remaining: 0` with `RateLimit-Reset`, or
+/// without it, `RateLimit-Policy`'s window for `RateLimit-Limit`.
+fn draft_fields_pause(headers: &HeaderMap, now: SystemTime) -> Option<RateLimitPause> {
+    if header_number(headers, &RATELIMIT_REMAINING)? != 0 {
+        return None;
+    }
+    let reset = header_number(headers, &RATELIMIT_RESET);
+    let limit = header_number(headers, &RATELIMIT_LIMIT);
+    Some(draft_pause(reset, limit, headers, now))
+}
+
+/// The window `w` of the earlier drafts' `RateLimit-Policy` (`10;w=1, 100;w=60`): that of the
+/// policy whose quota is `limit`, else the longest (the most restrictive guess).
+fn draft_policy_window(headers: &HeaderMap, limit: Option<u64>) -> Option<u64> {
+    let mut longest = None;
+    for value in headers.get_all(&RATELIMIT_POLICY) {
+        for member in list_members(value.as_bytes()) {
+            let Ok(item) = sfv::Parser::new(member).parse::<sfv::Item>() else {
+                continue;
+            };
+            let Some(quota) = item.bare_item.as_integer().map(i64::from) else {
+                continue;
+            };
+            let Some(window) = item
+                .params
+                .iter()
+                .find(|(k, _)| k.as_str() == "w")
+                .and_then(|(_, w)| whole_seconds(w))
+            else {
+                continue;
+            };
+            if limit.is_some_and(|limit| i64::try_from(limit).ok() == Some(quota)) {
+                return Some(window);
+            }
+            longest = longest.max(Some(window));
+        }
+    }
+    longest
+}
+
 static RATELIMIT: http::HeaderName = http::HeaderName::from_static("ratelimit");
 static RATELIMIT_POLICY: http::HeaderName = http::HeaderName::from_static("ratelimit-policy");
+static RATELIMIT_LIMIT: http::HeaderName = http::HeaderName::from_static("ratelimit-limit");
 static RATELIMIT_REMAINING: http::HeaderName = http::HeaderName::from_static("ratelimit-remaining");
 static RATELIMIT_RESET: http::HeaderName = http::HeaderName::from_static("ratelimit-reset");
 static X_RATELIMIT_REMAINING: http::HeaderName =
@@ -232,39 +331,30 @@ fn policy_window(headers: &HeaderMap, name: &sfv::BareItem) -> Option<u64> {
     None
 }
 
-/// A `…-Remaining: 0` with its `…-Reset`: seconds, or a Unix time when above 10^9.
-fn remaining_and_reset(
-    headers: &HeaderMap,
-    remaining: &http::HeaderName,
-    reset: &http::HeaderName,
-    now: SystemTime,
-) -> Option<Duration> {
-    let number = |name| -> Option<u64> {
-        let text = headers.get(name)?.to_str().ok()?.trim();
-        // Some servers send a decimal: the whole seconds, rounded up.
-        let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-        if !fraction.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let whole = saturating_seconds(whole)?.as_secs();
-        let up = fraction.bytes().any(|b| b != b'0');
-        Some(whole.saturating_add(u64::from(up)))
-    };
-    if number(remaining)? != 0 {
+/// A header's number of seconds (a decimal rounded up to whole seconds).
+fn header_number(headers: &HeaderMap, name: &http::HeaderName) -> Option<u64> {
+    let text = headers.get(name)?.to_str().ok()?.trim();
+    // Some servers send a decimal: the whole seconds, rounded up.
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if !fraction.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let reset = number(reset)?;
+    let whole = saturating_seconds(whole)?.as_secs();
+    let up = fraction.bytes().any(|b| b != b'0');
+    Some(whole.saturating_add(u64::from(up)))
+}
+
+/// A reset: seconds, or a Unix time when above 10^9 (compared with `now`).
+fn reset_after(reset: u64, now: SystemTime) -> Duration {
     if reset > 1_000_000_000 {
         // A time too far to represent is as far as possible (callers cap it).
-        return Some(
-            SystemTime::UNIX_EPOCH
-                .checked_add(Duration::from_secs(reset))
-                .map_or(Duration::MAX, |at| {
-                    at.duration_since(now).unwrap_or(Duration::ZERO)
-                }),
-        );
+        return SystemTime::UNIX_EPOCH
+            .checked_add(Duration::from_secs(reset))
+            .map_or(Duration::MAX, |at| {
+                at.duration_since(now).unwrap_or(Duration::ZERO)
+            });
     }
-    Some(Duration::from_secs(reset))
+    Duration::from_secs(reset)
 }
 
 /// A non-empty run of ASCII digits as seconds; too many for a `u64` saturate to `Duration::MAX`.
@@ -400,11 +490,63 @@ mod tests {
         // Unreadable fields say nothing; an unusable reset is no reset.
         assert_eq!(pause(&[("ratelimit", "r=0;;t=")]), None);
         assert_eq!(pause(&[("ratelimit", r#""x";r=0;t=-5"#)]), step(0));
-        // The older draft's fields and the common ones.
+        // The earlier drafts' single dictionary (up to revision 07).
+        assert_eq!(
+            pause(&[("ratelimit", "limit=1, remaining=0, reset=5")]),
+            secs(5)
+        );
+        assert_eq!(
+            pause(&[("ratelimit", "limit=1, remaining=1, reset=5")]),
+            None
+        );
+        assert_eq!(pause(&[("ratelimit", "remaining=0, reset=2.5")]), secs(3));
+        // Without a reset (or with a malformed one, ignored alone): the policy's window, the
+        // one whose quota is the limit, else the longest; else a back-off step.
+        assert_eq!(
+            pause(&[
+                ("ratelimit", "limit=1, remaining=0"),
+                ("ratelimit-policy", "1;w=5")
+            ]),
+            secs(5)
+        );
+        assert_eq!(
+            pause(&[
+                ("ratelimit", "limit=10, remaining=0, reset=x"),
+                ("ratelimit-policy", "10;w=1, 100;w=60")
+            ]),
+            secs(1)
+        );
+        assert_eq!(
+            pause(&[
+                ("ratelimit", "remaining=0, reset=-1"),
+                ("ratelimit-policy", "10;w=1, 100;w=60")
+            ]),
+            secs(60)
+        );
+        assert_eq!(pause(&[("ratelimit", "limit=1, remaining=0")]), step(0));
+        assert_eq!(
+            pause(&[("ratelimit", "limit=1, ;;, remaining=0, reset=4")]),
+            secs(4)
+        );
+        // Their separate fields.
         assert_eq!(
             pause(&[("ratelimit-remaining", "0"), ("ratelimit-reset", "7")]),
             secs(7)
         );
+        assert_eq!(
+            pause(&[
+                ("ratelimit-limit", "100"),
+                ("ratelimit-remaining", "0"),
+                ("ratelimit-policy", "10;w=1, 100;w=60")
+            ]),
+            secs(60)
+        );
+        assert_eq!(pause(&[("ratelimit-remaining", "0")]), step(0));
+        assert_eq!(
+            pause(&[("ratelimit-remaining", "0"), ("ratelimit-reset", "1.5")]),
+            secs(2)
+        );
+        // The common ones.
         assert_eq!(
             pause(&[("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "2")]),
             secs(2)

@@ -1,11 +1,4 @@
-//! # robots-fetch
-//!
-//! Retrieval and caching of robots.txt per origin, with Google's semantics:
-//! an unconditional GET with the crawler's identity; redirects followed up to 5 hops (a loop or a
-//! sixth is a 404); 4xx allow all; 429, 5xx and every network failure disallow all for now; at
-//! most 512,000 bytes read after content decoding; a good copy kept 24 h (or `max-age` within
-//! bounds) and used through outages; with no good copy, disallow all until 30 days of outage;
-//! back-off honouring `Retry-After`; one fetch per origin at a time.
+#![doc = include_str!("../README.md")]
 //!
 //! It fetches with any [`FetchClient`]: `reqwest::Client` (feature `reqwest`), or a tower
 //! service through [`ServiceClient`].
@@ -36,6 +29,7 @@
 //! # Ok(()) }
 //! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod body;
@@ -69,8 +63,8 @@ pub use headers::{RateLimitPause, max_age, rate_limit_pause, retry_after};
 pub use human::HumanDuration;
 #[cfg(feature = "web-bot-auth")]
 pub use identity::{
-    KeyDirectory, KeyError, PublicKey, RequestSigner, SignError, SigningKey, Verified, VerifyError,
-    verify_request,
+    KeyDirectory, KeyError, PublicKey, RequestSigner, SignError, SignatureAgentError, SigningKey,
+    Verified, VerifyError, verify_request,
 };
 pub use origin::{Origin, OriginError, OriginKey, OriginRef};
 pub use outcome::{

@@ -238,6 +238,9 @@ impl StoredRobots {
         if let Some(modified) = text(&self.validators.last_modified) {
             field("modified", modified);
         }
+        if let Some(max_age) = self.validators.max_age {
+            field("maxage", millis(max_age).to_string());
+        }
         if let Some(outage) = &self.outage {
             field("since", outage.since_ms.to_string());
             field("retry", outage.next_retry_ms.to_string());
@@ -315,6 +318,7 @@ impl StoredRobots {
             validators: Validators {
                 etag: header_value(get.get("etag")),
                 last_modified: header_value(get.get("modified")),
+                max_age: num("maxage").map(Duration::from_millis),
             },
         })
     }
@@ -573,6 +577,7 @@ mod tests {
                     last_modified: Some(http::HeaderValue::from_static(
                         "Tue, 24 Nov 2026 10:00:00 GMT",
                     )),
+                    max_age: Some(Duration::from_secs(60)),
                 },
             },
             StoredRobots {

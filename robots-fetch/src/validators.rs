@@ -2,6 +2,8 @@
 //! (spec section 7): the refresh asks whether the file changed, and a `304 Not Modified` says it
 //! did not, without a body.
 
+use std::time::Duration;
+
 use http::{HeaderMap, HeaderValue, header};
 
 /// A validator longer than this is not kept (a hostile server cannot make entries heavy with
@@ -26,12 +28,19 @@ pub const MAX_VALIDATOR_BYTES: usize = 1024;
 /// assert_eq!(refresh[header::IF_NONE_MATCH], "W/\"v1\"");
 /// assert_eq!(refresh[header::IF_MODIFIED_SINCE], "Tue, 24 Nov 2026 10:00:00 GMT");
 /// ```
+///
+/// With them is kept the copy's `Cache-Control: max-age`, the one caching header a refresh's
+/// answer may leave out: a `304` updates only the headers it carries (RFC 9111 section 4.3.4),
+/// so a bare 304 gives the copy the life it was given, never the 24-hour default.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Validators {
     /// `ETag`, as given.
     pub etag: Option<HeaderValue>,
     /// `Last-Modified`, as given.
     pub last_modified: Option<HeaderValue>,
+    /// `Cache-Control: max-age` (`no-cache` and `no-store` as zero), as given, before the
+    /// cache's bounds apply.
+    pub max_age: Option<Duration>,
 }
 
 impl Validators {
@@ -46,6 +55,7 @@ impl Validators {
         Validators {
             etag: kept(header::ETAG),
             last_modified: kept(header::LAST_MODIFIED),
+            max_age: crate::headers::max_age(headers),
         }
     }
 
@@ -64,8 +74,8 @@ impl Validators {
         }
     }
 
-    /// These, updated by the validators a `304` came with (a 304 may say the copy's new ETag or
-    /// date; those it does not say stay).
+    /// These, updated by the validators a `304` came with (a 304 may say the copy's new ETag,
+    /// date or `max-age`; those it does not say stay: RFC 9111 section 4.3.4).
     pub fn updated_by(&self, newer: &Validators) -> Validators {
         Validators {
             etag: newer.etag.clone().or_else(|| self.etag.clone()),
@@ -73,6 +83,7 @@ impl Validators {
                 .last_modified
                 .clone()
                 .or_else(|| self.last_modified.clone()),
+            max_age: newer.max_age.or(self.max_age),
         }
     }
 
@@ -105,12 +116,21 @@ mod tests {
         let old = Validators {
             etag: Some(HeaderValue::from_static("\"a\"")),
             last_modified: Some(HeaderValue::from_static("Mon, 23 Nov 2026 10:00:00 GMT")),
+            max_age: Some(Duration::from_secs(60)),
         };
         let newer = Validators {
             etag: Some(HeaderValue::from_static("\"b\"")),
             last_modified: None,
+            max_age: None,
         };
         let updated = old.updated_by(&newer);
+        // A 304 without max-age keeps the stored one; one with it replaces it.
+        assert_eq!(updated.max_age, Some(Duration::from_secs(60)));
+        let renewed = old.updated_by(&Validators {
+            max_age: Some(Duration::from_secs(5)),
+            ..Validators::default()
+        });
+        assert_eq!(renewed.max_age, Some(Duration::from_secs(5)));
         assert_eq!(updated.etag.unwrap(), "\"b\"");
         assert_eq!(
             updated.last_modified.unwrap(),

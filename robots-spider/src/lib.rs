@@ -1,39 +1,4 @@
-//! # robots-spider
-//!
-//! Makes a `spider` crawl polite: [`polite_client`] builds the HTTP
-//! client spider crawls with, with robots-tower's middleware inside it, so every request spider
-//! sends — every page, every redirect hop — is checked against its origin's robots.txt (Google's
-//! semantics, refused while robots.txt answers 5xx) and paced per origin (Crawl-delay, 429/503
-//! back-off) before it reaches the network.
-//!
-//! It takes spider's own network settings (`configure_base_client`: User-Agent, headers,
-//! timeouts, local address, TLS options; a single proxy; the request timeout), turns reqwest's
-//! redirect following off so the middleware follows hop by hop under a policy as strict as
-//! spider's (its redirect limit; `Strict` → same origin; `None` → no following; and by default
-//! no hop from a public host into a loopback, private or link-local address), and fetches
-//! robots.txt through that same client.
-//!
-//! ```no_run
-//! use robots_spider::polite_client;
-//! use robots_tower::RobotsMiddleware;
-//! use spider::website::Website;
-//!
-//! #[tokio::main]
-//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//!     let agent = "FooBot/1.0 (+https://foo.example/bot)";
-//!     let mut website = Website::new("https://example.com");
-//!     website
-//!         .with_user_agent(Some(agent))
-//!         .with_respect_robots_txt(false) // the middleware enforces robots.txt
-//!         .with_limit(100);
-//!     website.set_http_client(polite_client(&website, RobotsMiddleware::builder(agent))?);
-//!     website.crawl().await;
-//!     for link in website.get_links() {
-//!         println!("{}", link.as_ref());
-//!     }
-//!     Ok(())
-//! }
-//! ```
+#![doc = include_str!("../README.md")]
 //!
 //! Turn spider's own robots check off: it would fetch robots.txt a second time with its inexact
 //! parser (which fails open on 5xx).
@@ -46,10 +11,10 @@
 //! - **Chrome** (feature `chrome`), **`wreq`** (feature `wreq`), and the remote-fetcher and
 //!   fetch-engine hooks (`with_remote_fetcher`, `with_fetch_engine`) fetch pages without
 //!   spider's reqwest client, so robots.txt is not enforced there. Build spider without them.
-//! - spider's `Cargo.toml` needs, with default features off: `features = ["cache_mem"]` (or
-//!   `cache_request`) for `set_http_client` to take this client, and the pins
-//!   `http-cache = "=1.0.0-alpha.6"` and `http-cache-reqwest = "=1.0.0-alpha.6"`.
+//! - spider's `Cargo.toml` needs, with default features off, `features = ["cache_mem"]` (or
+//!   `cache_request`) for `set_http_client` to take this client.
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 use robots_tower::{ForMiddleware, HopRule, RedirectPolicy, RobotsConfig};

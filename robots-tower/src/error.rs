@@ -113,7 +113,7 @@ pub enum RobotsError {
     /// it asked. Drop the origin's URLs, or choose `Honour` (wait the whole delay) or `Clamp`
     /// (crawl faster than asked) by name.
     #[error(
-        "{origin} asks for a Crawl-delay of {}, above the maximum of {}: its pages are not fetched (honour or clamp it by name to crawl it)",
+        "{origin} asks for a Crawl-delay of {}, above the maximum of {}: its pages are not fetched (`overlong_crawl_delay(OverlongCrawlDelay::Honour)` waits it out, `::Clamp` crawls faster than asked)",
         robots_fetch::HumanDuration(*asked),
         robots_fetch::HumanDuration(*max)
     )]

@@ -1,19 +1,4 @@
-//! # robots-tower
-//!
-//! Makes any Rust HTTP client polite. As a tower [`RobotsLayer`] or a reqwest-middleware
-//! [`RobotsMiddleware`], it checks every request against its origin's robots.txt (fetched and
-//! cached with `robots-fetch`, Google's semantics) and
-//!
-//! - refuses a disallowed URL with [`RobotsError::Disallowed`] before it reaches the network —
-//!   the path as given, and every path a server may resolve it to (dot segments, `%2e` forms,
-//!   merged slashes), so `/public/../private/x` is refused by `Disallow: /private`;
-//! - refuses non-HTTP URLs (a redirect to `file:`) with [`RobotsError::UnsupportedScheme`];
-//! - refuses with [`RobotsError::RobotsUnreachable`] while robots.txt cannot be had and no good copy
-//!   is known, so a crawler can reschedule;
-//! - otherwise waits for its turn in the origin's politeness group (one request in flight, 1 s from the
-//!   previous request's start and from its response, raised by Crawl-delay up to 30 s, paused by
-//!   429/503 and `Retry-After`) — a timer in the request's future, never a blocked thread — and
-//!   sends the request with the crawler's `User-Agent` (and `From`) when it has none.
+#![doc = include_str!("../README.md")]
 //!
 //! Each response carries a [`RobotsInfo`] in its extensions: the deciding rule, where the rules
 //! came from, the wait, and the parsed `X-Robots-Tag` directives.
@@ -54,6 +39,7 @@
 //! # Ok(()) }
 //! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 // Three rooms: the front ends a request comes in through, the engine that decides it, and the

@@ -42,7 +42,7 @@ async fn the_examples_exit_non_zero_and_say_why_when_robots_txt_is_unreachable()
     let down = Site::start(|_, _| Answer::status("503 Service Unavailable", &[])).await;
     let start = down.url("/");
     let origin = start.trim_end_matches('/').to_string();
-    let polite = example("robots", "polite_crawl");
+    let polite = example("polite-robots", "polite_crawl");
     let spider = example("robots-spider", "spider_crawl");
     let (crawl, spidered) = tokio::join!(
         tokio::task::spawn_blocking({
@@ -92,7 +92,7 @@ async fn the_demo_summary_lists_only_the_sitemaps_crawlers_use() {
     })
     .await;
     let start = site.url("/");
-    let polite = example("robots", "polite_crawl");
+    let polite = example("polite-robots", "polite_crawl");
     let crawl = tokio::task::spawn_blocking(move || run(polite, &[&start, "--max-pages", "1"]))
         .await
         .unwrap();

@@ -12,14 +12,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Each crate's source root; the CLI is a crate of its own (`src/bin/robots`).
+/// Each crate's source root (the CLI is `robots-cli`).
 const CRATES: [&str; 6] = [
     "robots-core/src",
     "robots-fetch/src",
     "robots-tower/src",
     "robots-spider/src",
     "src",
-    "src/bin/robots",
+    "robots-cli/src",
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -311,20 +311,20 @@ fn the_circle_finder_finds_circles() {
     assert!(firsts.contains(&"gate") && firsts.contains(&"error") && firsts.contains(&"telemetry"));
 }
 
-/// `robots` re-exports the `http`, `reqwest` and `reqwest_middleware` it is built with, so a
+/// `polite-robots` re-exports the `http`, `reqwest` and `reqwest_middleware` it is built with, so a
 /// client built from them always fits the middleware (two reqwest versions in one build give
 /// "expected `Client`, found `Client`").
 #[test]
 fn the_client_crates_are_re_exported_in_the_versions_that_fit() {
-    let middleware = robots::tower::RobotsMiddleware::builder("FooBot/1.0")
+    let middleware = polite_robots::tower::RobotsMiddleware::builder("FooBot/1.0")
         .build()
         .expect("middleware");
-    let client: robots::reqwest_middleware::ClientWithMiddleware =
-        robots::reqwest_middleware::ClientBuilder::new(robots::reqwest::Client::new())
+    let client: polite_robots::reqwest_middleware::ClientWithMiddleware =
+        polite_robots::reqwest_middleware::ClientBuilder::new(polite_robots::reqwest::Client::new())
             .with(middleware)
             .build();
     let request = client.get("http://a.example/").build().expect("request");
-    assert_eq!(request.method(), robots::http::Method::GET);
+    assert_eq!(request.method(), polite_robots::http::Method::GET);
 }
 
 /// The backticked words of `docs/architecture.md` that look like paths (a `/` or a file
@@ -382,7 +382,8 @@ fn the_architecture_page_lists_the_crates_dependencies() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let doc = std::fs::read_to_string(root.join("docs/architecture.md")).expect("the page");
     let crates = [
-        ("robots", ""),
+        ("polite-robots", ""),
+        ("robots-cli", "robots-cli/"),
         ("robots-spider", "robots-spider/"),
         ("robots-tower", "robots-tower/"),
         ("robots-fetch", "robots-fetch/"),
@@ -426,6 +427,7 @@ fn no_path_include_crosses_a_package() {
         "robots-fetch",
         "robots-tower",
         "robots-spider",
+        "robots-cli",
         "test-support",
         "",
     ];

@@ -201,17 +201,8 @@ fn lint_lines(body: &[u8], out: &mut Vec<Diagnostic>) {
         }
         match d.kind {
             KeyKind::UserAgent => {
-                let token = product_token_bytes(d.value);
-                if !is_global_agent(d.value) && token.len() < d.value.len() {
-                    push(
-                        n,
-                        DiagnosticKind::UserAgentCutShort,
-                        format!(
-                            "user-agent `{}` is compared as `{}`",
-                            String::from_utf8_lossy(d.value),
-                            String::from_utf8_lossy(token)
-                        ),
-                    );
+                if let Some((kind, message)) = user_agent_finding(d.value) {
+                    push(n, kind, message);
                 }
             }
             KeyKind::Allow | KeyKind::Disallow => {
@@ -292,6 +283,45 @@ fn lint_lines(body: &[u8], out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// What a user-agent value is worth saying: a wildcard attempt (`*bot`), or a name Google's
+/// parser compares by a shorter one, and how each kind of crawler reads it.
+fn user_agent_finding(value: &[u8]) -> Option<(DiagnosticKind, String)> {
+    let token = product_token_bytes(value);
+    if is_global_agent(value) || token.len() == value.len() {
+        return None;
+    }
+    let written = String::from_utf8_lossy(value);
+    if token.is_empty() && value.first() == Some(&b'*') {
+        return Some((
+            DiagnosticKind::UserAgentWildcard,
+            format!(
+                "user-agent `{written}` is not a pattern: names are compared whole, and Google's parser reads no name in it, so this group applies to no crawler that follows Google"
+            ),
+        ));
+    }
+    let cut = String::from_utf8_lossy(token);
+    let next = value[token.len()];
+    let message = if next == b'/' || next.is_ascii_whitespace() {
+        format!(
+            "user-agent `{written}` is compared as `{cut}` by Google's parser (the name ends before `{}`); the crawler it names matches it either way",
+            if next == b'/' { "/" } else { " " }
+        )
+    } else {
+        let shown = String::from_utf8_lossy(&value[token.len()..]);
+        let first = shown.chars().next().unwrap_or('?');
+        let google = if token.is_empty() {
+            "reads no name in it, so no crawler that follows Google's parser obeys this group"
+                .to_string()
+        } else {
+            format!("compares it as `{cut}`")
+        };
+        format!(
+            "user-agent `{written}` is read as written by crawlers that compare whole names (most, and likely the one it names), while Google's parser, whose names are letters, `-` and `_` only, stops at `{first}` and {google}"
+        )
+    };
+    Some((DiagnosticKind::UserAgentCutShort, message))
+}
+
 fn kind_name(kind: KeyKind) -> &'static str {
     match kind {
         KeyKind::UserAgent => "User-agent",
@@ -367,11 +397,17 @@ fn shadowed_rules(rules: &[Rule<'_>], out: &mut Vec<Diagnostic>) {
             continue;
         };
         for rule in same.iter().filter(|r| r.line != winner.line) {
+            // The same kind: nothing is lost, the file only says it twice.
+            let (kind, verb) = if rule.kind == winner.kind {
+                (DiagnosticKind::RedundantRule, "says the same")
+            } else {
+                (DiagnosticKind::ShadowedRule, "always wins")
+            };
             out.push(Diagnostic {
                 line: rule.line,
-                kind: DiagnosticKind::ShadowedRule,
+                kind,
                 message: format!(
-                    "{} `{}` never decides: {} `{}` on line {} matches the same paths and always wins",
+                    "{} `{}` never decides: {} `{}` on line {} matches the same paths and {verb}",
                     rule.kind.as_str(),
                     String::from_utf8_lossy(rule.written),
                     winner.kind.as_str(),
@@ -466,7 +502,7 @@ mod tests {
 
     #[test]
     fn line_level_findings() {
-        let mut body = b"User-agent: Googlebot/2.1\nUser-agent: *foo\nDisallow /x\nHost: e.com\nFoo: bar\nallow: nope\n".to_vec();
+        let mut body = b"User-agent: Googlebot/2.1\nUser-agent: MJ12bot\nDisallow /x\nHost: e.com\nFoo: bar\nallow: nope\n".to_vec();
         body.extend_from_slice(
             b"Disallow: /\xFF\nDisallow: /a\0b\njunk here now\nRequest-rate: fast\n",
         );
@@ -545,6 +581,48 @@ mod tests {
     }
 
     #[test]
+    fn user_agent_findings_say_how_each_crawler_reads_the_name() {
+        let body = b"User-agent: Googlebot/2.1\nUser-agent: MJ12bot\nUser-agent: 360Spider\nUser-agent: *bot\nUser-agent: *\nUser-agent: Seekport Crawler\nDisallow: /x\n";
+        assert_eq!(
+            kinds(body),
+            [
+                (1, "user_agent_cut_short"),
+                (2, "user_agent_cut_short"),
+                (3, "user_agent_cut_short"),
+                (4, "user_agent_wildcard"),
+                (6, "user_agent_cut_short"),
+            ]
+        );
+        let found = lint(body);
+        let message = |line: u32| {
+            let d = found.iter().find(|d| d.line == line).unwrap();
+            (d.severity(), d.message.clone())
+        };
+        let (severity, mj) = message(2);
+        assert_eq!(severity, crate::Severity::Info);
+        assert!(
+            mj.contains("stops at `1`") && mj.contains("as `MJ`"),
+            "{mj}"
+        );
+        let (_, spider) = message(3);
+        assert!(
+            spider.contains("reads no name") && !spider.contains("``"),
+            "{spider}"
+        );
+        let (severity, wildcard) = message(4);
+        assert_eq!(severity, crate::Severity::Error);
+        assert!(
+            wildcard.contains("not a pattern") && !wildcard.contains("``"),
+            "{wildcard}"
+        );
+        assert_eq!(
+            DiagnosticKind::UserAgentWildcard.fix(),
+            "write `User-agent: *` for every crawler, or the crawler's name alone"
+        );
+        assert!(message(1).1.contains("compared as `Googlebot`"));
+    }
+
+    #[test]
     fn shadowed_rules_are_found() {
         let body = b"User-agent: *\nDisallow: /a\nAllow: /a*\nDisallow: /b\nAllow: /b\nDisallow: /c\nDisallow: /c\nDisallow: /d$\nAllow: /d\n";
         assert_eq!(
@@ -552,7 +630,7 @@ mod tests {
             [
                 (2, "shadowed_rule"),
                 (4, "shadowed_rule"),
-                (7, "shadowed_rule")
+                (7, "redundant_rule")
             ]
         );
     }

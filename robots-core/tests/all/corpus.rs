@@ -172,3 +172,86 @@ fn usage_preferences_in_the_corpus() {
         "{count:?}"
     );
 }
+
+/// The lint table of `docs/behaviour.md`: each kind with its severity, and how often it is
+/// found in the shared corpus (findings, files), then the share of files `robots lint` fails.
+fn lint_table(files: Option<&[(String, Vec<u8>)]>) -> String {
+    use robots_core::{DiagnosticKind, Severity};
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut findings: BTreeMap<DiagnosticKind, (usize, BTreeSet<&str>)> = BTreeMap::new();
+    let mut failing = 0;
+    for (name, body) in files.unwrap_or_default() {
+        let found = lint(body);
+        failing += usize::from(found.iter().any(|d| d.severity() == Severity::Error));
+        for d in found {
+            let entry = findings.entry(d.kind).or_default();
+            entry.0 += 1;
+            entry.1.insert(name);
+        }
+    }
+    let mut table =
+        String::from("| kind | severity | fix | findings | files |\n|---|---|---|---|---|\n");
+    for kind in DiagnosticKind::ALL {
+        let (count, names) = findings.remove(&kind).unwrap_or_default();
+        table.push_str(&format!(
+            "| `{kind}` | {} | {} | {count} | {} |\n",
+            kind.severity(),
+            kind.fix(),
+            names.len()
+        ));
+    }
+    if let Some(files) = files {
+        table.push_str(&format!(
+            "\n`robots lint` fails (finds an error in) {failing} of the corpus's {} files ({:.1}%).\n",
+            files.len(),
+            failing as f64 * 100.0 / files.len() as f64
+        ));
+    }
+    table
+}
+
+/// The part of `docs/behaviour.md` between the lint table's markers.
+fn documented_lint_table() -> String {
+    let root = corpus::workspace_root(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/behaviour.md")).expect("docs/behaviour.md");
+    let start = "<!-- lint table: robots-core/tests/all/corpus.rs keeps it true -->\n";
+    let from = doc.find(start).expect("the lint table's start marker") + start.len();
+    let to = doc[from..]
+        .find("<!-- end of lint table -->")
+        .expect("its end marker")
+        + from;
+    doc[from..to].to_string()
+}
+
+/// Every kind's severity and fix, as documented (without the corpus, its counts are not read).
+#[test]
+fn the_documented_lint_table_has_every_kind_with_its_severity() {
+    let documented = documented_lint_table();
+    let expected = lint_table(None);
+    for (row, want) in expected.lines().skip(2).enumerate() {
+        let cells: Vec<&str> = want.split(" | ").take(3).collect();
+        let found = documented.lines().nth(row + 2).unwrap_or_default();
+        assert!(
+            found.starts_with(&cells.join(" | ")),
+            "docs/behaviour.md's lint table, row {}: expected `{}…`, found `{found}`",
+            row + 1,
+            cells.join(" | ")
+        );
+    }
+}
+
+/// The counts on the shared corpus, as documented: a change to lint changes the table with it.
+#[test]
+fn the_documented_lint_counts_are_the_corpus_counts() {
+    let Some(dir) = corpus::corpus_dir(env!("CARGO_MANIFEST_DIR"), "the lint table's counts")
+    else {
+        return;
+    };
+    // As `robots lint` reads a file: one byte past the limit tells it the file is too large.
+    let files = corpus::corpus_files(&dir, MAX_BODY_BYTES + 1);
+    let expected = lint_table(Some(&files));
+    assert!(
+        documented_lint_table() == expected,
+        "docs/behaviour.md's lint table should read:\n{expected}"
+    );
+}

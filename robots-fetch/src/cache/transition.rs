@@ -69,10 +69,7 @@ impl RobotsCache {
                 )
                 .with_validators(validators)
             }
-            FetchOutcome::NotModified {
-                max_age,
-                validators,
-            } => {
+            FetchOutcome::NotModified { validators, .. } => {
                 // The copy asked about is still the file: its rules, a new life. (Asked about a
                 // copy this entry no longer has, the answer cannot be used: unreachable.)
                 let kept = previous.filter(|p| {
@@ -92,7 +89,10 @@ impl RobotsCache {
                         now,
                     );
                 };
-                let expires_at = expiry(max_age);
+                // RFC 9111 section 4.3.4: what the 304 says replaces what is stored, what it
+                // leaves out (a bare 304's `max-age`) keeps the stored value.
+                let validators = previous.validators.updated_by(&validators);
+                let expires_at = expiry(validators.max_age);
                 let (status, redirected_to) = match &previous.source {
                     Source::Parsed {
                         status,
@@ -109,8 +109,7 @@ impl RobotsCache {
                     expires_at,
                     not_modified: true,
                 };
-                entry(previous.rules.clone(), source, expires_at, 0)
-                    .with_validators(previous.validators.updated_by(&validators))
+                entry(previous.rules.clone(), source, expires_at, 0).with_validators(validators)
             }
             FetchOutcome::Unavailable { status, reason } => {
                 let expires_at = later(now, config.default_ttl);

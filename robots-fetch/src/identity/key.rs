@@ -81,6 +81,14 @@ impl SigningKey {
     /// Reads a PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`, as `openssl genpkey -algorithm
     /// ed25519` writes it).
     pub fn from_pem(pem: &str) -> Result<SigningKey, KeyError> {
+        // Not PEM at all (a robots.txt given by mistake): the decoder's own error would speak
+        // of what it tripped on first, which says nothing to the user.
+        if !pem.trim_start().starts_with("-----BEGIN PRIVATE KEY-----") {
+            return Err(KeyError::NotAKey {
+                what: "the key".into(),
+                reason: "it does not start with `-----BEGIN PRIVATE KEY-----` (PKCS#8 PEM) or `{` (a JWK)".into(),
+            });
+        }
         let key = ed25519_dalek::SigningKey::from_pkcs8_pem(pem.trim()).map_err(|e| {
             KeyError::NotAKey {
                 what: "the key".into(),
@@ -143,10 +151,16 @@ impl SigningKey {
         })
     }
 
-    /// The key as PKCS#8 PEM, to be written to a file only the crawler reads.
+    /// The key as PKCS#8 v1 PEM (`PrivateKeyInfo`, the private key alone, as `openssl genpkey
+    /// -algorithm ed25519` writes it), to be written to a file only the crawler reads. v2 (the
+    /// public key inside too) is what ed25519-dalek writes, but OpenSSL 3.0 and Python's
+    /// `cryptography` refuse it; the public key is derived from the private one anyway.
     pub fn to_pkcs8_pem(&self) -> String {
-        self.key
-            .to_pkcs8_pem(ed25519_dalek::pkcs8::spki::der::pem::LineEnding::LF)
+        let v1 = ed25519_dalek::pkcs8::KeypairBytes {
+            secret_key: self.key.to_bytes(),
+            public_key: None,
+        };
+        v1.to_pkcs8_pem(ed25519_dalek::pkcs8::spki::der::pem::LineEnding::LF)
             .map(|pem| pem.to_string())
             .unwrap_or_default()
     }
@@ -351,7 +365,12 @@ mod tests {
     fn bad_keys_say_why_and_never_print_the_key() {
         let wrong_x = r#"{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs"}"#;
         for (text, says) in [
-            ("not a key", "not PKCS#8 PEM"),
+            (
+                "not a key",
+                "does not start with `-----BEGIN PRIVATE KEY-----`",
+            ),
+            // A robots.txt given by mistake: said as what it is not, nothing about its bytes.
+            ("User-agent: *\nDisallow: /\n", "does not start with"),
             ("{", "not JSON"),
             (r#"{"kty":"RSA"}"#, "`kty`"),
             (r#"{"kty":"OKP","crv":"X25519"}"#, "`crv`"),
@@ -377,6 +396,21 @@ mod tests {
         let key = SigningKey::generate().unwrap();
         let pem = key.to_pkcs8_pem();
         assert!(pem.starts_with("-----BEGIN PRIVATE KEY-----"), "{pem}");
+        // v1: version 0 and the 32-byte key alone (48 bytes of DER), as OpenSSL writes it.
+        use base64::Engine as _;
+        let body: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(body)
+            .unwrap();
+        assert_eq!(der.len(), 48);
+        assert_eq!(der[..7], [0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05]);
+        // A v2 file (ed25519-dalek's own form, the public key inside) is still read.
+        let v2 = key
+            .key
+            .to_pkcs8_pem(ed25519_dalek::pkcs8::spki::der::pem::LineEnding::LF)
+            .unwrap();
+        assert!(v2.len() > pem.len());
+        assert_eq!(SigningKey::from_pem(&v2).unwrap().keyid(), key.keyid());
         let read = SigningKey::from_pem(&pem).unwrap();
         assert_eq!(read.keyid(), key.keyid());
         let signature = read.sign(b"base");

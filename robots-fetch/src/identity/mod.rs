@@ -24,6 +24,6 @@ pub use key::{
 };
 pub use sign::{
     DEFAULT_VALIDITY, RequestSigner, SIGNATURE, SIGNATURE_AGENT, SIGNATURE_INPUT, SignError,
-    WEB_BOT_AUTH_TAG,
+    SignatureAgentError, WEB_BOT_AUTH_TAG,
 };
 pub use verify::{Verified, VerifyError, verify_request};

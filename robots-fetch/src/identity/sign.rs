@@ -41,6 +41,20 @@ pub enum SignError {
     Random(String),
 }
 
+/// Why a URL cannot name the crawler's key directory.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SignatureAgentError {
+    /// The URL carries user information (`user:password@`), which every site would see.
+    #[error(
+        "the Signature-Agent URL carries user information (`user:password@`), which every site the crawler visits would see: name the key directory without it ({url})"
+    )]
+    UserInfo {
+        /// The URL without its user information.
+        url: String,
+    },
+}
+
 /// Signs every request a crawler sends with one of its keys (Ed25519), as Web Bot Auth asks:
 /// `Signature-Input` covers `@authority` (and the `Signature-Agent` member when a key directory
 /// is configured), with `created`, `expires`, a `nonce`, `keyid` (the key's JWK thumbprint),
@@ -53,7 +67,7 @@ pub enum SignError {
 /// ```
 /// use robots_fetch::{RequestSigner, SigningKey};
 /// let signer = RequestSigner::new(SigningKey::generate()?)
-///     .signature_agent("https://crawler.example".parse()?);
+///     .signature_agent("https://crawler.example".parse()?)?;
 /// let mut headers = http::HeaderMap::new();
 /// let uri: http::Uri = "https://example.com/robots.txt".parse()?;
 /// signer.sign(&uri, &mut headers)?;
@@ -119,7 +133,28 @@ impl RequestSigner {
 
     /// Names the crawler's key directory in a `Signature-Agent` header (the origin that serves
     /// `/.well-known/http-message-signatures-directory`), covered by the signature.
-    pub fn signature_agent(mut self, url: url::Url) -> RequestSigner {
+    ///
+    /// Every site the crawler visits sees this URL, so one with user information
+    /// (`https://user:secret@crawler.example`) is refused, and nothing is signed with it.
+    ///
+    /// ```
+    /// use robots_fetch::{RequestSigner, SignatureAgentError, SigningKey};
+    /// let signer = RequestSigner::new(SigningKey::generate()?);
+    /// let refused = signer.signature_agent("https://bot:secret@crawler.example/".parse()?);
+    /// let error = refused.unwrap_err();
+    /// assert!(matches!(error, SignatureAgentError::UserInfo { .. }));
+    /// assert!(!error.to_string().contains("secret"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn signature_agent(mut self, url: url::Url) -> Result<RequestSigner, SignatureAgentError> {
+        if !url.username().is_empty() || url.password().is_some() {
+            let mut shown = url;
+            let _ = shown.set_username("");
+            let _ = shown.set_password(None);
+            return Err(SignatureAgentError::UserInfo {
+                url: shown.to_string(),
+            });
+        }
         // An origin as the draft writes it (`https://crawler.example`, no `/`), and any other
         // URL as given. (A URL is visible ASCII: a valid string.)
         let text = if url.path() == "/" && url.query().is_none() && url.fragment().is_none() {
@@ -134,7 +169,7 @@ impl RequestSigner {
         self.agent = member
             .finish()
             .and_then(|member| HeaderValue::from_str(&member).ok());
-        self
+        Ok(self)
     }
 
     /// How long a signature is valid after it is made (`expires` − `created`, at least 1 s).

@@ -66,6 +66,13 @@ pub enum VerifyError {
         /// The `keyid`.
         keyid: String,
     },
+    /// A Web Bot Auth signature without `created` or without `expires`, both of which the
+    /// profile requires.
+    #[error("the signature has no `{param}` parameter, which a web-bot-auth signature must have")]
+    MissingTime {
+        /// `created` or `expires`.
+        param: &'static str,
+    },
     /// `expires` has passed.
     #[error("the signature expired at {expires} (now {now})")]
     Expired {
@@ -99,7 +106,7 @@ pub enum VerifyError {
 /// use robots_fetch::{KeyDirectory, RequestSigner, SigningKey, verify_request};
 /// let key = SigningKey::generate()?;
 /// let directory = KeyDirectory::of([key.public_key()]);
-/// let signer = RequestSigner::new(key).signature_agent("https://crawler.example".parse()?);
+/// let signer = RequestSigner::new(key).signature_agent("https://crawler.example".parse()?)?;
 /// let uri: http::Uri = "https://example.com/page".parse()?;
 /// let mut headers = http::HeaderMap::new();
 /// signer.sign(&uri, &mut headers)?;
@@ -148,6 +155,23 @@ pub fn verify_request(
             });
         }
     };
+    // The profile's rule, stricter than RFC 9421's: a web-bot-auth signature says both when it
+    // was made and until when it holds (whose checks `verify_member` then makes).
+    for param in ["created", "expires"] {
+        match list.params.get(param) {
+            None => return Err(VerifyError::MissingTime { param }),
+            Some(value) if value.as_integer().is_some_and(|n| i64::from(n) >= 0) => {}
+            Some(value) => {
+                return Err(VerifyError::Malformed {
+                    header: "Signature-Input",
+                    reason: format!(
+                        "`{param}` is {}, not a time (whole seconds since 1970)",
+                        serialized_bare(value)
+                    ),
+                });
+            }
+        }
+    }
     verify_member(
         &label,
         list,
@@ -158,6 +182,12 @@ pub fn verify_request(
         now,
         &|keyid| directory.key(keyid),
     )
+}
+
+/// A parameter's value as written.
+fn serialized_bare(value: &BareItem) -> String {
+    let item = sfv::Item::new(value.clone());
+    serialized(&ListEntry::Item(item))
 }
 
 /// Verifies one signature (`label`, its `Signature-Input` member `list`, its bytes) of a request,

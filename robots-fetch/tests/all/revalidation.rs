@@ -161,6 +161,7 @@ async fn on_the_wire_the_validators_go_back_as_given_and_a_304_says_not_modified
             validators: Validators {
                 etag: Some(http::HeaderValue::from_static("W/\"v1\"")),
                 last_modified: None,
+                max_age: Some(Duration::from_secs(60)),
             },
         }
     );
@@ -283,24 +284,55 @@ async fn a_304_keeps_the_rules_and_starts_the_copys_life_again() {
     assert_eq!(cache.stats().parses, 2);
 }
 
+/// RFC 9111 section 4.3.4 (issue 45): a 304 updates only the caching headers it carries. A
+/// bare 304 keeps the `max-age` the copy was stored with (never the 24 h default, which let a
+/// hostile site pin its rules for a day); one with its own `max-age` replaces it; the bounds hold.
 #[tokio::test(start_paused = true)]
-async fn a_304_without_max_age_lives_the_default_and_bounds_hold() {
-    for (cache_304, expected) in [
-        (None, Duration::from_secs(24 * 3600)),
-        (Some("max-age=1"), Duration::from_secs(60)),
-        (Some("max-age=999999999"), Duration::from_secs(24 * 3600)),
+async fn a_304_keeps_the_stored_max_age_unless_it_gives_its_own() {
+    for (cache_200, cache_304, expected) in [
+        (Some("max-age=60"), None, Duration::from_secs(60)),
+        (Some("max-age=600"), None, Duration::from_secs(600)),
+        // A stored `max-age` below the floor is raised to it, after a bare 304 too.
+        (Some("max-age=1"), None, Duration::from_secs(60)),
+        // A copy stored without `max-age` lives the default after a bare 304 as before it.
+        (None, None, Duration::from_secs(24 * 3600)),
+        (
+            Some("max-age=60"),
+            Some("max-age=1"),
+            Duration::from_secs(60),
+        ),
+        (
+            Some("max-age=60"),
+            Some("max-age=300"),
+            Duration::from_secs(300),
+        ),
+        (
+            Some("max-age=60"),
+            Some("max-age=999999999"),
+            Duration::from_secs(24 * 3600),
+        ),
     ] {
         let site = Versioned::new(V1, Some("\"v1\""), "max-age=60");
-        site.set(|s| s.cache_304 = cache_304);
+        site.set(|s| {
+            s.cache_200 = cache_200;
+            s.cache_304 = cache_304;
+        });
         let cache = RobotsCache::builder("FooBot").build();
         let client = site.client();
-        cache.get(&client, &origin()).await;
-        advance(Duration::from_secs(61)).await;
+        let first = cache.get(&client, &origin()).await;
+        advance(first.refresh_at() - Instant::now() + Duration::from_secs(1)).await;
         let entry = cache.get(&client, &origin()).await;
+        assert!(matches!(
+            entry.source(),
+            Source::Parsed {
+                not_modified: true,
+                ..
+            }
+        ));
         assert_eq!(
             entry.refresh_at() - Instant::now(),
             expected,
-            "{cache_304:?}"
+            "{cache_200:?}, then {cache_304:?}"
         );
     }
 }

@@ -58,6 +58,7 @@ fn signer() -> (RequestSigner, KeyDirectory) {
     let mut signer = RequestSigner::with_keys([old, new])
         .unwrap()
         .signature_agent("https://crawler.example".parse().unwrap())
+        .unwrap()
         .validity(Duration::from_secs(60));
     assert!(signer.signing_with(&new_keyid));
     let directory = signer.directory();

@@ -244,7 +244,7 @@ impl<Target> RobotsConfig<Target> {
     /// use robots_fetch::{RequestSigner, SigningKey};
     /// use robots_tower::RobotsLayer;
     /// let key = SigningKey::generate()?; // in practice: SigningKey::from_file("crawler.pem")?
-    /// let signer = RequestSigner::new(key).signature_agent("https://crawler.example".parse()?);
+    /// let signer = RequestSigner::new(key).signature_agent("https://crawler.example".parse()?)?;
     /// let layer = RobotsLayer::builder("FooBot/1.0 (+https://crawler.example/bot)")
     ///     .signer(signer)
     ///     .build();

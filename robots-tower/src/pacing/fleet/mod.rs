@@ -764,7 +764,8 @@ enum Answer {
     ReadyLater(ReadyLater),
 }
 
-#[cfg(test)]
+// (They need the workspace's unpublished test helpers: left out of a packaged copy.)
+#[cfg(all(test, feature = "__workspace-tests"))]
 mod tests {
     use super::*;
     use robots_test_support::redis_server::RedisServer;

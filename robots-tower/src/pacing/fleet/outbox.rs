@@ -211,7 +211,8 @@ fn flush_script() -> &'static redis::Script {
     SCRIPT.get_or_init(|| redis::Script::new(super::FLUSH))
 }
 
-#[cfg(test)]
+// (They need the workspace's unpublished test helpers: left out of a packaged copy.)
+#[cfg(all(test, feature = "__workspace-tests"))]
 mod tests {
     use super::*;
     use robots_test_support::redis_server::RedisServer;

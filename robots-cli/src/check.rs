@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{ArgGroup, Args};
-use robots::core::url_path::served_paths;
-use robots::core::{
+use robots_core::url_path::served_paths;
+use robots_core::{
     MAX_BODY_BYTES, MatchedRule, Preference, RobotsTxt, RuleKind, Stated, UsagePreferences,
     Verdict, path_of,
 };
@@ -279,9 +279,14 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
         // string that is neither a URL nor a path is refused. A URL parser would refuse some
         // that Google's library reads (`https://example.com:8443;folder`).
         if body.is_some() {
-            (!url.starts_with('/') && !url.contains("://")).then(|| not_a_url(url))
+            (!url.starts_with('/') && !url.contains("://") && !is_scheme_less(url))
+                .then(|| not_a_url(url))
         } else {
-            url_to_fetch(url).err().map(|e| e.to_string())
+            // `check` alone can also read the rules from a file.
+            url_to_fetch(url).err().map(|e| match url.starts_with('/') {
+                true => format!("{e}, or check paths against a file with --robots"),
+                false => e.to_string(),
+            })
         }
     })?;
     let stdout = std::io::stdout();
@@ -408,7 +413,38 @@ fn fetch_all(
 
 /// The one message for a string that is neither a URL nor a path, in every mode and command.
 pub fn not_a_url(text: &str) -> String {
-    format!("`{text}` is neither a URL (it has no `://`) nor a path starting with `/`")
+    format!(
+        "`{text}` is neither a URL (it has no `://`), nor a host and path (`example.com/search`), nor a path starting with `/`"
+    )
+}
+
+/// Whether `text` is a URL without its scheme, as people type them: a host name (with a `.`,
+/// or `localhost`), an IPv4 or a bracketed IPv6 address, an optional port, then optionally the
+/// path (`example.com/search`, `localhost:8080/x?q`). Google's library reads such a string as
+/// host, then path; a word alone (`help`) or `mailto:a@b.c` is not one.
+pub fn is_scheme_less(text: &str) -> bool {
+    if text.contains("://") || text.starts_with('/') {
+        return false;
+    }
+    let authority = &text[..text.find(['/', '?', ';', '#']).unwrap_or(text.len())];
+    let host = match authority.rsplit_once(':') {
+        Some((host, port)) if !host.starts_with('[') || host.ends_with(']') => {
+            if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
+                return false;
+            }
+            host
+        }
+        _ => authority,
+    };
+    if let Some(address) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return address.parse::<std::net::Ipv6Addr>().is_ok();
+    }
+    let name_chars = host
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_'));
+    name_chars
+        && !host.starts_with(['.', '-'])
+        && (host.contains('.') || host.eq_ignore_ascii_case("localhost"))
 }
 
 /// The URL a string names, for the commands that fetch: one message per cause, whatever the
@@ -417,8 +453,18 @@ pub fn not_a_url(text: &str) -> String {
 pub fn url_to_fetch(text: &str) -> Result<Url, CliError> {
     if text.starts_with('/') && !text.starts_with("//") {
         return Err(CliError::Usage(format!(
-            "`{text}` is a path: give a full URL so that its robots.txt can be fetched (or check paths against a file with --robots)"
+            "`{text}` is a path: give a full URL (`https://example.com{text}`) so that its robots.txt can be fetched"
         )));
+    }
+    if is_scheme_less(text) {
+        static ASSUMED: std::sync::Once = std::sync::Once::new();
+        ASSUMED.call_once(|| {
+            crate::say(format_args!(
+                "note: `{text}` has no scheme; URLs without one are fetched over https:// (give http:// to fetch over http)"
+            ))
+        });
+        return Url::parse(&format!("https://{text}"))
+            .map_err(|e| CliError::Usage(format!("`{text}` is not a valid URL: {e}")));
     }
     match Url::parse(text) {
         Ok(url) => Ok(url),

@@ -167,7 +167,7 @@ async fn json_lines_follow_the_contract() {
     assert_eq!(bad["outcome"], "error");
     assert_eq!(
         bad["error"],
-        "`not a url` is neither a URL (it has no `://`) nor a path starting with `/`"
+        "`not a url` is neither a URL (it has no `://`), nor a host and path (`example.com/search`), nor a path starting with `/`"
     );
 
     // On the wire: no disallowed path, and the crawler's identity on every request.

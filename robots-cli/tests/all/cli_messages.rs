@@ -19,6 +19,10 @@ fn an_agent_that_is_not_a_product_token_is_warned_about() {
         "FooBot/1.0",
         "Foo Bot",
         "Mozilla(compatible)",
+        // Names Google never matches either, though nothing in them looks like a User-Agent.
+        "FooBot7",
+        "FooBot!",
+        "FööBot",
     ] {
         let out = robots(
             &[
@@ -38,8 +42,7 @@ fn an_agent_that_is_not_a_product_token_is_warned_about() {
         assert_eq!(warning.lines().count(), 1, "{warning}");
         assert!(
             warning.starts_with("robots: warning: --agent")
-                && warning.contains("compared as given")
-                && warning.contains("--user-agent"),
+                && warning.contains("so no named group can match it"),
             "{warning}"
         );
     }
@@ -148,8 +151,7 @@ fn one_message_per_cause_in_every_mode_and_command() {
     std::fs::write(&robots_file, BODY).unwrap();
     let robots_file = robots_file.to_str().unwrap();
     // Neither a URL nor a path: the same words with and without --robots, and in sitemaps.
-    let expected =
-        "robots: `example.com/x` is neither a URL (it has no `://`) nor a path starting with `/`";
+    let expected = "robots: `not a url` is neither a URL (it has no `://`), nor a host and path (`example.com/search`), nor a path starting with `/`";
     for args in [
         vec![
             "check",
@@ -157,10 +159,10 @@ fn one_message_per_cause_in_every_mode_and_command() {
             robots_file,
             "--agent",
             "FooBot",
-            "example.com/x",
+            "not a url",
         ],
-        vec!["check", "--agent", "FooBot", "example.com/x"],
-        vec!["sitemaps", "example.com/x"],
+        vec!["check", "--agent", "FooBot", "not a url"],
+        vec!["sitemaps", "not a url"],
     ] {
         let out = robots(&args, b"");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -192,11 +194,21 @@ fn one_message_per_cause_in_every_mode_and_command() {
             "{args:?}"
         );
     }
-    // A path where a URL must be fetched: said as such.
+    // A path where a URL must be fetched: said as such, with `--robots` offered only by the
+    // command that has it.
     let out = robots(&["check", "--agent", "FooBot", "/foo"], b"");
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("`/foo` is a path: give a full URL"),
+        stderr(&out).contains("`/foo` is a path: give a full URL (`https://example.com/foo`)")
+            && stderr(&out).contains("--robots"),
+        "{}",
+        stderr(&out)
+    );
+    let out = robots(&["sitemaps", "/foo"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("`/foo` is a path: give a full URL")
+            && !stderr(&out).contains("--robots"),
         "{}",
         stderr(&out)
     );
@@ -209,14 +221,14 @@ fn one_message_per_cause_in_every_mode_and_command() {
                 "FooBot/1.0",
                 "--format",
                 "json",
-                "example.com/x",
+                "not a url",
             ],
             b"",
         );
         let line = String::from_utf8_lossy(&out.stdout);
         assert!(
             line.contains(
-                "`example.com/x` is neither a URL (it has no `://`) nor a path starting with `/`"
+                "`not a url` is neither a URL (it has no `://`), nor a host and path (`example.com/search`), nor a path starting with `/`"
             ),
             "{line}"
         );
@@ -228,7 +240,7 @@ fn one_message_per_cause_in_every_mode_and_command() {
 /// tests build, `target/debug/robots`. That is where it is.
 #[test]
 fn the_readme_names_the_binary_the_tests_build() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     assert!(
         readme.contains("./target/debug/robots check"),
         "the README names the tests' binary"
@@ -239,6 +251,11 @@ fn the_readme_names_the_binary_the_tests_build() {
         );
         return;
     }
-    let expected = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/debug/robots");
-    assert_eq!(std::path::Path::new(env!("CARGO_BIN_EXE_robots")), expected);
+    let expected = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/debug/robots");
+    let canonical =
+        |path: &std::path::Path| std::fs::canonicalize(path).expect("the binary exists");
+    assert_eq!(
+        canonical(std::path::Path::new(env!("CARGO_BIN_EXE_robots"))),
+        canonical(&expected)
+    );
 }

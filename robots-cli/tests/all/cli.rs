@@ -712,7 +712,7 @@ fn lint_reports_malformed_and_contradicting_preferences() {
 /// non-ASCII) go through the binary, many per invocation, against a few quirk files.
 #[test]
 fn check_agrees_with_google_on_generated_url_strings() {
-    use robots::core::reference::google_verdict;
+    use robots_core::reference::google_verdict;
 
     const FILES: [&[u8]; 3] = [
         b"User-agent: *\nDisallow: /;\nAllow: /;ok\nDisallow: /?\nDisallow: /a b\nAllow: /%61\n",
@@ -838,7 +838,8 @@ fn check_refuses_only_strings_that_are_neither_urls_nor_paths() {
     for (input, shown) in [
         ("not a url", "`not a url`"),
         ("", "``"),
-        ("example.com/a", "`example.com/a`"),
+        ("help", "`help`"),
+        ("mailto:a@b.example", "`mailto:a@b.example`"),
     ] {
         let out = robots(
             &["check", "--robots", "-", "--agent", "x", "--", "/a", input],
@@ -870,10 +871,62 @@ fn check_refuses_only_strings_that_are_neither_urls_nor_paths() {
     );
 }
 
+/// What people type, `example.com/search`, gets Google's verdict with `--robots` (host, then
+/// path, as Google's library reads it), and is fetched over https:// otherwise, said once.
+#[test]
+fn a_scheme_less_host_and_path_is_checked_as_google_reads_it() {
+    let body = b"User-agent: FooBot\nDisallow: /x\nAllow: /x/ok\n";
+    for (input, path) in [
+        ("example.com/x", "/x"),
+        ("example.com/x/ok", "/x/ok"),
+        ("example.com:8080/x?q=1", "/x?q=1"),
+        ("localhost/x", "/x"),
+        ("127.0.0.1/y", "/y"),
+        ("[::1]:80/x", "/x"),
+        ("example.com", "/"),
+        ("Bücher.example/x", "/x"),
+    ] {
+        let out = robots(
+            &[
+                "check", "--robots", "-", "--agent", "FooBot", "--format", "json", input,
+            ],
+            body,
+        );
+        let line: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{input}: {e}"));
+        let (google, _) = robots_core::reference::google_verdict(body, &["FooBot"], input);
+        let (by_path, _) =
+            robots_core::reference::google_verdict(body, &["FooBot"], &format!("http://h{path}"));
+        assert_eq!(line["allowed"], google, "{input}");
+        assert_eq!(google, by_path, "{input} reads as {path}");
+        assert_eq!(
+            out.status.code(),
+            Some(if google { 0 } else { 1 }),
+            "{input}"
+        );
+    }
+    // Fetching commands assume https:// and say so once, whatever the number of such URLs. The
+    // local server speaks plain HTTP, so the TLS handshake fails: robots.txt is unreachable.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let a = format!("127.0.0.1:{port}/a");
+    let b = format!("127.0.0.1:{port}/b");
+    let out = robots(
+        &["check", "--agent", "FooBot", "--timeout", "2", &a, &b],
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("has no scheme").count(), 1, "{stderr}");
+    assert!(stderr.contains("https://"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(&a) && stdout.contains(&b), "{stdout}");
+    drop(listener);
+}
+
 /// The README's `check --format json` example is what the binary prints (it had lost a field).
 #[test]
 fn the_readme_check_json_example_is_what_check_prints() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
         .expect("the README");
     let example = readme
         .split("`--format json` prints one\nobject per URL, in input order:\n\n```json\n")

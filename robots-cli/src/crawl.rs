@@ -15,7 +15,7 @@ use std::str::FromStr;
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use robots::tower::{
+use robots_tower::{
     DecidingRule, OverlongCrawlDelay, PolitenessKey, Resolver, RobotsError, RobotsInfo,
     RobotsMiddleware,
 };
@@ -90,6 +90,10 @@ pub struct CrawlArgs {
     /// Requests in flight per group.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     concurrency: u32,
+    /// The shortest life of a robots.txt copy, in seconds: a `Cache-Control: max-age` below it
+    /// is raised to it (the longest is a day).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = positive_seconds, allow_negative_numbers = true)]
+    robots_min_ttl: f64,
     /// Seconds a request (and a robots.txt fetch) may take. With --redis, the place a request
     /// holds in the fleet is freed this long (plus 2 s) after it started, should its process die.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = positive_seconds, allow_negative_numbers = true)]
@@ -227,7 +231,7 @@ impl Summary {
 struct RuleJson {
     line: u32,
     kind: &'static str,
-    pattern: robots::core::RulePattern,
+    pattern: robots_core::RulePattern,
 }
 
 impl RuleJson {
@@ -393,22 +397,28 @@ fn client(
         .retries(args.retries)
         .delay_factor(args.delay_factor)
         .concurrency(args.concurrency as usize)
-        .fetch_timeout(seconds(args.timeout));
+        .fetch_timeout(seconds(args.timeout))
+        .cache_config(robots_fetch::CacheConfig {
+            min_ttl: seconds(args.robots_min_ttl),
+            ..robots_fetch::CacheConfig::default()
+        });
     config = config.tokens(crawler.tokens);
     if let Some(path) = &args.signing_key {
         // (The key's own message names the file and says why, never the key.)
-        let key = robots::fetch::SigningKey::from_file(path)
+        let key = robots_fetch::SigningKey::from_file(path)
             .map_err(|e| CliError::Usage(format!("--signing-key: {e}")))?;
         let mut signer =
-            robots::fetch::RequestSigner::new(key).validity(seconds(args.signature_validity));
+            robots_fetch::RequestSigner::new(key).validity(seconds(args.signature_validity));
         if let Some(agent) = &args.signature_agent {
-            signer = signer.signature_agent(agent.clone());
+            signer = signer
+                .signature_agent(agent.clone())
+                .map_err(|e| CliError::Usage(format!("--signature-agent: {e}")))?;
         }
         config = config.signer(signer);
     }
     if let Some(url) = &args.redis {
         let fleet =
-            robots::tower::RedisFleet::new(url).map_err(|e| CliError::Usage(e.to_string()))?;
+            robots_tower::RedisFleet::new(url).map_err(|e| CliError::Usage(e.to_string()))?;
         config = config
             .fleet(&fleet)
             .fleet_size(args.fleet_size)
@@ -510,9 +520,20 @@ async fn fetch(
                 Some(RobotsError::FleetUnavailable { .. }) => {
                     outcome("unreachable", None, None, Duration::ZERO, message)
                 }
-                Some(RobotsError::CrawlDelayTooLong { .. }) => {
-                    outcome("crawl-delay-too-long", None, None, Duration::ZERO, message)
-                }
+                // Said with the tool's flag, not the library's setting.
+                Some(RobotsError::CrawlDelayTooLong {
+                    origin, asked, max, ..
+                }) => outcome(
+                    "crawl-delay-too-long",
+                    None,
+                    None,
+                    Duration::ZERO,
+                    Some(format!(
+                        "{origin} asks for a Crawl-delay of {}, above --max-delay {}: its pages are not fetched (`--overlong-crawl-delay honor` waits it out, `clamp` crawls faster than asked)",
+                        robots_fetch::HumanDuration(*asked),
+                        robots_fetch::HumanDuration(*max)
+                    )),
+                ),
                 _ => outcome("error", None, None, Duration::ZERO, message),
             };
             Done {

@@ -55,7 +55,7 @@ impl CrawlerArgs {
                 ));
             }
         };
-        let reduced = robots::core::user_agent_token(&user_agent);
+        let reduced = robots_core::user_agent_token(&user_agent);
         if reduced.token.is_empty() {
             return Err(CliError::Usage(format!(
                 "--user-agent `{user_agent}` has no product token (letters, `-`, `_` at its start); give the token with --agent"
@@ -81,25 +81,77 @@ impl CrawlerArgs {
     }
 }
 
-/// A token given with --agent: not empty, and warned about when it is a full User-Agent
-/// (compared as given, as Google's robots_main does, it matches no named group, which would
-/// silently give the opposite verdict).
+/// A token given with --agent: not empty, and warned about when Google's library can never
+/// match it to a named group (any character other than ASCII letters, `-` and `_`: a digit, a
+/// `/`, a space, `*`, `!`, non-ASCII), which would silently give the `*` group's verdict.
 fn check_token(token: &str) -> Result<(), CliError> {
     if token.trim().is_empty() {
         return Err(CliError::Usage(
             "--agent is empty: give the crawler's product token".into(),
         ));
     }
-    if token.contains(['/', ' ', '(']) {
-        let reduced = robots::core::user_agent_token(token);
-        let hint = if reduced.token.is_empty() {
-            String::new()
-        } else {
-            format!(" (`{}`)", reduced.token)
-        };
-        crate::say(format_args!(
-            "warning: --agent `{token}` is not a product token, so it is compared as given and matches only `*` groups; --user-agent reduces a full User-Agent to its token{hint}"
-        ));
+    if let Some(warning) = unmatchable_token_warning(token) {
+        crate::say(format_args!("{warning}"));
     }
     Ok(())
+}
+
+/// The warning for a token no named group can match, naming the characters that make it so.
+fn unmatchable_token_warning(token: &str) -> Option<String> {
+    let mut others: Vec<char> = Vec::new();
+    for c in token.chars() {
+        let google_name_char = c.is_ascii_alphabetic() || c == '-' || c == '_';
+        if !google_name_char && !others.contains(&c) {
+            others.push(c);
+        }
+    }
+    if others.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = others
+        .iter()
+        .map(|c| match c {
+            ' ' => "a space".to_string(),
+            c if c.is_control() => format!("{:?}", c),
+            c => format!("`{c}`"),
+        })
+        .collect();
+    let reduced = robots_core::user_agent_token(token);
+    let hint = if token.contains(['/', ' ', '(']) && !reduced.token.is_empty() {
+        format!(
+            "; --user-agent reduces a full User-Agent to its token (`{}`)",
+            reduced.token
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "warning: --agent `{token}` has {} (Google matches names of letters, `-` and `_` only), so no named group can match it and only `*` groups apply{hint}",
+        named.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unmatchable_token_warning;
+
+    #[test]
+    fn a_token_google_can_never_match_is_warned_about_by_its_characters() {
+        assert_eq!(unmatchable_token_warning("FooBot"), None);
+        assert_eq!(unmatchable_token_warning("Googlebot-Image"), None);
+        assert_eq!(unmatchable_token_warning("foo_bot"), None);
+        for (token, names) in [
+            ("Rule7TestBot", "`7`"),
+            ("FooBot!", "`!`"),
+            ("*", "`*`"),
+            ("Bötchen", "`ö`"),
+            ("Foo Bar", "a space"),
+            ("FooBot/1.0", "`/`, `1`, `.`, `0`"),
+        ] {
+            let warning = unmatchable_token_warning(token).expect(token);
+            assert!(warning.contains(&format!("has {names} (")), "{warning}");
+        }
+        let full = unmatchable_token_warning("FooBot/1.0 (+https://x)").unwrap();
+        assert!(full.contains("(`FooBot`)"), "{full}");
+    }
 }

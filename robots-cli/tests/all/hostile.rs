@@ -469,3 +469,122 @@ async fn retries_are_paced_requests_that_wait_for_the_back_off() {
     assert_eq!(json_lines(&out)[0]["status"], 503);
     assert_eq!(once.pages().len(), 1);
 }
+
+/// Issue 45: a bare 304 (the ETag alone) renews robots.txt for the `max-age` the copy was stored
+/// with (RFC 9111 section 4.3.4), not for the 24-hour default: with a 1 s life, the crawl asks
+/// again every second or so, in one process and in a fleet sharing the copy through Redis. With
+/// the default it would ask once more, then never again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bare_304_keeps_the_life_the_copy_was_given() {
+    let answer = |target: &str, seen_before: usize| match (target, seen_before) {
+        ("/robots.txt", 0) => Answer {
+            headers: vec![
+                "Content-Type: text/plain".into(),
+                "ETag: \"v1\"".into(),
+                "Cache-Control: max-age=1".into(),
+            ],
+            ..Answer::ok("User-agent: *\nAllow: /\n")
+        },
+        ("/robots.txt", _) => Answer::status("304 Not Modified", &["ETag: \"v1\""]),
+        _ => Answer::ok("page"),
+    };
+    let options = [
+        "--min-delay",
+        "0.4",
+        "--delay-factor",
+        "0",
+        "--robots-min-ttl",
+        "1",
+    ];
+    // About 5 s at 0.4 s per request: a refresh waits for its turn behind pages, so a 1 s life
+    // leaves time for three or more asks, where the bug's day-long life allows two.
+    let pages = [
+        "/1", "/2", "/3", "/4", "/5", "/6", "/7", "/8", "/9", "/10", "/11", "/12",
+    ];
+    let one = Site::start(answer).await;
+    let out = crawl_async(args(&options, &urls(&one, &pages))).await;
+    no_panic(&out, "one process");
+    let redis = RedisServer::start();
+    let mut runs = vec![("one process", one)];
+    if let Some(redis) = &redis {
+        let shared = Site::start(answer).await;
+        futures_util::future::join(
+            crawl_async(fleet(redis, &options, urls(&shared, &pages[..6]))),
+            crawl_async(fleet(redis, &options, urls(&shared, &pages[6..]))),
+        )
+        .await;
+        runs.push(("a fleet", shared));
+    }
+    for (how, site) in runs {
+        let seen = site.seen();
+        let robots: Vec<_> = seen.iter().filter(|s| s.target == "/robots.txt").collect();
+        // Every refresh asked with the ETag, and got the bare 304.
+        assert!(
+            robots[1..].iter().all(|s| s
+                .head
+                .to_ascii_lowercase()
+                .contains("if-none-match: \"v1\"")),
+            "{how}: {seen:?}"
+        );
+        assert!(
+            robots.len() >= 3,
+            "{how}: robots.txt asked {} times in {:?}: the 304 renewed the copy for longer than its 1 s",
+            robots.len(),
+            seen.last().map(|s| s.at.duration_since(seen[0].at))
+        );
+        assert_eq!(
+            seen.iter().filter(|s| s.target != "/robots.txt").count(),
+            pages.len(),
+            "{how}"
+        );
+    }
+}
+
+/// Issue 45: the rate-limit forms of the IETF drafts up to revision 07, which many APIs still
+/// send, pause the group until their reset (or their policy's window), in one process and in a
+/// fleet, where the second process waits out what the first was told.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_earlier_drafts_rate_limit_forms_pause_the_group() {
+    let options = ["--min-delay", "0.05", "--delay-factor", "0"];
+    let cases: [(&str, &'static [&'static str], f64); 4] = [
+        (
+            "a dictionary",
+            &["RateLimit: limit=1, remaining=0, reset=2"],
+            1.95,
+        ),
+        (
+            "a dictionary without reset, with its policy",
+            &["RateLimit: limit=1, remaining=0", "RateLimit-Policy: 1;w=2"],
+            1.95,
+        ),
+        (
+            "separate fields without reset, with the policy",
+            &[
+                "RateLimit-Limit: 1",
+                "RateLimit-Remaining: 0",
+                "RateLimit-Policy: 1;w=2",
+            ],
+            1.95,
+        ),
+        (
+            "a decimal reset",
+            &["RateLimit: limit=1, remaining=0, reset=1.5"],
+            1.95,
+        ),
+    ];
+    let redis = RedisServer::start();
+    for (what, headers, least) in cases {
+        let alone = first_page_answers("200 OK", headers).await;
+        let out = crawl_async(args(&options, &urls(&alone, &["/1", "/2"]))).await;
+        no_panic(&out, what);
+        let gap = gaps(starts(&alone.pages()))[0];
+        assert!(secs(&gap) >= least, "{what}, one process: {gap:?}");
+        if let Some(redis) = &redis {
+            let shared = first_page_answers("200 OK", headers).await;
+            crawl_async(fleet(redis, &options, urls(&shared, &["/first"]))).await;
+            crawl_async(fleet(redis, &options, urls(&shared, &["/second"]))).await;
+            let gap = gaps(starts(&shared.pages()))[0];
+            assert!(secs(&gap) >= least, "{what}, a fleet: {gap:?}");
+        }
+    }
+}

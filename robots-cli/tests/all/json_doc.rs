@@ -37,7 +37,7 @@ fn run(args: &[&str], stdin: &[u8]) -> Vec<Value> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_json_field_of_every_command_is_documented() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/json.md"))
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/json.md"))
         .expect("docs/json.md");
     let robots_txt = "User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\nContent-Signal: search=yes\nSitemap: https://e.com/s.xml\nSitemap: /relative.xml\n";
     let site = Site::start(move |target, _| match target {
@@ -153,7 +153,8 @@ async fn every_json_field_of_every_command_is_documented() {
     )
     .unwrap();
     let signer = robots_fetch::RequestSigner::new(key)
-        .signature_agent("https://crawler.example".parse().unwrap());
+        .signature_agent("https://crawler.example".parse().unwrap())
+        .unwrap();
     let mut headers = http::HeaderMap::new();
     signer
         .sign(&"https://example.com/".parse().unwrap(), &mut headers)

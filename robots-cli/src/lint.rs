@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Args;
-use robots::core::{Diagnostic, DiagnosticKind, MAX_BODY_BYTES, Severity, lint};
+use robots_core::{Diagnostic, DiagnosticKind, MAX_BODY_BYTES, Severity, lint};
 use serde::Serialize;
 
 use crate::{CliError, Format, input, output};

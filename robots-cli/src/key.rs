@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
-use robots::fetch::{KeyDirectory, SigningKey, verify_request};
+use robots_fetch::{KeyDirectory, SigningKey, verify_request};
 
 use crate::{CliError, Format, output};
 

@@ -79,7 +79,7 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
         // One rule with lint: only absolute http(s) URLs are sitemaps crawlers use.
         let (sitemaps, relative): (Vec<&str>, Vec<&str>) = entry
             .sitemaps()
-            .partition(|s| robots::core::is_absolute_sitemap(s.as_bytes()));
+            .partition(|s| robots_core::is_absolute_sitemap(s.as_bytes()));
         let ignored: Vec<Ignored> = relative
             .into_iter()
             .map(|value| Ignored {

@@ -1,0 +1,20 @@
+//! The `robots` tool's integration tests (the binary on the wire), in one binary.
+
+mod cli;
+mod cli_messages;
+mod cli_network;
+// The fleet crawl needs Redis (feature `redis`, on by default), and only it uses these.
+#[cfg(feature = "redis")]
+mod crawl;
+#[cfg(feature = "redis")]
+mod hostile;
+#[cfg(feature = "redis")]
+mod identity;
+#[cfg(feature = "redis")]
+mod json_doc;
+#[cfg(feature = "redis")]
+mod politeness;
+#[cfg(feature = "redis")]
+use robots_test_support::redis_server;
+#[cfg(feature = "redis")]
+use robots_test_support::site;

@@ -1,0 +1,162 @@
+//! Every README snippet as a user outside the checkout meets it: a project of its own, with the
+//! `[dependencies]` the README gives it (the toml block above it), our crates as path
+//! dependencies to this checkout, since nothing is published yet. Each snippet builds alone
+//! (features are not lent by another snippet), and the ones that need no network run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A Rust block of a README with the dependency lines that stand above it.
+struct Snippet {
+    name: String,
+    dependencies: String,
+    code: String,
+    runs: bool,
+}
+
+/// The READMEs a user reads: the project's and each published crate's.
+const READMES: [&str; 6] = [
+    "README.md",
+    "robots-core/README.md",
+    "robots-fetch/README.md",
+    "robots-tower/README.md",
+    "robots-spider/README.md",
+    "robots-cli/README.md",
+];
+
+fn snippets(root: &Path) -> Vec<Snippet> {
+    let mut found = Vec::new();
+    for readme in READMES {
+        let text = std::fs::read_to_string(root.join(readme)).expect("a README");
+        let mut dependencies: Option<String> = None;
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            let Some(info) = line.strip_prefix("```") else {
+                continue;
+            };
+            let block: Vec<&str> = lines
+                .by_ref()
+                .take_while(|l| !l.starts_with("```"))
+                .collect();
+            let block = block.join("\n");
+            if info == "toml" && block.contains("[dependencies]") {
+                dependencies = Some(block);
+            } else if info.split(',').next() == Some("rust") {
+                let flags: Vec<&str> = info.split(',').skip(1).collect();
+                found.push(Snippet {
+                    name: format!(
+                        "{}-{}",
+                        readme
+                            .trim_end_matches("/README.md")
+                            .trim_end_matches(".md")
+                            .to_lowercase(),
+                        found.len() + 1
+                    ),
+                    dependencies: dependencies.clone().unwrap_or_else(|| {
+                        panic!("{readme}: a Rust snippet with no dependencies above it")
+                    }),
+                    code: block,
+                    runs: !flags.contains(&"no_run") && !flags.contains(&"ignore"),
+                });
+            }
+        }
+    }
+    found
+}
+
+/// The dependency lines with our crates pointing at this checkout.
+fn as_path_dependencies(dependencies: &str, root: &Path) -> String {
+    let ours = [
+        ("polite-robots", root.to_path_buf()),
+        ("robots-core", root.join("robots-core")),
+        ("robots-fetch", root.join("robots-fetch")),
+        ("robots-tower", root.join("robots-tower")),
+        ("robots-spider", root.join("robots-spider")),
+    ];
+    dependencies
+        .lines()
+        .map(|line| {
+            let Some((name, spec)) = line.split_once(" = ") else {
+                return line.to_string();
+            };
+            let Some((_, dir)) = ours.iter().find(|(ours, _)| *ours == name.trim()) else {
+                return line.to_string();
+            };
+            let path = format!("path = {:?}", dir.display().to_string());
+            let spec = spec.split('#').next().unwrap_or_default().trim();
+            match spec.strip_prefix('{') {
+                Some(rest) => format!("{name} = {{ {path}, {}", rest.trim_start()),
+                None => format!("{name} = {{ {path}, version = {spec} }}"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_readme_snippet_builds_outside_the_checkout_with_its_dependency_lines() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let snippets = snippets(&root);
+    assert!(
+        snippets.len() >= 14,
+        "only {} snippets found",
+        snippets.len()
+    );
+    let project = std::env::temp_dir().join(format!("polite-robots-readme-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&project);
+    let mut members = Vec::new();
+    for snippet in &snippets {
+        let dir = project.join(&snippet.name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let manifest = format!(
+            "[package]\nname = \"snippet-{}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[[bin]]\nname = \"snippet-{}\"\npath = \"main.rs\"\n\n{}\n",
+            snippet.name,
+            snippet.name,
+            as_path_dependencies(&snippet.dependencies, &root)
+        );
+        std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+        std::fs::write(dir.join("main.rs"), &snippet.code).unwrap();
+        members.push(format!("{:?}", snippet.name));
+    }
+    std::fs::write(
+        project.join("Cargo.toml"),
+        format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+            members.join(", ")
+        ),
+    )
+    .unwrap();
+    // The checkout's versions of everything else, so that the test checks our lines and not
+    // the registry's latest releases of the neighbours.
+    std::fs::copy(root.join("Cargo.lock"), project.join("Cargo.lock")).unwrap();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let target = root.join("target/readme-snippets");
+    for snippet in &snippets {
+        let package = format!("snippet-{}", snippet.name);
+        let build = Command::new(&cargo)
+            .current_dir(&project)
+            .env("CARGO_TARGET_DIR", &target)
+            .args(["build", "--quiet", "-p", &package])
+            .output()
+            .expect("cargo runs");
+        assert!(
+            build.status.success(),
+            "{} does not build with its README dependency lines:\n{}\n{}",
+            snippet.name,
+            snippet.dependencies,
+            String::from_utf8_lossy(&build.stderr)
+        );
+        if snippet.runs {
+            let run = Command::new(target.join("debug").join(&package))
+                .output()
+                .expect("the snippet runs");
+            assert!(
+                run.status.success(),
+                "{} fails: {}",
+                snippet.name,
+                String::from_utf8_lossy(&run.stderr)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&project);
+}
