@@ -43,7 +43,9 @@ fn code_of(text: &str) -> String {
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("#[cfg(test)]")
+        // `#[cfg(test)]`, or a narrower `#[cfg(all(test, …))]`, on the tests module.
+        if trimmed.starts_with("#[cfg(")
+            && trimmed.contains("test")
             && lines
                 .peek()
                 .is_some_and(|next| next.trim_start().starts_with("mod tests"))
