@@ -283,9 +283,12 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
                 .then(|| not_a_url(url))
         } else {
             // `check` alone can also read the rules from a file.
-            url_to_fetch(url).err().map(|e| match url.starts_with('/') {
-                true => format!("{e}, or check paths against a file with --robots"),
-                false => e.to_string(),
+            url_to_fetch(url).err().map(|e| {
+                if is_path(url) {
+                    format!("{e}, or check paths against a file with --robots")
+                } else {
+                    e.to_string()
+                }
             })
         }
     })?;
@@ -447,11 +450,16 @@ pub fn is_scheme_less(text: &str) -> bool {
         && (host.contains('.') || host.eq_ignore_ascii_case("localhost"))
 }
 
+/// A path alone (`/x`), not a network-path reference (`//host/x`).
+fn is_path(text: &str) -> bool {
+    text.starts_with('/') && !text.starts_with("//")
+}
+
 /// The URL a string names, for the commands that fetch: one message per cause, whatever the
 /// command (a path is not enough to know where robots.txt is; a URL the parser refuses says
 /// why).
 pub fn url_to_fetch(text: &str) -> Result<Url, CliError> {
-    if text.starts_with('/') && !text.starts_with("//") {
+    if is_path(text) {
         return Err(CliError::Usage(format!(
             "`{text}` is a path: give a full URL (`https://example.com{text}`) so that its robots.txt can be fetched"
         )));

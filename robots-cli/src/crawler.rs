@@ -98,15 +98,15 @@ fn check_token(token: &str) -> Result<(), CliError> {
 
 /// The warning for a token no named group can match, naming the characters that make it so.
 fn unmatchable_token_warning(token: &str) -> Option<String> {
+    if robots_core::is_valid_token(token) {
+        return None;
+    }
     let mut others: Vec<char> = Vec::new();
     for c in token.chars() {
-        let google_name_char = c.is_ascii_alphabetic() || c == '-' || c == '_';
-        if !google_name_char && !others.contains(&c) {
+        let matched = u8::try_from(c).is_ok_and(robots_core::is_token_byte);
+        if !matched && !others.contains(&c) {
             others.push(c);
         }
-    }
-    if others.is_empty() {
-        return None;
     }
     let named: Vec<String> = others
         .iter()

@@ -18,10 +18,21 @@
 pub fn product_token(agent: &str) -> &str {
     let end = agent
         .bytes()
-        .position(|b| !(b.is_ascii_alphabetic() || b == b'-' || b == b'_'))
+        .position(|b| !is_token_byte(b))
         .unwrap_or(agent.len());
     // Every byte before `end` is ASCII, so this is a char boundary.
     &agent[..end]
+}
+
+/// Whether a byte may stand in a name Google's library matches: an ASCII letter, `-` or `_`.
+///
+/// ```
+/// use robots_core::is_token_byte;
+/// assert!(is_token_byte(b'G') && is_token_byte(b'-') && is_token_byte(b'_'));
+/// assert!(!is_token_byte(b'7') && !is_token_byte(b'/') && !is_token_byte(b'*'));
+/// ```
+pub fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'-' || b == b'_'
 }
 
 /// Whether `token` can ever match a specific group: non-empty and only `[A-Za-z_-]`, as Google's
@@ -102,7 +113,7 @@ fn after_compatible(user_agent: &str) -> Option<&str> {
 pub(crate) fn product_token_bytes(value: &[u8]) -> &[u8] {
     let end = value
         .iter()
-        .position(|&b| !(b.is_ascii_alphabetic() || b == b'-' || b == b'_'))
+        .position(|&b| !is_token_byte(b))
         .unwrap_or(value.len());
     &value[..end]
 }

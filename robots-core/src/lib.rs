@@ -33,7 +33,9 @@ pub mod url_path;
 pub mod usage;
 mod verdict;
 
-pub use agent::{UserAgentToken, is_global_agent, is_valid_token, product_token, user_agent_token};
+pub use agent::{
+    UserAgentToken, is_global_agent, is_token_byte, is_valid_token, product_token, user_agent_token,
+};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
 pub use lint::lint;
 pub use matcher::{CrawlDelay, Matcher};

@@ -65,6 +65,13 @@ async fn an_overlong_crawl_delay_is_refused_honoured_or_clamped() {
         let line = by_url(&lines, &url);
         assert_eq!(line["outcome"], "crawl-delay-too-long", "{line}");
         assert!(error_of(line).contains("Crawl-delay of 2 s"), "{line}");
+        // Said with the tool's flags, not the library's setting.
+        assert!(
+            error_of(line).contains("--max-delay 1 s")
+                && error_of(line).contains("`--overlong-crawl-delay honor`")
+                && !error_of(line).contains("OverlongCrawlDelay"),
+            "{line}"
+        );
     }
     assert_eq!(
         out.status.code(),

@@ -236,6 +236,13 @@ async fn crawl_delay_above_the_cap_is_refused_honoured_or_clamped() {
         }
         other => panic!("{other:?}"),
     }
+    // The message names the setting that crawls it anyway.
+    assert!(
+        error
+            .to_string()
+            .contains("overlong_crawl_delay(OverlongCrawlDelay::Honour)"),
+        "{error}"
+    );
     assert!(site.starts("a.example").is_empty(), "no page was fetched");
     // Honoured: the whole delay.
     let service = RobotsLayer::builder("FooBot")
