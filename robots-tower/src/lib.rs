@@ -47,6 +47,7 @@
 mod engine;
 mod error;
 mod front;
+mod frontier;
 mod pacing;
 pub mod telemetry;
 pub use front::status;
@@ -64,6 +65,9 @@ pub use front::middleware::RobotsMiddleware;
 pub use front::retry::RefusalAware;
 pub use front::retry::Retries;
 pub use front::status::{Refusals, RefusalsAsResponses, RefusalsAsResponsesLayer};
+pub use frontier::{
+    Dedup, Dropped, Frontier, FrontierConfig, FrontierStats, Job, PushError, Pushed,
+};
 /// The `http` crate this crate is built with (requests and responses of the layer are its types).
 pub use http;
 pub use pacing::body::PacedBody;

@@ -176,6 +176,20 @@ impl<C> RobotsHooks<C> {
         self.gate.cache()
     }
 
+    /// A [`crate::Frontier`] pacing with this hooks: a crawl's URLs wait in it, a queue per
+    /// politeness group, and come out when their group can take a request.
+    pub fn frontier(&self) -> crate::frontier::Frontier {
+        self.frontier_with(crate::frontier::FrontierConfig::default())
+    }
+
+    /// [`Self::frontier`] set up with `config` (byte budget, cap per group, de-duplication).
+    pub fn frontier_with(
+        &self,
+        config: crate::frontier::FrontierConfig,
+    ) -> crate::frontier::Frontier {
+        crate::frontier::Frontier::new(self.gate.clone(), config)
+    }
+
     /// Puts the crawler's `User-Agent` (and `From`) on the headers of a request to `url`, per
     /// the configured [`crate::IdentityHeaders`], and its Web Bot Auth signature when a signing
     /// key is configured ([`crate::RobotsConfig::signer`]). Call it for each request as it is
@@ -187,16 +201,7 @@ impl<C> RobotsHooks<C> {
     /// The verdict for a URL from the cache alone: `None` when the origin's robots.txt is not
     /// cached (or due for a refresh); then [`RobotsHooks::check`] fetches it.
     pub fn verdict(&self, url: &Url) -> Option<Result<Option<DecidingRule>, RobotsError>> {
-        let origin = match Origin::key_of_url(url) {
-            Ok(origin) => origin,
-            Err(error) => return Some(Err(error.into())),
-        };
-        let now = tokio::time::Instant::now();
-        let entry = self.gate.cache().cached_at(&origin, now)?;
-        let text = || url.to_string();
-        let verdict = self
-            .gate
-            .judge(&entry, path_of_url(url), &text, &Overrides::default(), now);
+        let verdict = self.gate.cached_verdict(url)?;
         if verdict.is_ok() {
             crate::telemetry::decided("allowed");
         }

@@ -64,6 +64,20 @@ impl RobotsLayer {
         crate::front::hooks::RobotsHooks::from_gate(self.gate.clone(), client)
     }
 
+    /// A [`crate::Frontier`] pacing with this layer (every service built from it): a crawl's URLs wait in it, a queue per
+    /// politeness group, and come out when their group can take a request.
+    pub fn frontier(&self) -> crate::frontier::Frontier {
+        self.frontier_with(crate::frontier::FrontierConfig::default())
+    }
+
+    /// [`Self::frontier`] set up with `config` (byte budget, cap per group, de-duplication).
+    pub fn frontier_with(
+        &self,
+        config: crate::frontier::FrontierConfig,
+    ) -> crate::frontier::Frontier {
+        crate::frontier::Frontier::new(self.gate.clone(), config)
+    }
+
     /// Waits, at most `within`, for the work a fleet sends to Redis in the background (the
     /// release of a lease whose response body ended or was dropped), before a process exits.
     /// Whether all of it was done; `true` at once outside fleet mode.

@@ -70,11 +70,6 @@ impl RobotsMiddleware {
             warned_inner_retry: Arc::new(AtomicBool::new(false)),
         }
     }
-
-    /// The engine it decides with.
-    pub(crate) fn gate(&self) -> &Gate {
-        &self.gate
-    }
 }
 
 impl std::fmt::Debug for RobotsMiddleware {
@@ -101,6 +96,55 @@ impl RobotsMiddleware {
     /// client, for framework hooks outside the HTTP client.
     pub fn hooks(&self) -> crate::front::hooks::RobotsHooks<reqwest::Client> {
         crate::front::hooks::RobotsHooks::from_gate(self.gate.clone(), self.client.clone())
+    }
+
+    /// A [`crate::Frontier`] pacing with this middleware: a crawl's URLs wait in it, a queue per
+    /// politeness group, and come out when their group can take a request.
+    pub fn frontier(&self) -> crate::frontier::Frontier {
+        self.frontier_with(crate::frontier::FrontierConfig::default())
+    }
+
+    /// [`Self::frontier`] set up with `config` (byte budget, cap per group, de-duplication).
+    pub fn frontier_with(
+        &self,
+        config: crate::frontier::FrontierConfig,
+    ) -> crate::frontier::Frontier {
+        crate::frontier::Frontier::new(self.gate.clone(), config)
+    }
+
+    /// A client with this middleware, made as [`RobotsConfig::build_client`] makes one (its own
+    /// redirect following off, the crawler's `User-Agent`, the resolver requests are grouped
+    /// by): for when the middleware itself is wanted too, for a [`Self::frontier`] or
+    /// [`Self::hooks`]. Every client made from one middleware shares its cache and pacing.
+    ///
+    /// ```
+    /// use robots_tower::RobotsMiddleware;
+    /// let robots = RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)").build()?;
+    /// let client = robots.client()?;
+    /// let frontier = robots.frontier();
+    /// # let _ = (client, frontier);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn client(&self) -> Result<reqwest_middleware::ClientWithMiddleware, reqwest::Error> {
+        self.client_with(|outside| outside)
+    }
+
+    /// [`Self::client`], with middleware of your own placed **outside** this one (see
+    /// [`RobotsConfig::build_client_with`]).
+    pub fn client_with(
+        &self,
+        outside: impl FnOnce(reqwest_middleware::ClientBuilder) -> reqwest_middleware::ClientBuilder,
+    ) -> Result<reqwest_middleware::ClientWithMiddleware, reqwest::Error> {
+        // The resolver the gate groups and judges hops by: the address paced is the one
+        // connected to.
+        let inner = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(self.gate.user_agent().clone())
+            .dns_resolver(Arc::new(self.gate.resolver().clone()))
+            .build()?;
+        Ok(outside(reqwest_middleware::ClientBuilder::new(inner))
+            .with(self.clone())
+            .build())
     }
 
     /// Waits, at most `within`, for the work a fleet sends to Redis in the background (the

@@ -5,6 +5,7 @@ use robots_test_support::captured;
 mod composition;
 mod fleet;
 mod frameworks;
+mod frontier;
 mod groups;
 mod guarantees;
 mod hostile;

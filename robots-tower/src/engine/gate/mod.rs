@@ -196,6 +196,47 @@ impl Gate {
         self.pacing.next_ready(group.as_str(), interval).await
     }
 
+    /// The verdict for `url` from the cache alone: `None` when its origin's robots.txt is not
+    /// cached (or due for a refresh). A refusal is counted; an allowed URL is counted by the
+    /// caller, once nothing else refuses it.
+    pub(crate) fn cached_verdict(
+        &self,
+        url: &url::Url,
+    ) -> Option<Result<Option<DecidingRule>, RobotsError>> {
+        let origin = match Origin::key_of_url(url) {
+            Ok(origin) => origin,
+            Err(error) => return Some(Err(error.into())),
+        };
+        let now = Instant::now();
+        let entry = self.cache.cached_at(&origin, now)?;
+        let text = || url.to_string();
+        Some(self.judge(
+            &entry,
+            robots_fetch::path_of_url(url),
+            &text,
+            &Overrides::default(),
+            now,
+        ))
+    }
+
+    /// The politeness group of `origin` now, without waiting: for the address key, the
+    /// host's name until its address is known (resolved when the group is first asked about).
+    pub(crate) fn group_now<'a>(&self, origin: &'a Origin) -> crate::pacing::group::GroupKey<'a> {
+        self.groups
+            .key_now(origin)
+            .unwrap_or(crate::pacing::group::GroupKey::Text(origin.host()))
+    }
+
+    /// Requests in flight per group, at most.
+    pub(crate) fn concurrency(&self) -> usize {
+        self.pacing.config().concurrency.max(1)
+    }
+
+    /// The shortest interval between two requests to a group.
+    pub(crate) fn min_delay(&self) -> Duration {
+        self.pacing.config().min_delay
+    }
+
     /// Waits, at most `within`, for a fleet's background work (lease releases) to be done.
     pub(crate) async fn settle(&self, within: Duration) -> bool {
         match &self.pacing {

@@ -1,7 +1,5 @@
 //! The middleware's own settings, and how it is built.
 
-use std::sync::Arc;
-
 use super::{ForMiddleware, RobotsConfig};
 use crate::front::middleware::RobotsMiddleware;
 
@@ -134,17 +132,6 @@ impl RobotsConfig<ForMiddleware> {
         self,
         outside: impl FnOnce(reqwest_middleware::ClientBuilder) -> reqwest_middleware::ClientBuilder,
     ) -> Result<reqwest_middleware::ClientWithMiddleware, reqwest::Error> {
-        let middleware = self.build()?;
-        // The resolver the gate groups and judges hops by: the address paced is the one
-        // connected to.
-        let resolver = middleware.gate().resolver().clone();
-        let inner = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(middleware.gate().user_agent().clone())
-            .dns_resolver(Arc::new(resolver))
-            .build()?;
-        Ok(outside(reqwest_middleware::ClientBuilder::new(inner))
-            .with(middleware)
-            .build())
+        self.build()?.client_with(outside)
     }
 }

@@ -1,0 +1,409 @@
+//! The frontier over a real gate and its pacing, on paused time: requests are made through
+//! hooks sharing the gate (an admission, then its end), as a front end would.
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use robots_fetch::{Origin, ServiceClient};
+use tokio::time::Instant;
+use url::Url;
+
+use super::*;
+use crate::front::config::{ForLayer, RobotsConfig};
+use crate::front::hooks::RobotsHooks;
+
+type Site = ServiceClient<
+    tower::util::BoxCloneSyncService<
+        http::Request<Full<Bytes>>,
+        http::Response<Full<Bytes>>,
+        Infallible,
+    >,
+    Full<Bytes>,
+    Full<Bytes>,
+>;
+
+/// robots.txt per host: `slow.example` asks a Crawl-delay of 5 s; every host disallows
+/// `/private`.
+fn site() -> Site {
+    let service = tower::service_fn(|request: http::Request<Full<Bytes>>| async move {
+        let body = match (request.uri().host(), request.uri().path()) {
+            (Some("slow.example"), "/robots.txt") => {
+                "User-agent: *\nCrawl-delay: 5\nDisallow: /private\n"
+            }
+            (_, "/robots.txt") => "User-agent: *\nDisallow: /private\n",
+            _ => "page",
+        };
+        Ok::<_, Infallible>(http::Response::new(Full::new(Bytes::from(body))))
+    });
+    ServiceClient::new(tower::util::BoxCloneSyncService::new(service))
+}
+
+fn setup(
+    configure: impl FnOnce(RobotsConfig<ForLayer>) -> RobotsConfig<ForLayer>,
+    frontier: FrontierConfig,
+) -> (RobotsHooks<Site>, Frontier) {
+    let gate = configure(RobotsConfig::new("FooBot/1.0").delay_factor(0.0)).gate();
+    let hooks = RobotsHooks::from_gate(gate.clone(), site());
+    (hooks, Frontier::new(gate, frontier))
+}
+
+fn url(text: &str) -> Url {
+    text.parse().unwrap()
+}
+
+/// Fetches a job's URL as a front end would (verdict, turn, response), then ends the job.
+async fn fetch(hooks: &RobotsHooks<Site>, job: Job) -> Instant {
+    let ticket = hooks.admit(job.url()).await.expect("allowed");
+    let at = Instant::now();
+    ticket.finish(200, &http::HeaderMap::new()).await;
+    drop(job);
+    at
+}
+
+/// Takes every URL in turn, each job ended before the next is asked for.
+async fn drain(frontier: &Frontier) -> Vec<String> {
+    frontier.close();
+    let mut order = Vec::new();
+    while let Some(job) = frontier.next().await {
+        order.push(job.url().to_string());
+    }
+    order
+}
+
+#[tokio::test(start_paused = true)]
+async fn priority_first_then_first_in_first_out() {
+    let (_, frontier) = setup(|c| c.min_delay(Duration::ZERO), FrontierConfig::default());
+    for (path, priority) in [("/a", 0), ("/b", 5), ("/c", 0), ("/d", 5), ("/e", -1)] {
+        let pushed = frontier.try_push_with(url(&format!("http://x.example{path}")), priority);
+        assert_eq!(pushed.unwrap(), Pushed::Queued);
+    }
+    let order = drain(&frontier).await;
+    let paths: Vec<&str> = order
+        .iter()
+        .map(|u| &u["http://x.example".len()..])
+        .collect();
+    assert_eq!(paths, ["/b", "/d", "/a", "/c", "/e"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn ready_groups_take_turns() {
+    let (_, frontier) = setup(|c| c.min_delay(Duration::ZERO), FrontierConfig::default());
+    for u in [
+        "http://a.example/1",
+        "http://a.example/2",
+        "http://a.example/3",
+        "http://b.example/1",
+        "http://b.example/2",
+        "http://c.example/1",
+    ] {
+        frontier.try_push(url(u)).unwrap();
+    }
+    assert_eq!(
+        drain(&frontier).await,
+        [
+            "http://a.example/1",
+            "http://b.example/1",
+            "http://c.example/1",
+            "http://a.example/2",
+            "http://b.example/2",
+            "http://a.example/3",
+        ]
+    );
+    let stats = frontier.stats();
+    assert_eq!((stats.queued, stats.groups, stats.in_progress), (0, 0, 0));
+    assert_eq!(stats.bytes, queues::FIXED_OVERHEAD, "every byte given back");
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_group_hands_out_no_more_than_its_concurrency() {
+    let (_, frontier) = setup(|c| c.min_delay(Duration::ZERO), FrontierConfig::default());
+    frontier.try_push(url("http://a.example/1")).unwrap();
+    frontier.try_push(url("http://a.example/2")).unwrap();
+    let first = frontier.next().await.unwrap();
+    // The group's one place is held by `first`: nothing else comes, however long.
+    let second = tokio::time::timeout(Duration::from_secs(3600), frontier.next()).await;
+    assert!(second.is_err(), "a second URL of the group came out");
+    drop(first);
+    let second = frontier.next().await.unwrap();
+    assert_eq!(second.url().path(), "/2");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_group_never_holds_up_the_others_and_is_never_asked_early() {
+    let (hooks, frontier) = setup(
+        |c| c.min_delay(Duration::from_millis(10)),
+        FrontierConfig::default(),
+    );
+    for n in 0..5 {
+        frontier
+            .try_push(url(&format!("http://slow.example/{n}")))
+            .unwrap();
+    }
+    for site in 0..5 {
+        for n in 0..3 {
+            frontier
+                .try_push(url(&format!("http://fast{site}.example/{n}")))
+                .unwrap();
+        }
+    }
+    frontier.close();
+    // Four workers, as a crawler has: one of them waits out the slow site's first turn after
+    // its robots.txt, the others go on.
+    let start = Instant::now();
+    let hooks = Arc::new(hooks);
+    let workers: Vec<_> = (0..4)
+        .map(|_| {
+            let (hooks, frontier) = (hooks.clone(), frontier.clone());
+            tokio::spawn(async move {
+                let mut done = Vec::new();
+                while let Some(job) = frontier.next().await {
+                    let slow = job.url().host_str() == Some("slow.example");
+                    done.push((slow, fetch(&hooks, job).await));
+                }
+                done
+            })
+        })
+        .collect();
+    let mut slow = Vec::new();
+    let mut fast_done = start;
+    for worker in workers {
+        for (is_slow, at) in worker.await.unwrap() {
+            if is_slow {
+                slow.push(at);
+            } else {
+                fast_done = fast_done.max(at);
+            }
+        }
+    }
+    slow.sort();
+    // robots.txt's own request takes the slow site's first turn: its first page comes 5 s
+    // later, while every fast page is done in well under a second.
+    assert!(
+        fast_done - start < Duration::from_secs(1),
+        "{:?}",
+        fast_done - start
+    );
+    assert_eq!(slow.len(), 5);
+    for pair in slow.windows(2) {
+        assert!(pair[1] - pair[0] >= Duration::from_secs(5), "{slow:?}");
+    }
+    // Asked once per URL: when its group got its first, and when each job ended.
+    let stats = frontier.stats();
+    assert_eq!(stats.handed_out, 20);
+    assert!(stats.gate_asks <= 20, "{} asks", stats.gate_asks);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_paused_group_opens_when_its_pause_ends() {
+    let (hooks, frontier) = setup(|c| c.min_delay(Duration::ZERO), FrontierConfig::default());
+    let mut headers = http::HeaderMap::new();
+    headers.insert("retry-after", http::HeaderValue::from_static("30"));
+    hooks.observe(&Origin::parse("http://a.example").unwrap(), 503, &headers);
+    frontier.try_push(url("http://a.example/1")).unwrap();
+    frontier.try_push(url("http://b.example/1")).unwrap();
+    frontier.close();
+    let start = Instant::now();
+    let first = frontier.next().await.unwrap();
+    assert_eq!(first.url().host_str(), Some("b.example"));
+    assert_eq!(Instant::now(), start);
+    drop(first);
+    let second = frontier.next().await.unwrap();
+    assert_eq!(second.url().host_str(), Some("a.example"));
+    assert_eq!(Instant::now() - start, Duration::from_secs(30));
+}
+
+#[tokio::test(start_paused = true)]
+async fn push_waits_for_room_and_try_push_refuses() {
+    let one_group =
+        queues::FIXED_OVERHEAD + queues::GROUP_OVERHEAD + queues::BAND_OVERHEAD + "a.example".len();
+    let room_for_two = one_group + 2 * ("http://a.example/1".len() + queues::URL_OVERHEAD);
+    let (_, frontier) = setup(
+        |c| c.min_delay(Duration::ZERO),
+        FrontierConfig::default().max_bytes(room_for_two),
+    );
+    frontier.try_push(url("http://a.example/1")).unwrap();
+    frontier.try_push(url("http://a.example/2")).unwrap();
+    assert!(frontier.bytes() <= room_for_two);
+    match frontier.try_push(url("http://a.example/3")) {
+        Err(PushError::Full { url, .. }) => assert_eq!(url.path(), "/3"),
+        other => panic!("{other:?}"),
+    }
+    // `push` waits, and goes in once a URL has left.
+    let pusher = {
+        let frontier = frontier.clone();
+        tokio::spawn(async move { frontier.push(url("http://a.example/3")).await })
+    };
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert!(!pusher.is_finished(), "push did not wait for room");
+    let first = frontier.next().await.unwrap();
+    assert_eq!(pusher.await.unwrap().unwrap(), Pushed::Queued);
+    assert_eq!(frontier.len(), 2);
+    drop(first);
+    // A URL larger than the whole budget is refused at once, not waited for.
+    let huge = url(&format!("http://a.example/{}", "x".repeat(room_for_two)));
+    assert!(matches!(
+        frontier.push(huge).await,
+        Err(PushError::TooLarge { .. })
+    ));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_group_at_its_cap_refuses_more() {
+    let (_, frontier) = setup(|c| c, FrontierConfig::default().max_per_group(2));
+    frontier.try_push(url("http://a.example/1")).unwrap();
+    frontier.try_push(url("http://a.example/2")).unwrap();
+    match frontier.push(url("http://a.example/3")).await {
+        Err(PushError::GroupFull { group, max, .. }) => {
+            assert_eq!((&*group, max), ("a.example", 2))
+        }
+        other => panic!("{other:?}"),
+    }
+    // Another group is not affected.
+    assert_eq!(
+        frontier.try_push(url("http://b.example/1")).unwrap(),
+        Pushed::Queued
+    );
+    assert_eq!(frontier.stats().over_group_cap, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn duplicates_are_dropped_exactly_or_by_a_bloom_filter() {
+    for dedup in [
+        Dedup::Exact { last: 100 },
+        Dedup::Bloom {
+            expected: 100,
+            false_positive_rate: 0.001,
+        },
+    ] {
+        let (_, frontier) = setup(|c| c, FrontierConfig::default().dedup(dedup));
+        assert_eq!(
+            frontier.try_push(url("http://a.example/1")).unwrap(),
+            Pushed::Queued
+        );
+        // The fragment is not part of what is fetched.
+        assert_eq!(
+            frontier.try_push(url("http://a.example/1#top")).unwrap(),
+            Pushed::Duplicate
+        );
+        assert_eq!(
+            frontier.try_push(url("http://a.example/2")).unwrap(),
+            Pushed::Queued
+        );
+        let stats = frontier.stats();
+        assert_eq!((stats.queued, stats.duplicates), (2, 1), "{dedup:?}");
+        assert!(stats.dedup_bytes > 0);
+    }
+    // Off: both queued.
+    let (_, frontier) = setup(|c| c, FrontierConfig::default());
+    frontier.try_push(url("http://a.example/1")).unwrap();
+    assert_eq!(
+        frontier.try_push(url("http://a.example/1")).unwrap(),
+        Pushed::Queued
+    );
+    // A URL refused for room is not remembered: pushed again later, it goes in.
+    let (_, frontier) = setup(
+        |c| c,
+        FrontierConfig::default()
+            .dedup(Dedup::Exact { last: 10 })
+            .max_bytes(queues::FIXED_OVERHEAD),
+    );
+    assert!(matches!(
+        frontier.try_push(url("http://a.example/1")),
+        Err(PushError::TooLarge { .. })
+    ));
+    let (_, frontier) = setup(
+        |c| c,
+        FrontierConfig::default().dedup(Dedup::Exact { last: 10 }),
+    );
+    assert_eq!(
+        frontier.try_push(url("http://a.example/1")).unwrap(),
+        Pushed::Queued
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn disallowed_urls_are_dropped_counted_and_told_never_handed_out() {
+    let heard: Arc<Mutex<Vec<String>>> = Arc::default();
+    let told = heard.clone();
+    let (hooks, frontier) = setup(
+        |c| c.min_delay(Duration::ZERO),
+        FrontierConfig::default().on_disallowed(move |dropped| {
+            assert!(matches!(dropped.error, RobotsError::Disallowed { .. }));
+            told.lock().unwrap().push(dropped.url.to_string());
+        }),
+    );
+    // a.example's robots.txt is known: dropped at the push.
+    hooks.check(&url("http://a.example/")).await.unwrap();
+    assert_eq!(
+        frontier
+            .try_push(url("http://a.example/private/1"))
+            .unwrap(),
+        Pushed::Disallowed
+    );
+    // b.example's is not yet: queued, then dropped when its turn comes.
+    for u in ["http://b.example/private/2", "http://b.example/ok"] {
+        assert_eq!(frontier.try_push(url(u)).unwrap(), Pushed::Queued);
+    }
+    hooks.check(&url("http://b.example/")).await.unwrap();
+    assert_eq!(drain(&frontier).await, ["http://b.example/ok"]);
+    assert_eq!(
+        *heard.lock().unwrap(),
+        ["http://a.example/private/1", "http://b.example/private/2"]
+    );
+    assert_eq!(frontier.stats().disallowed, 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn closed_refuses_pushes_and_ends_next_once_empty() {
+    let (_, frontier) = setup(|c| c.min_delay(Duration::ZERO), FrontierConfig::default());
+    frontier.try_push(url("http://a.example/1")).unwrap();
+    // Not closed: `next` waits for more rather than ending.
+    let waiting = {
+        let frontier = frontier.clone();
+        tokio::spawn(async move {
+            let mut got = Vec::new();
+            while let Some(job) = frontier.next().await {
+                got.push(job.url().to_string());
+            }
+            got
+        })
+    };
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    assert!(!waiting.is_finished());
+    frontier.try_push(url("http://b.example/1")).unwrap();
+    frontier.close();
+    assert!(frontier.is_closed());
+    assert!(matches!(
+        frontier.try_push(url("http://c.example/1")),
+        Err(PushError::Closed(_))
+    ));
+    assert_eq!(
+        waiting.await.unwrap(),
+        ["http://a.example/1", "http://b.example/1"]
+    );
+    // Not a URL a crawler fetches.
+    assert!(matches!(
+        frontier.try_push(url("mailto:someone@example.com")),
+        Err(PushError::NotHttp { .. })
+    ));
+}
+
+#[tokio::test(start_paused = true)]
+async fn next_dropped_while_waiting_loses_nothing() {
+    let (hooks, frontier) = setup(|c| c, FrontierConfig::default());
+    frontier.try_push(url("http://slow.example/1")).unwrap();
+    frontier.try_push(url("http://slow.example/2")).unwrap();
+    let first = frontier.next().await.unwrap();
+    fetch(&hooks, first).await;
+    // The group waits out its Crawl-delay; a `next` given up meanwhile takes nothing with it.
+    assert!(
+        tokio::time::timeout(Duration::from_secs(1), frontier.next())
+            .await
+            .is_err()
+    );
+    let second = frontier.next().await.unwrap();
+    assert_eq!(second.url().path(), "/2");
+}
