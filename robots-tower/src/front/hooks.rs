@@ -176,7 +176,7 @@ impl<C> RobotsHooks<C> {
         self.gate.cache()
     }
 
-    /// A [`crate::Frontier`] pacing with this hooks: a crawl's URLs wait in it, a queue per
+    /// A [`crate::Frontier`] paced with these hooks: a crawl's URLs wait in it, a queue per
     /// politeness group, and come out when their group can take a request.
     pub fn frontier(&self) -> crate::frontier::Frontier {
         self.frontier_with(crate::frontier::FrontierConfig::default())

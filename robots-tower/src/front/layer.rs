@@ -64,8 +64,9 @@ impl RobotsLayer {
         crate::front::hooks::RobotsHooks::from_gate(self.gate.clone(), client)
     }
 
-    /// A [`crate::Frontier`] pacing with this layer (every service built from it): a crawl's URLs wait in it, a queue per
-    /// politeness group, and come out when their group can take a request.
+    /// A [`crate::Frontier`] paced with this layer (every service built from it): a crawl's
+    /// URLs wait in it, a queue per politeness group, and come out when their group can take a
+    /// request.
     pub fn frontier(&self) -> crate::frontier::Frontier {
         self.frontier_with(crate::frontier::FrontierConfig::default())
     }

@@ -98,7 +98,7 @@ impl RobotsMiddleware {
         crate::front::hooks::RobotsHooks::from_gate(self.gate.clone(), self.client.clone())
     }
 
-    /// A [`crate::Frontier`] pacing with this middleware: a crawl's URLs wait in it, a queue per
+    /// A [`crate::Frontier`] paced with this middleware: a crawl's URLs wait in it, a queue per
     /// politeness group, and come out when their group can take a request.
     pub fn frontier(&self) -> crate::frontier::Frontier {
         self.frontier_with(crate::frontier::FrontierConfig::default())
