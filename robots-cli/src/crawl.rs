@@ -22,8 +22,6 @@ use robots_tower::{
 use serde::Serialize;
 use url::Url;
 
-use crate::frontier::Frontier;
-
 use crate::crawler::CrawlerArgs;
 use crate::{CliError, Format, input, output};
 
@@ -278,6 +276,14 @@ pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
     runtime.block_on(crawl(args, urls, &lines))
 }
 
+/// A URL the frontier did not queue, or dropped: said on its own line.
+enum NotQueued {
+    /// Its robots.txt, cached, disallows it.
+    Disallowed(robots_tower::Dropped),
+    /// Refused (the frontier's budget, or closed).
+    Refused(robots_tower::PushError),
+}
+
 async fn crawl(
     args: &CrawlArgs,
     urls: Vec<String>,
@@ -292,36 +298,102 @@ async fn crawl(
     let mut input_errors = 0usize;
     let mut fetched = 0usize;
     let mut seen: HashSet<String> = urls.iter().cloned().collect();
-    // No more than an origin's concurrency are handed to the client at once, so that each
-    // origin's URLs start in the order given.
-    let mut frontier = Frontier::new(args.concurrency as usize);
-    for url in urls {
-        frontier.push(url);
-    }
+    // URLs wait in the library's frontier, a queue per politeness group, and come out when
+    // their group can take a request: a slow site never holds up the others. What it drops
+    // (disallowed by a robots.txt already known) still gets its line.
+    let (not_queued, mut not_queued_rx) = tokio::sync::mpsc::unbounded_channel();
+    let dropped = not_queued.clone();
+    let frontier = middleware.frontier_with(robots_tower::FrontierConfig::default().on_disallowed(
+        move |d| {
+            let _ = dropped.send(NotQueued::Disallowed(d));
+        },
+    ));
+    // Each line's text as given, by the URL the frontier hands out (normalised, without its
+    // fragment), when the two differ.
+    let mut given: HashMap<String, std::collections::VecDeque<String>> = HashMap::new();
     // Polled on this task, first in the order they were added (not spawned onto threads that
     // race): an origin's requests reach the middleware, and its queue, in the order given.
     let mut running = FuturesUnordered::new();
+    let mut seeds = Vec::new();
+    for text in urls {
+        match crate::check::url_to_fetch(&text) {
+            // Not a URL to fetch: its line says why (fetch's own error), at once.
+            Err(_) => running.push(fetch(&client, text, None, false)),
+            // No robots.txt to pace by (mailto:, ftp://): the middleware says why.
+            Ok(url) if robots_fetch::Origin::from_url(&url).is_err() => {
+                running.push(fetch(&client, text, None, false));
+            }
+            Ok(mut url) => {
+                url.set_fragment(None);
+                if url.as_str() != text {
+                    given.entry(url.to_string()).or_default().push_back(text);
+                }
+                seeds.push(url);
+            }
+        }
+    }
+    // Fed from a task of its own: `push` waits for room, which handing out makes.
+    let seeding = {
+        let frontier = frontier.clone();
+        let follow = args.follow;
+        tokio::spawn(async move {
+            for url in seeds {
+                if let Err(error) = frontier.push(url).await {
+                    let _ = not_queued.send(NotQueued::Refused(error));
+                }
+            }
+            if !follow {
+                frontier.close();
+            }
+        })
+    };
     // Origins are paced by the middleware; this only bounds the work in flight.
     let in_flight = 64;
+    let mut frontier_done = false;
+    // The frontier's `next`, kept across turns of the loop rather than made anew each time a
+    // page finishes: an ask of the pacing under way (a Redis round trip) is not cut short.
+    let mut next_job = None;
     loop {
-        // With --follow, pages being fetched count toward --max-pages until they are done.
-        let room = |running: usize| !args.follow || fetched + running < args.max_pages;
-        while running.len() < in_flight
-            && room(running.len())
-            && let Some(url) = frontier.pop()
-        {
-            let client = client.clone();
-            let follow = args.follow;
-            running.push(async move { fetch(&client, url, follow).await });
+        // With --follow, nothing more can come once the seeds are in, nothing is queued and
+        // nothing runs.
+        if args.follow && seeding.is_finished() && frontier.is_empty() && running.is_empty() {
+            frontier.close();
         }
-        let Some(Done {
+        // With --follow, pages being fetched count toward --max-pages until they are done.
+        let room = !args.follow || fetched + running.len() < args.max_pages;
+        let take = !frontier_done && room && running.len() < in_flight;
+        if take && next_job.is_none() {
+            next_job = Some(Box::pin(frontier.next()));
+        }
+        let done = if running.is_empty() && (frontier_done || !room) {
+            // Nothing runs and nothing more is taken: the lines still to say, then the end.
+            match not_queued_rx.try_recv() {
+                Ok(refused) => refused_line(refused, &mut given),
+                Err(_) => break,
+            }
+        } else {
+            tokio::select! {
+                biased;
+                Some(refused) = not_queued_rx.recv() => refused_line(refused, &mut given),
+                Some(done) = running.next(), if !running.is_empty() => done,
+                Some(job) = futures_util::future::OptionFuture::from(next_job.as_mut()), if take => {
+                    next_job = None;
+                    match job {
+                        Some(job) => {
+                            let text = job_text(&job, &mut given);
+                            running.push(fetch(&client, text, Some(job), args.follow));
+                        }
+                        None => frontier_done = true,
+                    }
+                    continue;
+                }
+            }
+        };
+        let Done {
             mut outcome,
             links,
             not_a_url,
-        }) = running.next().await
-        else {
-            break;
-        };
+        } = done;
         // A string that is not a URL to fetch is an input error (exit 2 at the end), said with
         // its stdin line when it came from stdin.
         if not_a_url {
@@ -330,7 +402,6 @@ async fn crawl(
                 *error = format!("{at}: {error}");
             }
         }
-        frontier.done(&outcome.url);
         failed |= matches!(outcome.outcome, "unreachable" | "error");
         summary.count(&outcome);
         if outcome.outcome == "fetched" {
@@ -348,13 +419,14 @@ async fn crawl(
                 if fetched >= args.max_pages {
                     cut_short |= !seen.contains(link.as_str());
                 } else if seen.insert(link.to_string()) {
-                    frontier.push(link.to_string());
+                    // (Over the frontier's budget: left, as --max-pages leaves links.)
+                    cut_short |= frontier.try_push(link).is_err();
                 }
             }
         }
     }
     // URLs still queued when --max-pages was reached count as links left too.
-    cut_short |= args.follow && frontier.pop().is_some();
+    cut_short |= args.follow && !frontier.is_empty();
     summary.ended = if cut_short { "max-pages" } else { "done" };
     let mut out = stdout.lock();
     match args.format {
@@ -373,6 +445,54 @@ async fn crawl(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The text a job's URL was given as (its line's), or the URL itself.
+fn job_text(
+    job: &robots_tower::Job,
+    given: &mut HashMap<String, std::collections::VecDeque<String>>,
+) -> String {
+    given_text(job.url(), given)
+}
+
+fn given_text(
+    url: &Url,
+    given: &mut HashMap<String, std::collections::VecDeque<String>>,
+) -> String {
+    let Some(texts) = given.get_mut(url.as_str()) else {
+        return url.to_string();
+    };
+    let text = texts.pop_front().unwrap_or_else(|| url.to_string());
+    if texts.is_empty() {
+        given.remove(url.as_str());
+    }
+    text
+}
+
+/// The line of a URL the frontier dropped or refused.
+fn refused_line(
+    refused: NotQueued,
+    given: &mut HashMap<String, std::collections::VecDeque<String>>,
+) -> Done {
+    let (url, error) = match refused {
+        NotQueued::Disallowed(dropped) => (dropped.url, dropped.error),
+        NotQueued::Refused(error) => {
+            let message = error.to_string();
+            let url = error.into_url();
+            let text = given_text(&url, given);
+            return Done {
+                outcome: outcome_of(text, "error", None, None, Duration::ZERO, Some(message)),
+                links: Vec::new(),
+                not_a_url: false,
+            };
+        }
+    };
+    let text = given_text(&url, given);
+    Done {
+        outcome: refusal(text, &error, error.to_string()),
+        links: Vec::new(),
+        not_a_url: false,
+    }
 }
 
 fn client(
@@ -445,31 +565,81 @@ fn client(
     ))
 }
 
-async fn fetch(
-    client: &reqwest_middleware::ClientWithMiddleware,
+fn outcome_of(
     url: String,
-    follow: bool,
-) -> Done {
-    let outcome = |outcome, status, rule: Option<&DecidingRule>, waited: Duration, error| Outcome {
-        url: url.clone(),
+    outcome: &'static str,
+    status: Option<u16>,
+    rule: Option<&DecidingRule>,
+    waited: Duration,
+    error: Option<String>,
+) -> Outcome {
+    Outcome {
+        url,
         outcome,
         status,
         rule: rule.map(RuleJson::of),
         waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
         error,
+    }
+}
+
+/// The outcome of a URL the library refused, with the tool's words; `message` is the error's
+/// own, for refusals said as it says them.
+fn refusal(url: String, robots: &RobotsError, message: String) -> Outcome {
+    let outcome = |kind, rule, error| outcome_of(url, kind, None, rule, Duration::ZERO, error);
+    match robots {
+        RobotsError::Disallowed { rule, .. } | RobotsError::DisallowedFor { rule, .. } => {
+            outcome("disallowed", rule.as_ref(), None)
+        }
+        // What happened, without the cache's "retry in": this process exits when done.
+        RobotsError::RobotsUnreachable { origin, cause, .. } => outcome(
+            "unreachable",
+            None,
+            Some(format!("robots.txt of {origin} unreachable: {cause}")),
+        ),
+        RobotsError::FleetUnavailable { .. } => outcome("unreachable", None, Some(message)),
+        // Said with the tool's flag, not the library's setting.
+        RobotsError::CrawlDelayTooLong {
+            origin, asked, max, ..
+        } => outcome(
+            "crawl-delay-too-long",
+            None,
+            Some(format!(
+                "{origin} asks for a Crawl-delay of {}, above --max-delay {}: its pages are not fetched (`--overlong-crawl-delay honor` waits it out, `clamp` crawls faster than asked)",
+                robots_fetch::HumanDuration(*asked),
+                robots_fetch::HumanDuration(*max)
+            )),
+        ),
+        _ => outcome("error", None, Some(message)),
+    }
+}
+
+/// Fetches `url` (the text given), holding its frontier `job`, when it has one, until the
+/// response's body is done: its group's next URL comes out then.
+async fn fetch(
+    client: &reqwest_middleware::ClientWithMiddleware,
+    url: String,
+    job: Option<robots_tower::Job>,
+    follow: bool,
+) -> Done {
+    let outcome = |outcome, status, rule: Option<&DecidingRule>, waited: Duration, error| {
+        outcome_of(url.clone(), outcome, status, rule, waited, error)
     };
     // The same words as `check` and `sitemaps` for the same cause; here one line's error.
-    let parsed = match crate::check::url_to_fetch(&url) {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            return Done {
-                outcome: outcome("error", None, None, Duration::ZERO, Some(e.to_string())),
-                links: Vec::new(),
-                not_a_url: true,
-            };
-        }
+    let parsed = match job.as_ref() {
+        Some(job) => job.url().clone(),
+        None => match crate::check::url_to_fetch(&url) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                return Done {
+                    outcome: outcome("error", None, None, Duration::ZERO, Some(e.to_string())),
+                    links: Vec::new(),
+                    not_a_url: true,
+                };
+            }
+        },
     };
-    match client.get(parsed).send().await {
+    let done = match client.get(parsed).send().await {
         Ok(response) => {
             let status = response.status().as_u16();
             let info = response.extensions().get::<RobotsInfo>().cloned();
@@ -504,37 +674,9 @@ async fn fetch(
                 reqwest_middleware::Error::Middleware(e) => e.downcast_ref::<RobotsError>(),
                 reqwest_middleware::Error::Reqwest(_) => None,
             };
-            let message = Some(error.to_string());
             let outcome = match robots {
-                Some(
-                    RobotsError::Disallowed { rule, .. } | RobotsError::DisallowedFor { rule, .. },
-                ) => outcome("disallowed", None, rule.as_ref(), Duration::ZERO, None),
-                // What happened, without the cache's "retry in": this process exits when done.
-                Some(RobotsError::RobotsUnreachable { origin, cause, .. }) => outcome(
-                    "unreachable",
-                    None,
-                    None,
-                    Duration::ZERO,
-                    Some(format!("robots.txt of {origin} unreachable: {cause}")),
-                ),
-                Some(RobotsError::FleetUnavailable { .. }) => {
-                    outcome("unreachable", None, None, Duration::ZERO, message)
-                }
-                // Said with the tool's flag, not the library's setting.
-                Some(RobotsError::CrawlDelayTooLong {
-                    origin, asked, max, ..
-                }) => outcome(
-                    "crawl-delay-too-long",
-                    None,
-                    None,
-                    Duration::ZERO,
-                    Some(format!(
-                        "{origin} asks for a Crawl-delay of {}, above --max-delay {}: its pages are not fetched (`--overlong-crawl-delay honor` waits it out, `clamp` crawls faster than asked)",
-                        robots_fetch::HumanDuration(*asked),
-                        robots_fetch::HumanDuration(*max)
-                    )),
-                ),
-                _ => outcome("error", None, None, Duration::ZERO, message),
+                Some(robots) => refusal(url.clone(), robots, error.to_string()),
+                None => outcome("error", None, None, Duration::ZERO, Some(error.to_string())),
             };
             Done {
                 outcome,
@@ -542,7 +684,10 @@ async fn fetch(
                 not_a_url: false,
             }
         }
-    }
+    };
+    // The body is done (read, or dropped with its response): the job ends now.
+    drop(job);
+    done
 }
 
 async fn read_limited(mut response: reqwest::Response, limit: usize) -> Vec<u8> {

@@ -13,7 +13,6 @@ mod check;
 mod crawl;
 mod crawler;
 #[cfg(feature = "redis")]
-mod frontier;
 mod input;
 mod key;
 mod lint;
