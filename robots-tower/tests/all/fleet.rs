@@ -169,6 +169,68 @@ async fn members_share_one_interval_and_one_robots_fetch() {
     assert!(pttl > 0 && pttl <= 301_000, "PTTL {pttl}");
 }
 
+/// Issue 48: each member keeps its own frontier; the ready times come from the shared pacing, and
+/// the front end still enforces every turn: three members' frontiers over one site never make it
+/// faster than the one interval.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn members_frontiers_share_one_interval() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let (server, site) = start_site().await;
+    let interval = Duration::from_millis(250);
+    let mut tasks = Vec::new();
+    let mut frontiers = Vec::new();
+    for m in 0..3 {
+        let fleet = RedisFleet::new(&redis.url())
+            .unwrap()
+            .response_timeout(Duration::from_millis(300));
+        let robots = RobotsMiddleware::builder("FooBot/1.0")
+            .fleet(&fleet)
+            .min_delay(interval)
+            .build()
+            .unwrap();
+        let client = robots.client().unwrap();
+        let frontier = robots.frontier();
+        for i in 0..3 {
+            let url = server.url(&format!("/page-{m}-{i}")).parse().unwrap();
+            frontier.push(url).await.unwrap();
+        }
+        frontier.close();
+        // Two workers a member.
+        for _ in 0..2 {
+            let (client, frontier) = (client.clone(), frontier.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut statuses = Vec::new();
+                while let Some(job) = frontier.next().await {
+                    let response = client.get(job.url().clone()).send().await.unwrap();
+                    statuses.push(response.status().as_u16());
+                    response.bytes().await.unwrap();
+                }
+                statuses
+            }));
+        }
+        frontiers.push(frontier);
+    }
+    let mut statuses = Vec::new();
+    for task in tasks {
+        statuses.extend(task.await.unwrap());
+    }
+    assert_eq!(statuses, [200; 9]);
+    let starts: Vec<Instant> = pages(&site).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(starts.len(), 9);
+    for gap in gaps(starts) {
+        assert!(gap >= interval - Duration::from_millis(5), "gap {gap:?}");
+    }
+    for frontier in frontiers {
+        let stats = frontier.stats();
+        assert_eq!(
+            (stats.handed_out, stats.queued, stats.in_progress),
+            (3, 0, 0)
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_429_seen_by_one_member_pauses_the_others() {
     let Some(redis) = RedisServer::start() else {
