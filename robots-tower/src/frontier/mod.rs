@@ -48,7 +48,8 @@ use crate::error::RobotsError;
 ///   given to [`FrontierConfig::on_disallowed`].
 ///
 /// In a fleet, each process keeps its own frontier; the ready times come from the shared
-/// pacing.
+/// pacing. Under [`crate::PolitenessKey::Ip`], a host is queued under its name until its
+/// address is known (the first ask about it resolves it), then under the address.
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]

@@ -407,3 +407,41 @@ async fn next_dropped_while_waiting_loses_nothing() {
     let second = frontier.next().await.unwrap();
     assert_eq!(second.url().path(), "/2");
 }
+
+#[tokio::test(start_paused = true)]
+async fn groups_are_the_politeness_groups() {
+    // `domain`: two hosts of one registrable domain are one group, one URL out at a time.
+    let (_, frontier) = setup(
+        |c| {
+            c.min_delay(Duration::ZERO)
+                .politeness_key(crate::PolitenessKey::Domain)
+        },
+        FrontierConfig::default(),
+    );
+    frontier.try_push(url("http://a.example.com/1")).unwrap();
+    frontier.try_push(url("https://b.example.com/2")).unwrap();
+    frontier
+        .try_push(url("http://other.example.org/3"))
+        .unwrap();
+    let first = frontier.next().await.unwrap();
+    assert_eq!(first.group(), "example.com");
+    let second = frontier.next().await.unwrap();
+    assert_eq!(second.group(), "example.org");
+    assert!(
+        tokio::time::timeout(Duration::from_secs(60), frontier.next())
+            .await
+            .is_err(),
+        "b.example.com came out while a.example.com's job held the group"
+    );
+    drop(first);
+    assert_eq!(
+        frontier.next().await.unwrap().url().host_str(),
+        Some("b.example.com")
+    );
+
+    // `host` (the default): the scheme and port do not make another group.
+    let (_, frontier) = setup(|c| c.min_delay(Duration::ZERO), FrontierConfig::default());
+    frontier.try_push(url("http://a.example/1")).unwrap();
+    frontier.try_push(url("https://a.example:8443/2")).unwrap();
+    assert_eq!(frontier.stats().groups, 1);
+}
