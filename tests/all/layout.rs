@@ -13,8 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Each crate's source root (the CLI is `robots-cli`).
-const CRATES: [&str; 6] = [
+const CRATES: [&str; 7] = [
     "robots-core/src",
+    "robots-sitemap/src",
     "robots-fetch/src",
     "robots-tower/src",
     "robots-spider/src",
@@ -390,6 +391,7 @@ fn the_architecture_page_lists_the_crates_dependencies() {
         ("robots-tower", "robots-tower/"),
         ("robots-fetch", "robots-fetch/"),
         ("robots-core", "robots-core/"),
+        ("robots-sitemap", "robots-sitemap/"),
     ];
     for (name, dir) in crates {
         let manifest =
@@ -426,6 +428,7 @@ fn no_path_include_crosses_a_package() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let packages = [
         "robots-core",
+        "robots-sitemap",
         "robots-fetch",
         "robots-tower",
         "robots-spider",

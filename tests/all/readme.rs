@@ -15,9 +15,10 @@ struct Snippet {
 }
 
 /// The READMEs a user reads: the project's and each published crate's.
-const READMES: [&str; 6] = [
+const READMES: [&str; 7] = [
     "README.md",
     "robots-core/README.md",
+    "robots-sitemap/README.md",
     "robots-fetch/README.md",
     "robots-tower/README.md",
     "robots-spider/README.md",
