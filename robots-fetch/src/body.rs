@@ -100,6 +100,48 @@ where
     }
 }
 
+/// A response body read as it comes, its `Content-Encoding` undone (gzip, deflate, brotli): for
+/// bodies read by a streaming parser (a sitemap), which caps them itself.
+pub type BodyReader = std::pin::Pin<Box<dyn tokio::io::AsyncBufRead + Send>>;
+
+/// `body` as a [`BodyReader`], decoded by the coding `headers` name; an error for a coding it
+/// cannot undo.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), robots_fetch::NetworkError> {
+/// use tokio::io::AsyncReadExt;
+/// let body = http_body_util::Full::new(bytes::Bytes::from_static(b"https://example.com/\n"));
+/// let mut reader = robots_fetch::body_reader(body, &http::HeaderMap::new())?;
+/// let mut text = String::new();
+/// reader.read_to_string(&mut text).await.unwrap();
+/// assert_eq!(text, "https://example.com/\n");
+/// # Ok(()) }
+/// ```
+pub fn body_reader<B>(body: B, headers: &http::HeaderMap) -> Result<BodyReader, NetworkError>
+where
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError> + Send,
+{
+    let coding = Coding::of(headers)?;
+    let frames = BodyStream::new(Box::pin(body))
+        .map_err(|e| std::io::Error::other(e.into()))
+        .try_filter_map(|frame| std::future::ready(Ok(frame.into_data().ok())));
+    let raw = StreamReader::new(frames);
+    Ok(match coding {
+        Coding::Identity => Box::pin(raw),
+        Coding::Gzip => Box::pin(tokio::io::BufReader::new(
+            async_compression::tokio::bufread::GzipDecoder::new(raw),
+        )),
+        Coding::Deflate => Box::pin(tokio::io::BufReader::new(
+            async_compression::tokio::bufread::ZlibDecoder::new(raw),
+        )),
+        Coding::Brotli => Box::pin(tokio::io::BufReader::new(
+            async_compression::tokio::bufread::BrotliDecoder::new(raw),
+        )),
+    })
+}
+
 async fn read_to<R: AsyncRead + Unpin>(
     reader: R,
     limit: usize,

@@ -51,6 +51,7 @@ pub mod telemetry;
 mod time;
 mod validators;
 
+pub use body::{BodyReader, body_reader};
 pub use cache::{
     CacheConfig, CacheStats, CachedRobots, CrawlerRecord, ParsedRobots, RobotsCache,
     RobotsCacheBuilder, Rules, Source, path_of_url,

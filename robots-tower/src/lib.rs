@@ -49,6 +49,7 @@ mod error;
 mod front;
 mod frontier;
 mod pacing;
+mod sitemaps;
 pub mod telemetry;
 pub use front::status;
 
@@ -87,3 +88,9 @@ pub use reqwest_middleware;
 pub use robots_fetch::{FleetError, RedisFleet};
 pub use robots_fetch::{HopRule, RedirectPolicy, RedirectRefusal};
 pub use robots_fetch::{ResolveOverrideError, Resolver};
+/// The sitemap parser expansions read with (its `LastMod`, `Limits`, and the reader itself).
+pub use robots_sitemap;
+pub use sitemaps::{
+    ExpansionLimit, ListedPage, SitemapEvent, SitemapExpansion, SitemapFailure, SitemapOptions,
+    SitemapScope, SitemapSummary,
+};

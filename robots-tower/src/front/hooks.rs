@@ -171,6 +171,11 @@ impl<C> RobotsHooks<C> {
         RobotsHooks { gate, client }
     }
 
+    /// The client robots.txt (and a sitemap expansion's requests) are fetched with.
+    pub(crate) fn client(&self) -> &C {
+        &self.client
+    }
+
     /// The robots.txt cache.
     pub fn cache(&self) -> &RobotsCache {
         self.gate.cache()
@@ -235,6 +240,14 @@ impl<C: FetchClient> RobotsHooks<C> {
             )
             .await?;
         Ok(rule)
+    }
+
+    /// The origin's robots.txt entry, fetched when needed.
+    pub(crate) async fn entry(
+        &self,
+        origin: &Origin,
+    ) -> Result<std::sync::Arc<robots_fetch::CachedRobots>, RobotsError> {
+        self.gate.entry(&self.client, origin).await
     }
 
     /// What the layer does before sending: the verdict, then the origin's turn (waited for, or

@@ -20,6 +20,7 @@ mod pacers;
 #[cfg(feature = "redis")]
 use robots_test_support::redis_server;
 mod schedule;
+mod sitemaps;
 use robots_test_support::site;
 mod support;
 mod usage;
