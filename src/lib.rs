@@ -18,3 +18,6 @@ pub use robots_tower::reqwest;
 /// The `reqwest-middleware` (0.5) the middleware plugs into.
 #[cfg(feature = "reqwest")]
 pub use robots_tower::reqwest_middleware;
+/// The sitemap parser (`robots-sitemap`): no I/O, bytes in, pages out. Expansion over the polite
+/// stack is `tower::RobotsHooks::sitemaps_of`.
+pub use robots_tower::robots_sitemap as sitemap;

@@ -114,21 +114,36 @@ pub struct CrawlArgs {
     /// With --follow: stop once this many pages were fetched.
     #[arg(long, value_name = "N", default_value_t = 100)]
     max_pages: usize,
+    /// Seed the crawl with the pages the sitemaps of this site list (its robots.txt's
+    /// `Sitemap:` lines, indexes followed, each sitemap fetched as a page is): the allowed ones,
+    /// at most --max-pages. Repeatable.
+    #[arg(long = "sitemaps", value_name = "SITE_URL")]
+    sitemaps: Vec<String>,
+    /// With --sitemaps: only the pages whose `lastmod` is this W3C date or later (`2024-05-01`,
+    /// or a date and time with its zone); pages without one are left out.
+    #[arg(long, value_name = "DATE", requires = "sitemaps", value_parser = since)]
+    since: Option<robots_tower::robots_sitemap::LastMod>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// URLs to fetch; read from stdin, one per line, when none are given.
+    /// URLs to fetch; read from stdin, one per line, when none are given (and no --sitemaps).
     #[arg(value_name = "URL")]
     urls: Vec<String>,
 }
 
-fn seconds(text: &str) -> Result<f64, String> {
+pub(crate) fn seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if (0.0..=86_400.0).contains(&s) => Ok(s),
         _ => Err(format!(
             "`{text}` is not a number of seconds from 0 to 86400"
         )),
     }
+}
+
+fn since(text: &str) -> Result<robots_tower::robots_sitemap::LastMod, String> {
+    robots_tower::robots_sitemap::LastMod::parse(text).ok_or_else(|| {
+        format!("`{text}` is not a W3C date (`2024-05-01`, or `2024-05-01T10:00:00Z`)")
+    })
 }
 
 fn https_url(text: &str) -> Result<url::Url, String> {
@@ -261,7 +276,20 @@ pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
             "--backoff-max must be at least --backoff-base".into(),
         ));
     }
-    let numbered = input::numbered_urls(&args.urls)?;
+    // With --sitemaps alone, the seeds come from the sitemaps, not stdin.
+    let numbered = if args.urls.is_empty() && !args.sitemaps.is_empty() {
+        Vec::new()
+    } else {
+        input::numbered_urls(&args.urls)?
+    };
+    let mut sitemap_sites = Vec::new();
+    for text in &args.sitemaps {
+        let url = crate::check::url_to_fetch(text)
+            .map_err(|e| CliError::Usage(format!("--sitemaps: {e}")))?;
+        let origin = robots_fetch::Origin::from_url(&url)
+            .map_err(|e| CliError::Usage(format!("--sitemaps: {url}: {e}")))?;
+        sitemap_sites.push(origin);
+    }
     // Where each stdin line came from, for an error about it.
     let lines: HashMap<String, String> = numbered
         .iter()
@@ -273,7 +301,7 @@ pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
-    runtime.block_on(crawl(args, urls, &lines))
+    runtime.block_on(crawl(args, urls, sitemap_sites, &lines))
 }
 
 /// A URL the frontier did not queue, or dropped: said on its own line.
@@ -287,6 +315,7 @@ enum NotQueued {
 async fn crawl(
     args: &CrawlArgs,
     urls: Vec<String>,
+    sitemap_sites: Vec<robots_fetch::Origin>,
     lines: &HashMap<String, String>,
 ) -> Result<ExitCode, CliError> {
     let (client, middleware) = client(args)?;
@@ -336,11 +365,20 @@ async fn crawl(
     let seeding = {
         let frontier = frontier.clone();
         let follow = args.follow;
+        let sitemaps = (!sitemap_sites.is_empty()).then(|| SitemapSeeds {
+            hooks: middleware.hooks(),
+            sites: sitemap_sites,
+            since: args.since.clone(),
+            max: args.max_pages,
+        });
         tokio::spawn(async move {
             for url in seeds {
                 if let Err(error) = frontier.push(url).await {
                     let _ = not_queued.send(NotQueued::Refused(error));
                 }
+            }
+            if let Some(sitemaps) = sitemaps {
+                sitemaps.seed(&frontier, &not_queued).await;
             }
             if !follow {
                 frontier.close();
@@ -445,6 +483,63 @@ async fn crawl(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--sitemaps`: the allowed pages the sites' sitemaps list, as seeds.
+struct SitemapSeeds {
+    hooks: robots_tower::RobotsHooks<reqwest::Client>,
+    sites: Vec<robots_fetch::Origin>,
+    since: Option<robots_tower::robots_sitemap::LastMod>,
+    max: usize,
+}
+
+impl SitemapSeeds {
+    /// Expands the sitemaps into the frontier, at most `max` pages; what cannot be expanded is
+    /// said on stderr (the crawl's lines are its pages').
+    async fn seed(
+        self,
+        frontier: &robots_tower::Frontier,
+        not_queued: &tokio::sync::mpsc::UnboundedSender<NotQueued>,
+    ) {
+        use robots_tower::SitemapEvent;
+        let options = robots_tower::SitemapOptions::default().max_urls(usize::MAX);
+        let mut expansion = self.hooks.sitemaps_of(self.sites, options);
+        let mut seeded = 0;
+        while seeded < self.max
+            && let Some(event) = expansion.next().await
+        {
+            match event {
+                SitemapEvent::Page(page) => {
+                    let recent = match (&self.since, &page.lastmod) {
+                        (None, _) => true,
+                        (Some(since), Some(lastmod)) => {
+                            lastmod.unix_seconds() >= since.unix_seconds()
+                        }
+                        (Some(_), None) => false,
+                    };
+                    // A disallowed page is never queued: the sitemap listed it, robots.txt
+                    // forbids it.
+                    if !recent || !page.allowed() {
+                        continue;
+                    }
+                    seeded += 1;
+                    if let Err(error) = frontier.push(page.url).await {
+                        let _ = not_queued.send(NotQueued::Refused(error));
+                    }
+                }
+                SitemapEvent::Failed { sitemap, error } => {
+                    crate::say(format_args!("sitemap {sitemap}: {error}"));
+                }
+                SitemapEvent::Limit { sitemap, limit } => {
+                    crate::say(format_args!("sitemap {sitemap}: {limit}"));
+                }
+                SitemapEvent::NotAbsolute { origin, value } => crate::say(format_args!(
+                    "the robots.txt of {origin} names `{value}`, not an absolute URL: not fetched"
+                )),
+                _ => {}
+            }
+        }
+    }
 }
 
 /// The text a job's URL was given as (its line's), or the URL itself.

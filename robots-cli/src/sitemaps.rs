@@ -1,7 +1,11 @@
-//! `robots sitemaps`: the sitemap URLs each origin's robots.txt lists (one fetch per origin).
+//! `robots sitemaps`: the sitemap URLs each origin's robots.txt lists (one fetch per origin), or,
+//! with `--expand`, the pages they list: every sitemap fetched as a page is (robots.txt checked,
+//! paced per server), indexes followed, each page with the crawler's verdict.
 
 use std::io::Write;
 use std::process::ExitCode;
+
+use std::str::FromStr;
 
 use clap::Args;
 use serde::Serialize;
@@ -22,6 +26,31 @@ pub struct SitemapsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Fetch the sitemaps and print the pages they list, one per line (indexes followed; each
+    /// sitemap fetched once, checked against robots.txt and paced as a page is).
+    #[arg(long)]
+    expand: bool,
+    /// With --expand: stop after this many pages.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1_000_000,
+        requires = "expand"
+    )]
+    max_urls: usize,
+    /// With --expand: follow indexes this deep (a sitemap an index lists is depth 1).
+    #[arg(long, value_name = "D", default_value_t = 5, requires = "expand")]
+    max_depth: usize,
+    /// With --expand: fetch at most this many sitemaps.
+    #[arg(long, value_name = "N", default_value_t = 1_000, requires = "expand")]
+    max_sitemaps: usize,
+    /// With --expand: which URLs a sitemap may list: `strict` (its folder on its origin, or the
+    /// whole origin of the robots.txt naming it) or `host` (anything on its origin).
+    #[arg(long, value_name = "SCOPE", default_value = "strict", value_parser = robots_tower::SitemapScope::from_str, requires = "expand")]
+    scope: robots_tower::SitemapScope,
+    /// With --expand: seconds between two requests to one server, at least.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = crate::crawl::seconds, requires = "expand")]
+    min_delay: f64,
     /// URLs whose origins to ask; read from stdin, one per line, when none are given.
     #[arg(value_name = "URL")]
     urls: Vec<String>,
@@ -57,6 +86,9 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
         url_to_fetch(url).err().map(|e| e.to_string())
     })?;
     let crawler = args.crawler.crawler(Some("robots-sitemaps"))?;
+    if args.expand {
+        return expand(args, &crawler, &urls, input_errors);
+    }
     let entries = fetch_robots(&crawler.user_agent, &crawler.tokens, args.timeout, &urls)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut seen = std::collections::HashSet::new();
@@ -138,4 +170,153 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// One page of `--expand --format json`.
+#[derive(Serialize)]
+struct PageLine<'a> {
+    url: &'a str,
+    lastmod: Option<&'a str>,
+    sitemap: &'a str,
+    allowed: bool,
+}
+
+/// A sitemap that failed, or a limit reached, in `--expand --format json`.
+#[derive(Serialize)]
+struct SitemapLine<'a> {
+    sitemap: &'a str,
+    error: String,
+}
+
+/// The last line of `--expand --format json`.
+#[derive(Serialize)]
+struct ExpandSummary {
+    sitemaps_fetched: usize,
+    sitemaps_failed: usize,
+    urls: usize,
+    out_of_scope: usize,
+    over_limit: usize,
+    disallowed: usize,
+    skipped: usize,
+}
+
+/// `--expand`: every page the origins' sitemaps list, as the expansion gives them.
+fn expand(
+    args: &SitemapsArgs,
+    crawler: &crate::crawler::Crawler,
+    urls: &[String],
+    input_errors: usize,
+) -> Result<ExitCode, CliError> {
+    let origins: Vec<robots_fetch::Origin> = urls
+        .iter()
+        .filter_map(|text| url_to_fetch(text).ok())
+        .filter_map(|url| robots_fetch::Origin::from_url(&url).ok())
+        .collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
+    let seconds = std::time::Duration::from_secs_f64;
+    let hooks = robots_tower::RobotsHooks::builder(&crawler.user_agent)
+        .tokens(crawler.tokens.clone())
+        .min_delay(seconds(args.min_delay))
+        .max_delay(seconds(args.min_delay.max(30.0)))
+        .fetch_timeout(seconds(args.timeout))
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;
+    let options = robots_tower::SitemapOptions::default()
+        .scope(args.scope)
+        .max_urls(args.max_urls)
+        .max_depth(args.max_depth)
+        .max_sitemaps(args.max_sitemaps);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let summary = runtime.block_on(async {
+        let mut expansion = hooks.sitemaps_of(origins, options);
+        while let Some(event) = expansion.next().await {
+            say_event(&mut out, args.format, &event)?;
+        }
+        Ok::<_, CliError>(expansion.summary())
+    })?;
+    let summary = ExpandSummary {
+        sitemaps_fetched: summary.sitemaps_fetched,
+        sitemaps_failed: summary.sitemaps_failed,
+        urls: summary.urls_kept,
+        out_of_scope: summary.out_of_scope,
+        over_limit: summary.over_limit,
+        disallowed: summary.disallowed,
+        skipped: summary.skipped,
+    };
+    match args.format {
+        Format::Json => {
+            output::json_line(&mut out, &serde_json::json!({ "summary": summary }))?;
+        }
+        Format::Text => writeln!(
+            out,
+            "# summary: {} sitemaps fetched, {} failed; {} pages ({} disallowed), {} out of scope, {} skipped, {} limits reached",
+            summary.sitemaps_fetched,
+            summary.sitemaps_failed,
+            summary.urls,
+            summary.disallowed,
+            summary.out_of_scope,
+            summary.skipped,
+            summary.over_limit
+        )
+        .map_err(CliError::Write)?,
+    }
+    out.flush().map_err(CliError::Write)?;
+    Ok(if input_errors > 0 {
+        ExitCode::from(2)
+    } else if summary.sitemaps_failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// One event's line: a page (text: its URL; a disallowed one as a `#` line, with the rule), a
+/// sitemap that failed, a limit, a `Sitemap:` line crawlers ignore.
+fn say_event(
+    out: &mut impl Write,
+    format: Format,
+    event: &robots_tower::SitemapEvent,
+) -> Result<(), CliError> {
+    use robots_tower::SitemapEvent;
+    let (sitemap, error) = match event {
+        SitemapEvent::Page(page) => {
+            return match format {
+                Format::Json => output::json_line(
+                    out,
+                    &PageLine {
+                        url: page.url.as_str(),
+                        lastmod: page.lastmod.as_ref().map(|l| l.as_str()),
+                        sitemap: page.sitemap.as_str(),
+                        allowed: page.allowed(),
+                    },
+                ),
+                Format::Text => match &page.verdict {
+                    Ok(_) => writeln!(out, "{}", page.url).map_err(CliError::Write),
+                    Err(refused) => writeln!(out, "# {refused}").map_err(CliError::Write),
+                },
+            };
+        }
+        SitemapEvent::Failed { sitemap, error } => (sitemap.to_string(), error.to_string()),
+        SitemapEvent::Limit { sitemap, limit } => (sitemap.to_string(), limit.to_string()),
+        SitemapEvent::NotAbsolute { origin, value } => (
+            value.clone(),
+            format!(
+                "named by the robots.txt of {origin}, but not an absolute http(s) URL: not fetched"
+            ),
+        ),
+        _ => return Ok(()),
+    };
+    match format {
+        Format::Json => output::json_line(
+            out,
+            &SitemapLine {
+                sitemap: &sitemap,
+                error,
+            },
+        ),
+        Format::Text => writeln!(out, "# {sitemap}: {error}").map_err(CliError::Write),
+    }
 }

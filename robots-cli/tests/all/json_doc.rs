@@ -117,6 +117,47 @@ async fn every_json_field_of_every_command_is_documented() {
         .await
         .unwrap(),
     );
+    // `sitemaps --expand`: a site whose robots.txt names a sitemap of its own (its address is
+    // known once it has started) listing an allowed page, a disallowed one, and a failing
+    // sitemap.
+    let base: std::sync::Arc<std::sync::OnceLock<String>> = Default::default();
+    let known = base.clone();
+    let mapped = Site::start(move |target, _| {
+        let base = known.get().cloned().unwrap_or_default();
+        match target {
+            "/robots.txt" => Answer::ok(format!(
+                "User-agent: *\nDisallow: /private\nSitemap: {base}/index.xml\n"
+            )),
+            "/index.xml" => Answer::ok(format!(
+                "<sitemapindex><sitemap><loc>{base}/s.xml</loc></sitemap><sitemap><loc>{base}/missing.xml</loc></sitemap></sitemapindex>"
+            )),
+            "/s.xml" => Answer::ok(format!(
+                "<urlset><url><loc>{base}/a</loc><lastmod>2024-01-01</lastmod></url><url><loc>{base}/private/b</loc></url></urlset>"
+            )),
+            _ => Answer::status("404 Not Found", &[]),
+        }
+    })
+    .await;
+    let _ = base.set(mapped.url(""));
+    collect(
+        "sitemaps --expand",
+        blocking(
+            strings(
+                &[
+                    "sitemaps",
+                    "--expand",
+                    "--min-delay",
+                    "0",
+                    "--format",
+                    "json",
+                ],
+                &[&mapped.url("/")],
+            ),
+            b"",
+        )
+        .await
+        .unwrap(),
+    );
     if cfg!(feature = "redis") {
         collect(
             "crawl",
@@ -198,6 +239,10 @@ async fn every_json_field_of_every_command_is_documented() {
         "usage.content-signal.search",
         "severity",
         "sitemaps",
+        "lastmod",
+        "allowed",
+        "sitemap",
+        "summary.sitemaps_fetched",
         "signature_agent",
         "error",
         "waited_ms",

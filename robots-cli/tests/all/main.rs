@@ -14,6 +14,7 @@ mod identity;
 mod json_doc;
 #[cfg(feature = "redis")]
 mod politeness;
+mod sitemaps;
 #[cfg(feature = "redis")]
 use robots_test_support::redis_server;
 #[cfg(feature = "redis")]

@@ -365,7 +365,7 @@ where
                 });
             }
             self.attempts += 1;
-            match self.open(&pending.url).await {
+            match open(&self.hooks, &pending.url).await {
                 Ok((reader, ticket)) => {
                     self.summary.sitemaps_fetched += 1;
                     self.reading = Some(Reading {
@@ -424,48 +424,6 @@ where
                 }),
             }
         }
-    }
-
-    /// Fetches a sitemap as a page is fetched: each hop checked and paced, the body streamed.
-    async fn open(&self, sitemap: &Url) -> Result<(BodyReader, Ticket), SitemapFailure> {
-        let mut url = sitemap.clone();
-        for _ in 0..=MAX_REDIRECTS {
-            let mut ticket = self
-                .hooks
-                .admit(&url)
-                .await
-                .map_err(SitemapFailure::Refused)?;
-            let mut request = http::Request::get(url.as_str())
-                .body(())
-                .map_err(|e| SitemapFailure::Network(e.to_string()))?;
-            self.hooks.identify(&url, request.headers_mut());
-            let response = self
-                .hooks
-                .client()
-                .send(request)
-                .await
-                .map_err(|e| SitemapFailure::Network(e.to_string()))?;
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            // A 429 or 503 pauses the group now, as for a page.
-            ticket.head(status, &headers).await;
-            if (300..400).contains(&status)
-                && let Some(next) = headers
-                    .get(http::header::LOCATION)
-                    .and_then(|l| l.to_str().ok())
-                    .and_then(|l| url.join(l).ok())
-            {
-                url = next;
-                continue;
-            }
-            if !(200..300).contains(&status) {
-                return Err(SitemapFailure::Status(status));
-            }
-            let body = robots_fetch::body_reader(response.into_body(), &headers)
-                .map_err(|e| SitemapFailure::Network(e.message))?;
-            return Ok((body, ticket));
-        }
-        Err(SitemapFailure::TooManyRedirects)
     }
 
     /// The next item of the sitemap being read, as an event (or nothing to say yet).
@@ -558,4 +516,49 @@ where
             Some(Ok(_)) => None,
         }
     }
+}
+
+/// Fetches a sitemap as a page is fetched: each hop checked and paced, the body streamed.
+/// (Apart from the expansion, whose reading body is not `Sync`: only the hooks are shared.)
+async fn open<C>(
+    hooks: &RobotsHooks<C>,
+    sitemap: &Url,
+) -> Result<(BodyReader, Ticket), SitemapFailure>
+where
+    C: FetchClient,
+    <C::Body as http_body::Body>::Error: Send,
+{
+    let mut url = sitemap.clone();
+    for _ in 0..=MAX_REDIRECTS {
+        let mut ticket = hooks.admit(&url).await.map_err(SitemapFailure::Refused)?;
+        let mut request = http::Request::get(url.as_str())
+            .body(())
+            .map_err(|e| SitemapFailure::Network(e.to_string()))?;
+        hooks.identify(&url, request.headers_mut());
+        let response = hooks
+            .client()
+            .send(request)
+            .await
+            .map_err(|e| SitemapFailure::Network(e.to_string()))?;
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        // A 429 or 503 pauses the group now, as for a page.
+        ticket.head(status, &headers).await;
+        if (300..400).contains(&status)
+            && let Some(next) = headers
+                .get(http::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| url.join(l).ok())
+        {
+            url = next;
+            continue;
+        }
+        if !(200..300).contains(&status) {
+            return Err(SitemapFailure::Status(status));
+        }
+        let body = robots_fetch::body_reader(response.into_body(), &headers)
+            .map_err(|e| SitemapFailure::Network(e.message))?;
+        return Ok((body, ticket));
+    }
+    Err(SitemapFailure::TooManyRedirects)
 }
