@@ -198,6 +198,7 @@ struct ExpandSummary {
     over_limit: usize,
     disallowed: usize,
     skipped: usize,
+    claimed_elsewhere: usize,
 }
 
 /// `--expand`: every page the origins' sitemaps list, as the expansion gives them.
@@ -245,6 +246,7 @@ fn expand(
         over_limit: summary.over_limit,
         disallowed: summary.disallowed,
         skipped: summary.skipped,
+        claimed_elsewhere: summary.claimed_elsewhere,
     };
     match args.format {
         Format::Json => {

@@ -126,7 +126,7 @@ async fn expand_lists_every_page_with_its_sitemap_lastmod_and_verdict() {
     );
     assert_eq!(
         lines.last().unwrap(),
-        &json!({"summary": {"sitemaps_fetched": 3, "sitemaps_failed": 1, "urls": 4, "out_of_scope": 1, "over_limit": 0, "disallowed": 1, "skipped": 0}})
+        &json!({"summary": {"sitemaps_fetched": 3, "sitemaps_failed": 1, "urls": 4, "out_of_scope": 1, "over_limit": 0, "disallowed": 1, "skipped": 0, "claimed_elsewhere": 0}})
     );
     // Each sitemap once; the disallowed one never; no page.
     for at in ["/robots.txt", "/index.xml", "/a.xml", "/b.xml.gz"] {
@@ -235,4 +235,49 @@ async fn crawl_seeds_from_the_sitemaps_since_a_date() {
     .await;
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a W3C date"));
+}
+
+/// Two `robots crawl --sitemaps --redis` processes on one site: each sitemap is fetched once for
+/// the fleet, and each page once.
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread")]
+async fn two_processes_of_a_fleet_read_each_sitemap_once() {
+    let Some(redis) = crate::redis_server::RedisServer::start() else {
+        return;
+    };
+    let server = site().await;
+    let base = server.uri();
+    let crawl = || {
+        run(args(
+            &[
+                "crawl",
+                "--user-agent",
+                "FooBot/1.0",
+                "--min-delay",
+                "0.05",
+                "--format",
+                "json",
+                "--redis",
+                &redis.url(),
+                "--sitemaps",
+            ],
+            &base,
+        ))
+    };
+    let (one, two) = tokio::join!(crawl(), crawl());
+    for out in [&one, &two] {
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for at in ["/robots.txt", "/index.xml", "/a.xml", "/b.xml.gz"] {
+        assert_eq!(asked(&server, at).await, 1, "{at}");
+    }
+    for at in ["/new", "/old", "/undated"] {
+        assert_eq!(asked(&server, at).await, 1, "{at}");
+    }
+    assert_eq!(asked(&server, "/private/p").await, 0);
 }

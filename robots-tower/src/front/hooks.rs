@@ -242,6 +242,14 @@ impl<C: FetchClient> RobotsHooks<C> {
         Ok(rule)
     }
 
+    /// Claims a sitemap for this process (see `Gate::claim`), in its origin's host's name.
+    pub(crate) async fn claim_sitemap(&self, sitemap: &Url, ttl: Duration) -> bool {
+        let group = sitemap.host_str().unwrap_or_default();
+        self.gate
+            .claim(group, &format!("sitemap:{sitemap}"), ttl)
+            .await
+    }
+
     /// The origin's robots.txt entry, fetched when needed.
     pub(crate) async fn entry(
         &self,

@@ -38,6 +38,10 @@ pub struct SitemapOptions {
     pub max_depth: usize,
     /// Each file's limits (sitemaps.org's by default).
     pub limits: robots_sitemap::Limits,
+    /// In fleet mode, a sitemap one process of the fleet took is left by the others for this
+    /// long (10 minutes by default): the fleet expands each sitemap once, and its pages are
+    /// given by the process that read it. Alone, nothing is left.
+    pub fleet_claim: std::time::Duration,
 }
 
 impl Default for SitemapOptions {
@@ -48,6 +52,7 @@ impl Default for SitemapOptions {
             max_sitemaps: 1_000,
             max_depth: 5,
             limits: robots_sitemap::Limits::default(),
+            fleet_claim: std::time::Duration::from_secs(600),
         }
     }
 }
@@ -80,6 +85,12 @@ impl SitemapOptions {
     /// Each file's limits.
     pub fn limits(mut self, limits: robots_sitemap::Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// How long a sitemap one process of a fleet took is left by the others.
+    pub fn fleet_claim(mut self, claim: std::time::Duration) -> Self {
+        self.fleet_claim = claim;
         self
     }
 }
@@ -192,6 +203,8 @@ pub struct SitemapSummary {
     pub disallowed: usize,
     /// URLs a sitemap listed that are not URLs to keep (not absolute, too long…).
     pub skipped: usize,
+    /// Sitemaps another process of the fleet took (fleet mode): read there, not here.
+    pub claimed_elsewhere: usize,
 }
 
 /// A sitemap to fetch: its URL, how deep, and the origin of the robots.txt that named it (or
@@ -363,6 +376,15 @@ where
                     sitemap: pending.url,
                     limit: ExpansionLimit::Sitemaps(self.options.max_sitemaps),
                 });
+            }
+            // In a fleet, each sitemap is read by one process.
+            if !self
+                .hooks
+                .claim_sitemap(&pending.url, self.options.fleet_claim)
+                .await
+            {
+                self.summary.claimed_elsewhere += 1;
+                continue;
             }
             self.attempts += 1;
             match open(&self.hooks, &pending.url).await {

@@ -596,3 +596,51 @@ async fn over_http_through_the_middleware() {
     );
     // `expect(1)` on each: verified when the server drops.
 }
+
+/// In a fleet, each sitemap is read once for the fleet: two members (each with its own Redis
+/// connection, cache and pacing, as two processes) expanding one site at once fetch each file
+/// once between them, and give every page once between them.
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fleet_of_two_reads_each_sitemap_once() {
+    let Some(redis) = crate::redis_server::RedisServer::start() else {
+        return;
+    };
+    let site = Site::new([
+        ("/robots.txt", ok(ROBOTS)),
+        ("/index.xml", ok(index(&["/a.xml", "/b.xml.gz"]))),
+        ("/a.xml", ok(urlset(&["/p1", "/p2"]))),
+        ("/b.xml.gz", ok(gzip(urlset(&["/p3"]).as_bytes()))),
+    ]);
+    let member = || {
+        let fleet = robots_tower::RedisFleet::new(&redis.url()).unwrap();
+        RobotsLayer::builder("FooBot/1.0")
+            .fleet(&fleet)
+            .min_delay(Duration::from_millis(20))
+            .build()
+            .hooks_with(site.client())
+    };
+    let (one, two) = (member(), member());
+    let (a, b) = tokio::join!(
+        expand(one.sitemaps_of([origin()], SitemapOptions::default())),
+        expand(two.sitemaps_of([origin()], SitemapOptions::default())),
+    );
+    for at in ["/robots.txt", "/index.xml", "/a.xml", "/b.xml.gz"] {
+        assert_eq!(site.requests(at).len(), 1, "{at}: {:?}", site.paths());
+    }
+    let mut all: Vec<String> = pages(&a.0)
+        .into_iter()
+        .chain(pages(&b.0))
+        .map(|p| p.0)
+        .collect();
+    all.sort();
+    assert_eq!(all, ["/p1", "/p2", "/p3"]);
+    // The index went to one member, and with it the sitemaps it lists; the other was told.
+    assert_eq!(a.1.sitemaps_fetched + b.1.sitemaps_fetched, 3);
+    assert!(
+        a.1.claimed_elsewhere + b.1.claimed_elsewhere >= 1,
+        "{:?} {:?}",
+        a.1,
+        b.1
+    );
+}

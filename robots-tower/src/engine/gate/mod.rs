@@ -237,6 +237,19 @@ impl Gate {
         self.pacing.config().min_delay
     }
 
+    /// Claims `what` (a sitemap's URL) in `group` for `ttl`: in a fleet, for the first process
+    /// that asks; alone, always.
+    pub(crate) async fn claim(&self, group: &str, what: &str, ttl: Duration) -> bool {
+        match &self.pacing {
+            #[cfg(feature = "redis")]
+            Pacing::Fleet(fleet) => fleet.claim(group, what, ttl).await,
+            _ => {
+                let _ = (group, what, ttl);
+                true
+            }
+        }
+    }
+
     /// Waits, at most `within`, for a fleet's background work (lease releases) to be done.
     pub(crate) async fn settle(&self, within: Duration) -> bool {
         match &self.pacing {

@@ -195,6 +195,27 @@ impl FleetPacing {
     }
 
     /// The fleet's Redis.
+    /// Claims `what` for this process for `ttl`: the first process of the fleet to claim it
+    /// gets it (`true`), the others not (`false`). A Redis that cannot answer gives it to every
+    /// process (the work is done twice rather than not at all).
+    pub(crate) async fn claim(&self, group: &str, what: &str, ttl: Duration) -> bool {
+        let key = self.fleet.key(group, &format!("claim:{what}"));
+        let Ok(mut connection) = self.fleet.connection() else {
+            return true;
+        };
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        let mut command = redis::cmd("SET");
+        command.arg(&key).arg(1).arg("NX").arg("PX").arg(ms);
+        match self
+            .fleet
+            .run(command.query_async::<Option<String>>(&mut connection))
+            .await
+        {
+            Ok(taken) => taken.is_some(),
+            Err(_) => true,
+        }
+    }
+
     pub(crate) fn redis(&self) -> &RedisFleet {
         &self.fleet
     }
