@@ -237,6 +237,64 @@ async fn crawl_seeds_from_the_sitemaps_since_a_date() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a W3C date"));
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn depth_and_scope_are_the_users_to_set() {
+    let server = MockServer::start().await;
+    let base = server.uri();
+    let robots = format!("User-agent: *\nSitemap: {base}/blog/index.xml\n");
+    let index =
+        format!("<sitemapindex><sitemap><loc>{base}/blog/posts.xml</loc></sitemap></sitemapindex>");
+    let posts = format!(
+        "<urlset><url><loc>{base}/blog/a</loc></url><url><loc>{base}/about</loc></url></urlset>"
+    );
+    serve(&server, "/robots.txt", robots.into_bytes()).await;
+    serve(&server, "/blog/index.xml", index.into_bytes()).await;
+    serve(&server, "/blog/posts.xml", posts.into_bytes()).await;
+    let expand = |extra: &[&str]| {
+        let mut fixed = vec![
+            "sitemaps",
+            "--agent",
+            "FooBot",
+            "--expand",
+            "--min-delay",
+            "0",
+            "--format",
+            "json",
+        ];
+        fixed.extend_from_slice(extra);
+        run(args(&fixed, &base))
+    };
+    let urls = |out: &std::process::Output| -> Vec<String> {
+        json_lines(out)
+            .iter()
+            .filter_map(|l| l["url"].as_str().map(String::from))
+            .collect()
+    };
+    // Named by robots.txt: anywhere on its origin (cross-submission).
+    let out = expand(&[]).await;
+    assert_eq!(
+        urls(&out),
+        [format!("{base}/blog/a"), format!("{base}/about")]
+    );
+    // --max-depth 0: the index is read, the sitemap it lists is not fetched, and that is said.
+    let out = expand(&["--max-depth", "0"]).await;
+    assert!(urls(&out).is_empty());
+    let lines = json_lines(&out);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["sitemap"] == format!("{base}/blog/posts.xml")
+                && l["error"]
+                    .as_str()
+                    .is_some_and(|e| e.contains("nested deeper than 0"))),
+        "{lines:?}"
+    );
+    assert_eq!(lines.last().unwrap()["summary"]["over_limit"], 1);
+    // A bad scope is refused.
+    let out = expand(&["--scope", "everything"]).await;
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// Two `robots crawl --sitemaps --redis` processes on one site: each sitemap is fetched once for
 /// the fleet, and each page once.
 #[cfg(feature = "redis")]
