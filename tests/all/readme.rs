@@ -70,6 +70,7 @@ fn as_path_dependencies(dependencies: &str, root: &Path) -> String {
     let ours = [
         ("polite-robots", root.to_path_buf()),
         ("robots-core", root.join("robots-core")),
+        ("robots-sitemap", root.join("robots-sitemap")),
         ("robots-fetch", root.join("robots-fetch")),
         ("robots-tower", root.join("robots-tower")),
         ("robots-spider", root.join("robots-spider")),
