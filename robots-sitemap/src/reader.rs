@@ -44,8 +44,8 @@ impl<R: BufRead + Unpin> tokio::io::AsyncBufRead for Blocking<R> {
 /// A sitemap read from a `BufRead`, an [`Item`] at a time, in file order: the format told by the
 /// content, gzip decoded when the bytes are gzip (a `.gz` file, or a body left
 /// `Content-Encoding: gzip`), the [`Limits`] applied, and no more than about a megabyte held
-/// whatever the file's size. The last item is an error or a [`Limit`] when one ended the reading
-/// early; every item before it stands. (Over an async body, use
+/// whatever the file's size. The last item is an error or a [`crate::Limit`] when one ended the
+/// reading early; every item before it stands. (Over an async body, use
 /// [`crate::AsyncSitemapReader`].)
 ///
 /// ```

@@ -83,7 +83,7 @@ impl FrontierConfig {
 }
 
 /// Whether a frontier drops URLs it was given before. The memory it takes is fixed when the
-/// frontier is made, apart from the queue's budget ([`crate::Frontier::dedup_bytes`]).
+/// frontier is made, apart from the queue's budget ([`crate::FrontierStats::dedup_bytes`]).
 /// URLs are compared after their fragment is removed (`/a#x` is `/a`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[non_exhaustive]
