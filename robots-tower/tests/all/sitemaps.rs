@@ -644,3 +644,64 @@ async fn a_fleet_of_two_reads_each_sitemap_once() {
         b.1
     );
 }
+
+/// Over HTTP on a local server, through the middleware's hooks with a signing key: robots.txt
+/// naming an index of two sitemaps, each fetched once, each a full interval after the request
+/// before it, each signed.
+#[cfg(feature = "web-bot-auth")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_each_sitemap_is_paced_and_signed() {
+    use crate::site::{Answer, Site};
+    let base: Arc<std::sync::OnceLock<String>> = Arc::default();
+    let known = base.clone();
+    let server = Site::start(move |target, _| {
+        let base = known.get().cloned().unwrap_or_default();
+        match target {
+            "/robots.txt" => Answer::ok(format!("User-agent: *\nSitemap: {base}/index.xml\n")),
+            "/index.xml" => Answer::ok(format!(
+                "<sitemapindex><sitemap><loc>{base}/a.xml</loc></sitemap><sitemap><loc>{base}/b.xml</loc></sitemap></sitemapindex>"
+            )),
+            "/a.xml" => Answer::ok(format!("<urlset><url><loc>{base}/p1</loc></url></urlset>")),
+            "/b.xml" => Answer::ok(format!("<urlset><url><loc>{base}/p2</loc></url></urlset>")),
+            _ => Answer::status("404 Not Found", &[]),
+        }
+    })
+    .await;
+    let _ = base.set(server.url(""));
+    let interval = Duration::from_millis(200);
+    let signer = robots_fetch::RequestSigner::new(robots_fetch::SigningKey::generate().unwrap());
+    let middleware = robots_tower::RobotsMiddleware::builder("FooBot/1.0")
+        .min_delay(interval)
+        .delay_factor(0.0)
+        .signer(signer)
+        .build()
+        .unwrap();
+    let origin = Origin::parse(&server.url("")).unwrap();
+    let mut expansion = middleware
+        .hooks()
+        .sitemaps_of([origin], SitemapOptions::default());
+    let mut listed = 0;
+    while let Some(event) = expansion.next().await {
+        listed += usize::from(matches!(event, SitemapEvent::Page(_)));
+    }
+    assert_eq!(listed, 2);
+    let seen = server.seen();
+    let targets: Vec<&str> = seen.iter().map(|s| s.target.as_str()).collect();
+    assert_eq!(targets, ["/robots.txt", "/index.xml", "/a.xml", "/b.xml"]);
+    for pair in seen.windows(2) {
+        // Measured at the server: a little under the interval for the clocks of two ends.
+        let apart = pair[1].at - pair[0].at;
+        assert!(
+            apart >= interval - Duration::from_millis(10),
+            "{apart:?} apart"
+        );
+    }
+    for request in &seen {
+        let head = request.head.to_ascii_lowercase();
+        assert!(
+            head.contains("\r\nsignature: ") && head.contains("\r\nsignature-input: "),
+            "unsigned: {}",
+            request.head
+        );
+    }
+}
