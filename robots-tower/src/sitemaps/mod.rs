@@ -240,6 +240,8 @@ pub struct SitemapExpansion<C> {
     summary: SitemapSummary,
     done: bool,
     events: VecDeque<SitemapEvent>,
+    /// The first sitemap left out for the budget, said once the others are read.
+    left_out: Option<Url>,
 }
 
 impl<C> std::fmt::Debug for SitemapExpansion<C> {
@@ -318,6 +320,7 @@ impl<C> SitemapExpansion<C> {
             summary: SitemapSummary::default(),
             done: false,
             events: VecDeque::new(),
+            left_out: None,
         }
     }
 
@@ -327,16 +330,26 @@ impl<C> SitemapExpansion<C> {
     }
 
     /// Queues a sitemap, once.
+    /// Queues a sitemap, once, while the budget has room for it: what is queued is never more
+    /// than what may still be fetched, so an index listing 50,000 sitemaps a file cannot make the
+    /// queue (or the set of those seen) outgrow the budget.
     fn enqueue(&mut self, url: Url, depth: usize, named_by: Option<Url>) {
         let mut key = url.clone();
         key.set_fragment(None);
-        if self.seen.insert(key.into()) {
-            self.queue.push_back(Pending {
-                url,
-                depth,
-                named_by,
-            });
+        let key = String::from(key);
+        if self.seen.contains(&key) {
+            return;
         }
+        if self.attempts + self.queue.len() >= self.options.max_sitemaps {
+            self.left_out.get_or_insert(url);
+            return;
+        }
+        self.seen.insert(key);
+        self.queue.push_back(Pending {
+            url,
+            depth,
+            named_by,
+        });
     }
 }
 
@@ -366,17 +379,14 @@ where
             }
             let Some(pending) = self.queue.pop_front() else {
                 self.done = true;
-                return None;
-            };
-            if self.attempts >= self.options.max_sitemaps {
-                // The ones left are not fetched: one report for them all.
+                // The ones left out for the budget: one report for them all.
+                let sitemap = self.left_out.take()?;
                 self.summary.over_limit += 1;
-                self.done = true;
                 return Some(SitemapEvent::Limit {
-                    sitemap: pending.url,
+                    sitemap,
                     limit: ExpansionLimit::Sitemaps(self.options.max_sitemaps),
                 });
-            }
+            };
             // In a fleet, each sitemap is read by one process.
             if !self
                 .hooks
@@ -448,11 +458,28 @@ where
         }
     }
 
+    /// Whether the sitemap being read may list `url` (counted when it may not).
+    fn in_scope(&mut self, url: &Url) -> bool {
+        let Some(reading) = &self.reading else {
+            return false;
+        };
+        let sitemap = &reading.sitemap;
+        let kept = scope::in_scope(
+            self.options.scope,
+            &sitemap.url,
+            sitemap.named_by.as_ref(),
+            url,
+        );
+        if !kept {
+            self.summary.out_of_scope += 1;
+        }
+        kept
+    }
+
     /// The next item of the sitemap being read, as an event (or nothing to say yet).
     async fn read_on(&mut self) -> Option<SitemapEvent> {
         let reading = self.reading.as_mut()?;
         let item = reading.reader.next().await;
-        let sitemap = &reading.sitemap;
         match item {
             None => {
                 // Read to its end: the request ends with its body.
@@ -480,16 +507,10 @@ where
                 None
             }
             Some(Ok(Item::Sitemap(listed))) => {
-                let in_scope = scope::in_scope(
-                    self.options.scope,
-                    &sitemap.url,
-                    sitemap.named_by.as_ref(),
-                    &listed.url,
-                );
-                if !in_scope {
-                    self.summary.out_of_scope += 1;
+                if !self.in_scope(&listed.url) {
                     return None;
                 }
+                let sitemap = &self.reading.as_ref()?.sitemap;
                 let depth = sitemap.depth + 1;
                 if depth > self.options.max_depth {
                     self.summary.over_limit += 1;
@@ -503,16 +524,10 @@ where
                 None
             }
             Some(Ok(Item::Page(page))) => {
-                let in_scope = scope::in_scope(
-                    self.options.scope,
-                    &sitemap.url,
-                    sitemap.named_by.as_ref(),
-                    &page.url,
-                );
-                if !in_scope {
-                    self.summary.out_of_scope += 1;
+                if !self.in_scope(&page.url) {
                     return None;
                 }
+                let sitemap = &self.reading.as_ref()?.sitemap;
                 if self.summary.urls_kept >= self.options.max_urls {
                     self.summary.over_limit += 1;
                     self.done = true;

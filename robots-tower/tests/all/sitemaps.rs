@@ -705,3 +705,33 @@ async fn over_http_each_sitemap_is_paced_and_signed() {
         );
     }
 }
+
+/// An index listing 10,000 sitemaps with a budget of 3: the queue holds no more than can still
+/// be fetched (a hostile index cannot make it grow), and what was left out is said once.
+#[tokio::test(start_paused = true)]
+async fn the_queue_never_outgrows_the_sitemaps_budget() {
+    let paths: Vec<String> = (0..10_000).map(|i| format!("/s{i}.xml")).collect();
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let site = Site::new([
+        ("/robots.txt", ok("")),
+        ("/index.xml", ok(index(&refs))),
+        ("/s0.xml", ok(urlset(&["/p"]))),
+    ]);
+    let start: url::Url = "http://s.example/index.xml".parse().unwrap();
+    let mut expansion = hooks(&site, Duration::ZERO)
+        .expand_sitemaps([start], SitemapOptions::default().max_sitemaps(3));
+    let first = expansion.next().await;
+    assert!(matches!(first, Some(SitemapEvent::Page(_))), "{first:?}");
+    // The index and s0.xml fetched; s1.xml queued; nothing more held.
+    assert!(
+        format!("{expansion:?}").contains("queued: 1"),
+        "{expansion:?}"
+    );
+    let (rest, summary) = expand(expansion).await;
+    assert!(matches!(
+        rest.last(),
+        Some(SitemapEvent::Limit { limit: ExpansionLimit::Sitemaps(3), sitemap }) if sitemap.path() == "/s2.xml"
+    ));
+    assert_eq!(summary.over_limit, 1);
+    assert_eq!(site.requests("/s2.xml").len(), 0);
+}
