@@ -13,9 +13,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Each crate's source root (the CLI is `robots-cli`).
-const CRATES: [&str; 7] = [
+const CRATES: [&str; 8] = [
     "robots-core/src",
     "robots-sitemap/src",
+    "robots-python/src",
     "robots-fetch/src",
     "robots-tower/src",
     "robots-spider/src",
@@ -392,6 +393,7 @@ fn the_architecture_page_lists_the_crates_dependencies() {
         ("robots-fetch", "robots-fetch/"),
         ("robots-core", "robots-core/"),
         ("robots-sitemap", "robots-sitemap/"),
+        ("robots-python", "robots-python/"),
     ];
     for (name, dir) in crates {
         let manifest =
@@ -433,6 +435,7 @@ fn no_path_include_crosses_a_package() {
         "robots-tower",
         "robots-spider",
         "robots-cli",
+        "robots-python",
         "test-support",
         "",
     ];

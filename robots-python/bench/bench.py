@@ -1,0 +1,162 @@
+"""Speed of robots_core against Protego and urllib.robotparser, in one run, on the corpus.
+
+    ROBOTS_CORPUS=../shared/corpus/robots python bench/bench.py [--rounds 5]
+
+(run from robots-python/, in an environment with robots_core and protego installed, such as
+the one `run-tests` makes: ../target/python/test/bin/python). Every corpus file is cut at
+512,000 bytes, as a crawler reads it. Rounds are interleaved (round 1 of every parser, then
+round 2…) so that load on the machine hits all alike; each figure is the median of the rounds
+with the smallest and largest, and each ratio is computed per round, then summarised the same
+way; a first round, not counted, warms up.
+
+- parse: every file parsed once; MB/s of bodies. robots_core takes the bytes as fetched;
+  Protego and urllib.robotparser take `str`, decoded beforehand (decoding not timed for them).
+- first check: one `can_fetch` per file for a crawler that has not asked yet, which compiles
+  robots_core's view for it (Protego picks and memoises the crawler's group then); µs per file.
+- can_fetch: then URLs made from each file's own rules (as the differential test makes them,
+  up to 15 a file) checked for that crawler, full URLs, the Python call included; ns per call.
+  Two crawlers: a product token, and a full User-Agent as Scrapy sends it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.metadata
+import statistics
+import sys
+import time
+import urllib.robotparser
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from corpus import corpus_dir, corpus_files  # noqa: E402
+
+import protego  # noqa: E402
+import robots_core  # noqa: E402
+
+URLS_PER_FILE = 15
+AGENTS = {"token": "FooBot", "full User-Agent": "Scrapy/2.13 (+https://scrapy.org)"}
+
+
+def urls_for(body: bytes) -> list[str]:
+    from test_differential import urls_for as derive  # the differential test's URLs
+
+    return derive(body)[:URLS_PER_FILE]
+
+
+def parse_all(name: str, bodies: list[bytes], texts: list[str]) -> tuple[float, list]:
+    start = time.perf_counter()
+    if name == "robots_core":
+        parsed = [robots_core.RobotsTxt.parse(body) for body in bodies]
+    elif name == "Protego":
+        parsed = [protego.Protego.parse(text) for text in texts]
+    else:
+        parsed = []
+        for text in texts:
+            parser = urllib.robotparser.RobotFileParser()
+            parser.parse(text.splitlines())
+            parsed.append(parser)
+    return time.perf_counter() - start, parsed
+
+
+def first_checks(name: str, parsed: list, agent: str) -> float:
+    start = time.perf_counter()
+    if name == "urllib.robotparser":
+        for parser in parsed:
+            parser.can_fetch(agent, "https://site.example/")
+    else:
+        for parser in parsed:
+            parser.can_fetch("https://site.example/", agent)
+    return time.perf_counter() - start
+
+
+def check_all(name: str, parsed: list, urls: list[list[str]], agent: str) -> tuple[float, int]:
+    calls = 0
+    start = time.perf_counter()
+    if name == "urllib.robotparser":
+        for parser, file_urls in zip(parsed, urls):
+            can_fetch = parser.can_fetch
+            for url in file_urls:
+                can_fetch(agent, url)
+            calls += len(file_urls)
+    else:
+        for parser, file_urls in zip(parsed, urls):
+            can_fetch = parser.can_fetch
+            for url in file_urls:
+                can_fetch(url, agent)
+            calls += len(file_urls)
+    return time.perf_counter() - start, calls
+
+
+def summary(values: list[float], digits: int = 1) -> str:
+    return f"{statistics.median(values):,.{digits}f} ({min(values):,.{digits}f}–{max(values):,.{digits}f})"
+
+
+def main() -> None:
+    arguments = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    arguments.add_argument("--rounds", type=int, default=5)
+    arguments.add_argument("--corpus", help="the corpus folder (default: ROBOTS_CORPUS)")
+    options = arguments.parse_args()
+    folder = corpus_dir(options.corpus)
+    if folder is None:
+        sys.exit("give the corpus: ROBOTS_CORPUS=../shared/corpus/robots or --corpus FOLDER")
+    files = corpus_files(folder)
+    bodies = [body for _, body in files]
+    texts = [body.decode("utf-8", "replace") for body in bodies]
+    urls = [urls_for(body) for body in bodies]
+    megabytes = sum(map(len, bodies)) / 1e6
+    names = ["robots_core", "Protego", "urllib.robotparser"]
+    print(f"{len(files)} files, {megabytes:.1f} MB, {sum(map(len, urls)):,} URLs; "
+          f"Python {sys.version.split()[0]}, robots_core {robots_core.__version__}, "
+          f"Protego {importlib.metadata.version('protego')}; {options.rounds} rounds", flush=True)
+
+    speed = {name: [] for name in names}
+    per_call = {(name, agent): [] for name in names for agent in AGENTS}
+    first = {(name, agent): [] for name in names for agent in AGENTS}
+    # As timeit does: no garbage collection inside the timed loops (it would land on whichever
+    # parser happens to allocate when a threshold is crossed).
+    gc.disable()
+    # Round 0 warms caches and allocators up and is not counted.
+    for round_number in range(options.rounds + 1):
+        for name in names:
+            seconds, parsed = parse_all(name, bodies, texts)
+            firsts, calls_ns = {}, {}
+            for label, agent in AGENTS.items():
+                firsts[label] = first_checks(name, parsed, agent) / len(parsed) * 1e6
+                seconds_checking, calls = check_all(name, parsed, urls, agent)
+                calls_ns[label] = seconds_checking / calls * 1e9
+            del parsed
+            gc.collect()
+            if round_number == 0:
+                continue
+            speed[name].append(megabytes / seconds)
+            for label in AGENTS:
+                first[(name, label)].append(firsts[label])
+                per_call[(name, label)].append(calls_ns[label])
+        print(f"round {round_number} done", file=sys.stderr, flush=True)
+    gc.enable()
+
+    print()
+    print("| | robots_core | Protego | urllib.robotparser | robots_core vs Protego | vs urllib.robotparser |")
+    print("|---|---|---|---|---|---|")
+    print(row("parse, MB/s", [speed[name] for name in names], 1, higher_is_faster=True))
+    for label in AGENTS:
+        print(row(f"first check ({label}), µs a file", [first[(name, label)] for name in names], 1))
+    for label in AGENTS:
+        print(row(f"can_fetch ({label}), ns a call", [per_call[(name, label)] for name in names], 0))
+
+
+def row(title: str, figures: list[list[float]], digits: int, higher_is_faster: bool = False) -> str:
+    """A table row: robots_core's figures, then each peer's, then how many times faster we are
+    than each peer (per round, summarised)."""
+    ours, *peers = figures
+    cells = [summary(values, digits) for values in figures]
+    for theirs in peers:
+        ratios = [(o / t if higher_is_faster else t / o) for o, t in zip(ours, theirs)]
+        cells.append(summary(ratios) + "×")
+    return f"| {title} | " + " | ".join(cells) + " |"
+
+if __name__ == "__main__":
+    main()

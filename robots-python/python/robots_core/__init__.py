@@ -1,0 +1,44 @@
+"""robots.txt read exactly as Google reads it.
+
+``robots_core`` is the Python face of the Rust crate robots-core: the parser and matcher whose
+verdicts are those of Google's open-source robots.txt library on every input, at many times the
+speed of pure-Python parsers.
+
+>>> from robots_core import RobotsTxt
+>>> robots = RobotsTxt.parse(b"User-agent: *\\nDisallow: /private\\nAllow: /private/ok\\n")
+>>> robots.can_fetch("https://example.com/private/x", "FooBot/2.1")
+False
+>>> robots.check("https://example.com/private/ok.html", "FooBot")
+Verdict(allowed=True, rule=Rule(line=3, kind='allow', pattern='/private/ok'))
+
+For Protego users, ``robots_core.Protego`` has Protego's names and signatures; for Scrapy,
+``ROBOTSTXT_PARSER = "robots_core.scrapy.RobotParser"``.
+"""
+
+from ._robots_core import (
+    MAX_BODY_BYTES,
+    Diagnostic,
+    Record,
+    RequestRate,
+    RobotsTxt,
+    Rule,
+    Usage,
+    Verdict,
+    __version__,
+    product_token,
+)
+from .protego import Protego
+
+__all__ = [
+    "MAX_BODY_BYTES",
+    "Diagnostic",
+    "Protego",
+    "Record",
+    "RequestRate",
+    "RobotsTxt",
+    "Rule",
+    "Usage",
+    "Verdict",
+    "__version__",
+    "product_token",
+]

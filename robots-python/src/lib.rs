@@ -1,0 +1,45 @@
+//! The `robots_core` Python package's extension module: robots-core's parser and matcher for
+//! Python, so that Python crawlers (and Scrapy, through `robots_core.scrapy.RobotParser`) get
+//! Google's verdicts. The verdict logic is robots-core's alone; this crate converts arguments
+//! and answers. The package's Python part (the Protego drop-in, the Scrapy parser, the type
+//! stubs) is in `python/robots_core/`.
+
+// One file may use `unsafe`: `utf8.rs`, the hot path's string read.
+#![deny(unsafe_code)]
+
+mod args;
+mod robots;
+mod types;
+mod utf8;
+mod views;
+
+use pyo3::prelude::*;
+
+/// The product token a `user_agent` is reduced to: the crawler's name in a full User-Agent
+/// (`"FooBot/2.1 (+https://…)"` and `"Mozilla/5.0 (compatible; FooBot/2.1; +https://…)"` give
+/// `"FooBot"`), or the token itself. Rules are selected by it, compared case-insensitively
+/// with the file's user-agent lines. Names with characters other than letters, `-` and `_` are
+/// cut there (`"AB42bot"` gives `"AB"`).
+///
+/// >>> product_token("Mozilla/5.0 (compatible; FooBot/2.1; +https://foo.example/bot)")
+/// 'FooBot'
+#[pyfunction]
+fn product_token(user_agent: &Bound<'_, PyAny>) -> PyResult<String> {
+    let agent = args::text(user_agent, "user_agent")?;
+    Ok(robots_core::user_agent_token(&agent).token.to_string())
+}
+
+#[pymodule]
+fn _robots_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<robots::RobotsTxt>()?;
+    module.add_class::<types::Verdict>()?;
+    module.add_class::<types::Rule>()?;
+    module.add_class::<types::Usage>()?;
+    module.add_class::<types::RequestRate>()?;
+    module.add_class::<types::Diagnostic>()?;
+    module.add_class::<types::Record>()?;
+    module.add_function(wrap_pyfunction!(product_token, module)?)?;
+    module.add("MAX_BODY_BYTES", robots_core::MAX_BODY_BYTES)?;
+    module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
