@@ -16,6 +16,11 @@ way; a first round, not counted, warms up.
 - can_fetch: then URLs made from each file's own rules (as the differential test makes them,
   up to 15 a file) checked for that crawler, full URLs, the Python call included; ns per call.
   Two crawlers: a product token, and a full User-Agent as Scrapy sends it.
+- hostile: files built so that no rule matches and every one must be tried, as the Rust core
+  benchmark builds them (`adversarial`: 15,000 rules `/*a*Y*X*Y*X*Y*z$` against a path of
+  runs of every letter; `runs`: 2,400 rules of 96 `*a` segments against 2,000 `a`s), and a
+  10 MB body: parse (ms) and one check (µs) each, robots_core and Protego (urllib.robotparser
+  reads no wildcards).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib.metadata
+import random
 import statistics
 import sys
 import time
@@ -90,6 +96,56 @@ def check_all(name: str, parsed: list, urls: list[list[str]], agent: str) -> tup
     return time.perf_counter() - start, calls
 
 
+def hostile_inputs() -> list[tuple[str, bytes, str]]:
+    """(name, body, URL) of the hostile cases; the letters are random (seeded), the shapes the
+    Rust benchmark's."""
+    rng = random.Random(0x2545F4914F6CDD1D)
+    letter = lambda first, count: chr(ord(first) + rng.randrange(count))  # noqa: E731
+    adversarial = "User-agent: *\n" + "".join(
+        "Disallow: /*a*{y}*{x}*{y}*{x}*{y}*z$\n".format(x=letter("a", 12), y=letter("m", 12))
+        for _ in range(15_000)
+    )
+    path = "/" + "".join(chr(c) * 80 for c in range(ord("a"), ord("y") + 1))
+    late = path + "abcdefghijklmnopqrstuvwxy" + "z"
+    runs = "User-agent: *\n" + "".join(
+        "Disallow: /*{x}{a}*{y}*{x}*a$\n".format(x=letter("n", 13), y=letter("b", 12), a="*a" * 96)
+        for _ in range(2_400)
+    )
+    head = "".join(map(chr, range(ord("b"), ord("z") + 1)))
+    runs_late = f"/{head}{'a' * 2000}{head[::-1]}a"
+    ten_mb = ("User-agent: *\n" + "Disallow: /x/*/y*z$\n" * 600_000)[:10_000_000]
+    return [
+        ("adversarial-late", adversarial.encode(), "https://example.com" + late),
+        ("runs-late", runs.encode(), "https://example.com" + runs_late),
+        ("10 MB body", ten_mb.encode(), "https://example.com/x/" + "a" * 2000),
+    ]
+
+
+def hostile_rows() -> list[str]:
+    """One parse and one check of each hostile input, by robots_core and by Protego."""
+    rows = []
+    for name, body, url in hostile_inputs():
+        timings = []
+        for parse, check in [
+            (robots_core.RobotsTxt.parse, lambda robots: robots.can_fetch(url, "FooBot")),
+            (lambda b: protego.Protego.parse(b.decode()), lambda robots: robots.can_fetch(url, "FooBot")),
+        ]:
+            start = time.perf_counter()
+            robots = parse(body)
+            parsed = time.perf_counter()
+            check(robots)  # the first check (robots_core compiles the view then)
+            first = time.perf_counter()
+            check(robots)
+            again = time.perf_counter()
+            timings.append(((parsed - start) * 1e3, (first - parsed) * 1e3, (again - first) * 1e6))
+        (ours, theirs) = timings
+        rows.append(
+            f"| {name} | {ours[0]:,.2f} ms / {ours[1]:,.2f} ms / {ours[2]:,.1f} µs "
+            f"| {theirs[0]:,.1f} ms / {theirs[1]:,.1f} ms / {theirs[2]:,.1f} µs |"
+        )
+    return rows
+
+
 def summary(values: list[float], digits: int = 1) -> str:
     return f"{statistics.median(values):,.{digits}f} ({min(values):,.{digits}f}–{max(values):,.{digits}f})"
 
@@ -146,6 +202,11 @@ def main() -> None:
         print(row(f"first check ({label}), µs a file", [first[(name, label)] for name in names], 1))
     for label in AGENTS:
         print(row(f"can_fetch ({label}), ns a call", [per_call[(name, label)] for name in names], 0))
+    print()
+    print("| hostile input | robots_core: parse / first check / check | Protego: parse / first check / check |")
+    print("|---|---|---|")
+    for line in hostile_rows():
+        print(line)
 
 
 def row(title: str, figures: list[list[float]], digits: int, higher_is_faster: bool = False) -> str:
