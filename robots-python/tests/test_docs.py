@@ -108,3 +108,16 @@ def test_the_package_is_typed():
     assert robots_core.__version__ == re.search(
         r'^version = "(.+)"', (Path(__file__).resolve().parents[1] / "Cargo.toml").read_text(), re.MULTILINE
     ).group(1)
+
+
+def test_importing_the_package_is_light():
+    # Protego's module (and `typing`, which it needs) load on first use of robots_core.Protego.
+    probe = (
+        "import sys, robots_core; loaded = sorted(m for m in ('typing', 'robots_core.protego') if m in sys.modules);"
+        "robots_core.Protego; print(loaded, 'robots_core.protego' in sys.modules)"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["[]", "True"], run.stdout
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        robots_core.Nope  # noqa: B018
+    assert (Path(robots_core.__file__).parent / "__init__.pyi").is_file()

@@ -27,7 +27,6 @@ from ._robots_core import (
     __version__,
     product_token,
 )
-from .protego import Protego
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -42,3 +41,13 @@ __all__ = [
     "__version__",
     "product_token",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # `Protego` is imported on first use: its module needs `typing` (NamedTuple), which would
+    # make `import robots_core` several times slower for everyone.
+    if name == "Protego":
+        from .protego import Protego
+
+        return Protego
+    raise AttributeError(f"module 'robots_core' has no attribute {name!r}")

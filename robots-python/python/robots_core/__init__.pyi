@@ -1,0 +1,29 @@
+"""Type stubs of the package (its `Protego` is imported lazily at run time)."""
+
+from ._robots_core import (
+    MAX_BODY_BYTES as MAX_BODY_BYTES,
+    Diagnostic as Diagnostic,
+    Record as Record,
+    RequestRate as RequestRate,
+    RobotsTxt as RobotsTxt,
+    Rule as Rule,
+    Usage as Usage,
+    Verdict as Verdict,
+    __version__ as __version__,
+    product_token as product_token,
+)
+from .protego import Protego as Protego
+
+__all__ = [
+    "MAX_BODY_BYTES",
+    "Diagnostic",
+    "Protego",
+    "Record",
+    "RequestRate",
+    "RobotsTxt",
+    "Rule",
+    "Usage",
+    "Verdict",
+    "__version__",
+    "product_token",
+]
