@@ -1,4 +1,5 @@
-"""Type stubs of the package (its `Protego` is imported lazily at run time)."""
+"""Type stubs of the package (its `Protego` is imported lazily at run time). Every name is
+re-exported by its `X as X` import."""
 
 from ._robots_core import (
     MAX_BODY_BYTES as MAX_BODY_BYTES,
@@ -14,16 +15,3 @@ from ._robots_core import (
 )
 from .protego import Protego as Protego
 
-__all__ = [
-    "MAX_BODY_BYTES",
-    "Diagnostic",
-    "Protego",
-    "Record",
-    "RequestRate",
-    "RobotsTxt",
-    "Rule",
-    "Usage",
-    "Verdict",
-    "__version__",
-    "product_token",
-]
