@@ -36,10 +36,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from corpus import corpus_dir, corpus_files  # noqa: E402
-
 import protego  # noqa: E402
 import robots_core  # noqa: E402
+from corpus import corpus_dir, corpus_files  # noqa: E402
 
 URLS_PER_FILE = 15
 AGENTS = {"token": "FooBot", "full User-Agent": "Scrapy/2.13 (+https://scrapy.org)"}
@@ -186,9 +185,12 @@ def main() -> None:
     urls = [urls_for(body) for body in bodies]
     megabytes = sum(map(len, bodies)) / 1e6
     names = ["robots_core", "Protego", "urllib.robotparser"]
-    print(f"{len(files)} files, {megabytes:.1f} MB, {sum(map(len, urls)):,} URLs; "
-          f"Python {sys.version.split()[0]}, robots_core {robots_core.__version__}, "
-          f"Protego {importlib.metadata.version('protego')}; {options.rounds} rounds", flush=True)
+    print(
+        f"{len(files)} files, {megabytes:.1f} MB, {sum(map(len, urls)):,} URLs; "
+        f"Python {sys.version.split()[0]}, robots_core {robots_core.__version__}, "
+        f"Protego {importlib.metadata.version('protego')}; {options.rounds} rounds",
+        flush=True,
+    )
 
     speed = {name: [] for name in names}
     per_call = {(name, agent): [] for name in names for agent in AGENTS}
@@ -240,6 +242,7 @@ def row(title: str, figures: list[list[float]], digits: int, higher_is_faster: b
         ratios = [(o / t if higher_is_faster else t / o) for o, t in zip(ours, theirs)]
         cells.append(summary(ratios) + "×")
     return f"| {title} | " + " | ".join(cells) + " |"
+
 
 if __name__ == "__main__":
     main()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
 
 MAX_BODY_BYTES = 512_000
 
@@ -21,7 +20,7 @@ def workspace_root() -> Path:
     raise RuntimeError(f"no Cargo workspace above {here}")
 
 
-def corpus_dir(value: Optional[str] = None) -> Optional[Path]:
+def corpus_dir(value: str | None = None) -> Path | None:
     """The corpus folder (``value``, else ``ROBOTS_CORPUS``), or ``None`` when neither is
     given. A folder named but not readable is an error, not a skip."""
     value = value if value is not None else os.environ.get("ROBOTS_CORPUS")

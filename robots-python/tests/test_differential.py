@@ -25,9 +25,20 @@ AGENTS = [
 ]
 ORIGIN = "https://site.example"
 FIXED_PATHS = [
-    "/", "/index.html", "/robots.txt", "/search?q=robots", "/%7Euser/", "/~user/",
-    "/a/../admin/", "/wp-admin/admin-ajax.php", "/?s=x", "/cart;jsessionid=1", "/caf\u00e9",
-    "/%E2%82%AC/", "/images/logo.png", "/api/v1/items?page=2&sort=asc",
+    "/",
+    "/index.html",
+    "/robots.txt",
+    "/search?q=robots",
+    "/%7Euser/",
+    "/~user/",
+    "/a/../admin/",
+    "/wp-admin/admin-ajax.php",
+    "/?s=x",
+    "/cart;jsessionid=1",
+    "/caf\u00e9",
+    "/%E2%82%AC/",
+    "/images/logo.png",
+    "/api/v1/items?page=2&sort=asc",
 ]
 RULE = re.compile(rb"^[ \t]*(?:dis)?allow[ \t]*:?[ \t]*(\S+)", re.IGNORECASE | re.MULTILINE)
 RULES_PER_FILE = 40

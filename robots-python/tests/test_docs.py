@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import robots_core
 from demo_site import Site
 from robots_core import protego, scrapy as scrapy_parser
@@ -50,8 +49,20 @@ def test_docstring_examples_run(name, doc):
 
 def test_the_examples_cover_the_api():
     documented = {name.rsplit(".", 1)[-1] for name, _ in docstrings()}
-    for method in ["parse", "can_fetch", "check", "usage", "crawl_delay", "request_rate", "sitemaps",
-                   "records", "lint", "product_token", "Protego", "RobotParser"]:
+    for method in [
+        "parse",
+        "can_fetch",
+        "check",
+        "usage",
+        "crawl_delay",
+        "request_rate",
+        "sitemaps",
+        "records",
+        "lint",
+        "product_token",
+        "Protego",
+        "RobotParser",
+    ]:
         assert method in documented, f"{method} has no example in its docstring"
 
 

@@ -11,7 +11,6 @@ from datetime import time
 from pathlib import Path
 
 import pytest
-
 from robots_core import Protego, RobotsTxt
 from robots_core.protego import RequestRate, VisitTime
 
@@ -48,8 +47,14 @@ def readme_differences() -> list[tuple[str, str, str, str, bool, bool]]:
         what, body, url, agent, theirs, ours = cells
         unquote = lambda cell: re.fullmatch(r"`(.*)`", cell).group(1)  # noqa: E731
         rows.append(
-            (what, unquote(body).replace("\\n", "\n"), unquote(url), unquote(agent),
-             theirs == "allowed", ours == "allowed")
+            (
+                what,
+                unquote(body).replace("\\n", "\n"),
+                unquote(url),
+                unquote(agent),
+                theirs == "allowed",
+                ours == "allowed",
+            )
         )
     return rows
 
@@ -81,8 +86,13 @@ def test_protego_s_public_names_and_signatures_are_all_here():
 
 def test_where_protego_agrees_the_answers_are_the_same():
     ours, theirs = Protego.parse(BODY), protego.Protego.parse(BODY)
-    for url in ["https://e.example/", "https://e.example/private", "https://e.example/private/open/x",
-                "https://e.example/public?q=1", "https://e.example/privateer"]:
+    for url in [
+        "https://e.example/",
+        "https://e.example/private",
+        "https://e.example/private/open/x",
+        "https://e.example/public?q=1",
+        "https://e.example/privateer",
+    ]:
         for agent in ["FooBot", "Mozilla/5.0 (compatible; FooBot/2.1; +https://foo.example)"]:
             assert ours.can_fetch(url, agent) == theirs.can_fetch(url, agent), (url, agent)
     assert list(ours.sitemaps) == list(theirs.sitemaps)
@@ -106,7 +116,12 @@ def test_records_protego_cannot_read_are_none():
     assert robots.visit_time("FooBot") is None
     assert Protego.parse("User-agent: *\nVisit-time: 0600 0845\n").visit_time("x") == VisitTime(time(6, 0), time(8, 45))
     empty = Protego.parse("")
-    assert (empty.request_rate("x"), empty.visit_time("x"), empty.preferred_host, list(empty.sitemaps)) == (None, None, None, [])
+    assert (empty.request_rate("x"), empty.visit_time("x"), empty.preferred_host, list(empty.sitemaps)) == (
+        None,
+        None,
+        None,
+        [],
+    )
 
 
 def test_a_protego_is_a_robots_txt():

@@ -6,9 +6,8 @@ from __future__ import annotations
 import pickle
 
 import pytest
-
 import robots_core
-from robots_core import Diagnostic, RequestRate, RobotsTxt, Rule, Verdict
+from robots_core import Diagnostic, RequestRate, RobotsTxt, Rule
 
 SHOP = b"""\
 # A shop's robots.txt
@@ -75,8 +74,13 @@ def test_a_named_group_replaces_the_star_group(shop):
 
 def test_agents_match_as_google_matches_them(shop):
     # Case-insensitive product tokens; a full User-Agent is reduced to its token.
-    for agent in ["shopbot", "SHOPBOT", "ShopBot/3.1 (+https://shop.example/bot)",
-                  "Mozilla/5.0 (compatible; ShopBot/3.1; +https://shop.example/bot)", b"ShopBot/3.1"]:
+    for agent in [
+        "shopbot",
+        "SHOPBOT",
+        "ShopBot/3.1 (+https://shop.example/bot)",
+        "Mozilla/5.0 (compatible; ShopBot/3.1; +https://shop.example/bot)",
+        b"ShopBot/3.1",
+    ]:
         assert shop.check("https://shop.example/cart/1", agent).allowed, agent
     # No substring matching: Shop is not ShopBot, ShopBotX is not ShopBot.
     for agent in ["Shop", "ShopBotX", "MyShopBot"]:
@@ -139,7 +143,9 @@ def test_records_are_kept_as_written():
         b"Host: shop.example\nUser-agent: a\nVisit-time: 0600-0845\nDisallow: /a\nUser-agent: *\nClean-param: ref /\n"
     )
     assert [(r.line, r.key, r.value) for r in robots.records()] == [
-        (1, "Host", "shop.example"), (3, "Visit-time", "0600-0845"), (6, "Clean-param", "ref /"),
+        (1, "Host", "shop.example"),
+        (3, "Visit-time", "0600-0845"),
+        (6, "Clean-param", "ref /"),
     ]
     # For a crawler: the records before any group and those of its own groups.
     assert [r.line for r in robots.records("a")] == [1, 3]

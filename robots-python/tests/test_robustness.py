@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from robots_core import MAX_BODY_BYTES, RobotsTxt
 
 

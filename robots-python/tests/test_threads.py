@@ -10,9 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from robots_core import RobotsTxt
 
-BODY = b"".join(
-    b"User-agent: Bot%d\nDisallow: /bot%d/\nAllow: /bot%d/open\n" % (i, i, i) for i in range(40)
-) + b"User-agent: *\nDisallow: /private\n"
+BODY = (
+    b"".join(b"User-agent: Bot%d\nDisallow: /bot%d/\nAllow: /bot%d/open\n" % (i, i, i) for i in range(40))
+    + b"User-agent: *\nDisallow: /private\n"
+)
 
 
 def expected(agent: str, url: str) -> bool:
@@ -23,8 +24,12 @@ def test_threads_sharing_one_file_agree_with_a_fresh_parse():
     robots = RobotsTxt.parse(BODY)
     # More agents than views are kept, so threads compile, evict and look up at once.
     agents = [f"Bot{'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[i % 26]}" for i in range(30)] + ["FooBot/1.0", "Bot"]
-    urls = ["https://e.example/private/x", "https://e.example/botA/x", "https://e.example/botA/open",
-            "https://e.example/"]
+    urls = [
+        "https://e.example/private/x",
+        "https://e.example/botA/x",
+        "https://e.example/botA/open",
+        "https://e.example/",
+    ]
     truth = {(a, u): expected(a, u) for a in agents for u in urls}
 
     def work(seed: int) -> list[tuple[str, str, bool]]:

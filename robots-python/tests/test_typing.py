@@ -9,7 +9,7 @@ import pytest
 
 mypy = pytest.importorskip("mypy.api")
 
-PROGRAM = '''
+PROGRAM = """
 from robots_core import MAX_BODY_BYTES, Protego, RobotsTxt, product_token
 from robots_core.protego import RequestRate as ProtegoRate, VisitTime
 from robots_core.scrapy import RobotParser
@@ -36,7 +36,7 @@ token: str = product_token("FooBot/1.0")
 parser = RobotParser(b"")
 ok: bool = parser.allowed("https://e.com/", b"FooBot")
 limit: int = MAX_BODY_BYTES
-'''
+"""
 
 
 def check(tmp_path: Path, *targets: str) -> tuple[str, int]:

@@ -14,4 +14,3 @@ from ._robots_core import (
     product_token as product_token,
 )
 from .protego import Protego as Protego
-

@@ -1,6 +1,7 @@
 """Type stubs of the extension module (robots-core for Python)."""
 
-from typing import Iterator, Literal, Optional, Tuple, TypeVar, Union
+from collections.abc import Iterator
+from typing import Literal, TypeVar
 
 _T = TypeVar("_T", bound="RobotsTxt")
 
@@ -9,7 +10,7 @@ MAX_BODY_BYTES: int
 
 __version__: str
 
-def product_token(user_agent: Union[str, bytes]) -> str:
+def product_token(user_agent: str | bytes) -> str:
     """The product token a User-Agent is reduced to (``"Mozilla/5.0 (compatible; FooBot/2.1)"`` → ``"FooBot"``)."""
 
 class Rule:
@@ -32,7 +33,7 @@ class Verdict:
     def allowed(self) -> bool:
         """Whether the crawler may fetch the URL."""
     @property
-    def rule(self) -> Optional[Rule]:
+    def rule(self) -> Rule | None:
         """The deciding rule, or ``None`` when no rule matched."""
 
 class Usage:
@@ -42,16 +43,16 @@ class Usage:
     def allowed(self) -> bool:
         """Whether the crawler may fetch the URL."""
     @property
-    def rule(self) -> Optional[Rule]:
+    def rule(self) -> Rule | None:
         """The rule that decided the crawl verdict, or ``None``."""
     @property
-    def train_ai(self) -> Optional[bool]:
+    def train_ai(self) -> bool | None:
         """May the content train AI models (``None``: not stated)."""
     @property
-    def search(self) -> Optional[bool]:
+    def search(self) -> bool | None:
         """May the content be used for search (``None``: not stated)."""
     @property
-    def ai_input(self) -> Optional[bool]:
+    def ai_input(self) -> bool | None:
         """May the content be given to AI models as input (``None``: not stated)."""
 
 class RequestRate:
@@ -69,7 +70,7 @@ class RequestRate:
     @property
     def interval(self) -> float:
         """Seconds between request starts (``seconds / requests``)."""
-    def __iter__(self) -> Iterator[Union[int, float]]: ...
+    def __iter__(self) -> Iterator[int | float]: ...
 
 class Diagnostic:
     """One lint finding."""
@@ -106,28 +107,28 @@ class Record:
 class RobotsTxt:
     """A robots.txt, parsed once and checked for any crawler as Google's library checks it."""
 
-    def __new__(cls: type[_T], body: Union[bytes, str]) -> _T: ...
+    def __new__(cls: type[_T], body: bytes | str) -> _T: ...
     @classmethod
-    def parse(cls: type[_T], body: Union[bytes, str]) -> _T:
+    def parse(cls: type[_T], body: bytes | str) -> _T:
         """Parses a body (``bytes`` or ``str``; the first 512,000 bytes are read)."""
-    def can_fetch(self, url: Union[str, bytes], user_agent: Union[str, bytes]) -> bool:
+    def can_fetch(self, url: str | bytes, user_agent: str | bytes) -> bool:
         """Whether ``user_agent`` may fetch ``url``."""
-    def check(self, url: Union[str, bytes], user_agent: Union[str, bytes]) -> Verdict:
+    def check(self, url: str | bytes, user_agent: str | bytes) -> Verdict:
         """The verdict with the rule that decided it."""
-    def usage(self, url: Union[str, bytes], user_agent: Union[str, bytes]) -> Usage:
+    def usage(self, url: str | bytes, user_agent: str | bytes) -> Usage:
         """The verdict and the AI usage preferences for ``url``."""
-    def crawl_delay(self, user_agent: Union[str, bytes]) -> Optional[float]:
+    def crawl_delay(self, user_agent: str | bytes) -> float | None:
         """The ``Crawl-delay`` in seconds, or ``None``."""
-    def request_rate(self, user_agent: Union[str, bytes]) -> Optional[RequestRate]:
+    def request_rate(self, user_agent: str | bytes) -> RequestRate | None:
         """The ``Request-rate``, or ``None``."""
     @property
     def sitemaps(self) -> list[str]:
         """The ``Sitemap`` URLs, in file order."""
-    def records(self, user_agent: Optional[Union[str, bytes]] = None) -> list[Record]:
+    def records(self, user_agent: str | bytes | None = None) -> list[Record]:
         """Records other than rules, user-agents and sitemaps (all, or those for ``user_agent``)."""
     def lint(self) -> list[Diagnostic]:
         """The file's lint diagnostics."""
     @property
     def line_count(self) -> int:
         """The number of lines in the body read."""
-    def __reduce__(self) -> Tuple[type, Tuple[bytes]]: ...
+    def __reduce__(self) -> tuple[type, tuple[bytes]]: ...

@@ -9,8 +9,9 @@ they differ from Protego's, the package's README lists how.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import time
-from typing import Iterator, NamedTuple, Optional, Union
+from typing import NamedTuple
 
 from ._robots_core import RobotsTxt
 
@@ -23,8 +24,8 @@ class RequestRate(NamedTuple):
 
     requests: int
     seconds: int
-    start_time: Optional[time]
-    end_time: Optional[time]
+    start_time: time | None
+    end_time: time | None
 
 
 class VisitTime(NamedTuple):
@@ -48,11 +49,11 @@ class Protego(RobotsTxt):
     """
 
     @classmethod
-    def parse(cls, content: Union[str, bytes]) -> Protego:
+    def parse(cls, content: str | bytes) -> Protego:
         """Parses a robots.txt body (``str``, as Protego takes it, or ``bytes``)."""
         return cls(content)
 
-    def request_rate(self, user_agent: Union[str, bytes]) -> Optional[RequestRate]:  # type: ignore[override]
+    def request_rate(self, user_agent: str | bytes) -> RequestRate | None:  # type: ignore[override]
         """The ``Request-rate`` of the crawler's group as
         ``RequestRate(requests, seconds, start_time, end_time)``, or ``None``."""
         rate = super().request_rate(user_agent)
@@ -67,7 +68,7 @@ class Protego(RobotsTxt):
                 break
         return RequestRate(rate.requests, int(rate.seconds), start, end)
 
-    def visit_time(self, user_agent: Union[str, bytes]) -> Optional[VisitTime]:
+    def visit_time(self, user_agent: str | bytes) -> VisitTime | None:
         """The first valid ``Visit-time`` of the crawler's group as
         ``VisitTime(start_time, end_time)``, or ``None``."""
         for record in self.records(user_agent):
@@ -83,7 +84,7 @@ class Protego(RobotsTxt):
         return iter(super().sitemaps)
 
     @property
-    def preferred_host(self) -> Optional[str]:
+    def preferred_host(self) -> str | None:
         """The value of the first ``Host`` record (Yandex's preferred mirror), or ``None``."""
         for record in self.records():
             if record.key.strip().lower() == "host" and record.value.strip():
@@ -91,7 +92,7 @@ class Protego(RobotsTxt):
         return None
 
 
-def _time_period(value: str, separator: str) -> Optional[tuple[time, time]]:
+def _time_period(value: str, separator: str) -> tuple[time, time] | None:
     """``0600-0845`` (or ``600 845``) as two times of day; ``None`` if it is not one."""
     parts = value.strip().split(separator)
     if len(parts) != 2:
@@ -102,7 +103,7 @@ def _time_period(value: str, separator: str) -> Optional[tuple[time, time]]:
     return start, end
 
 
-def _time_of_day(value: str) -> Optional[time]:
+def _time_of_day(value: str) -> time | None:
     value = value.strip()
     if not (3 <= len(value) <= 4 and value.isascii() and value.isdigit()):
         return None

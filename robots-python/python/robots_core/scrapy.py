@@ -11,7 +11,7 @@ Scrapy is not a dependency of this package: the class subclasses
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any
 
 from ._robots_core import RobotsTxt
 
@@ -39,19 +39,19 @@ class RobotParser(_Base):
     False
     """
 
-    def __init__(self, robotstxt_body: Union[bytes, str], spider: Any = None) -> None:
+    def __init__(self, robotstxt_body: bytes | str, spider: Any = None) -> None:
         self.spider = spider
         self.robots = RobotsTxt.parse(robotstxt_body)
 
     @classmethod
-    def from_crawler(cls, crawler: Any, robotstxt_body: Union[bytes, str]) -> RobotParser:
+    def from_crawler(cls, crawler: Any, robotstxt_body: bytes | str) -> RobotParser:
         """Scrapy's constructor: the crawler that fetched the file, and its body."""
         return cls(robotstxt_body, getattr(crawler, "spider", None))
 
-    def allowed(self, url: Union[str, bytes], user_agent: Union[str, bytes]) -> bool:
+    def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
         """Whether ``user_agent`` may fetch ``url``."""
         return self.robots.can_fetch(url, user_agent)
 
-    def crawl_delay(self, user_agent: Union[str, bytes]) -> Optional[float]:
+    def crawl_delay(self, user_agent: str | bytes) -> float | None:
         """The ``Crawl-delay`` for ``user_agent`` in seconds, or ``None``."""
         return self.robots.crawl_delay(user_agent)
