@@ -39,15 +39,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import protego  # noqa: E402
 import robots_core  # noqa: E402
 from corpus import corpus_dir, corpus_files  # noqa: E402
+from test_differential import urls_for as rule_urls  # noqa: E402  (the differential test's URLs)
 
 URLS_PER_FILE = 15
 AGENTS = {"token": "FooBot", "full User-Agent": "Scrapy/2.13 (+https://scrapy.org)"}
 
 
 def urls_for(body: bytes) -> list[str]:
-    from test_differential import urls_for as derive  # the differential test's URLs
-
-    return derive(body)[:URLS_PER_FILE]
+    return rule_urls(body)[:URLS_PER_FILE]
 
 
 def parse_all(name: str, bodies: list[bytes], texts: list[str]) -> tuple[float, list]:

@@ -1,6 +1,7 @@
 //! The compiled views of one file, by the agent string a caller passed. A crawler asks with the
 //! same User-Agent for every URL, so the reduction to a product token and the compilation
-//! happen once, and a check is a string comparison and the matcher's own search.
+//! happen once, and a check is a string comparison and the matcher's own search. Two strings
+//! of one token (`FooBot`, `FooBot/2.1 (+https://…)`) share one compiled view.
 
 use std::sync::Mutex;
 
@@ -13,7 +14,15 @@ const MAX_VIEWS: usize = 8;
 /// Views by agent string, most recently added last.
 #[derive(Default)]
 pub struct Views {
-    views: Mutex<Vec<(Box<str>, Matcher)>>,
+    views: Mutex<Vec<View>>,
+}
+
+struct View {
+    /// The agent string as the caller passed it.
+    agent: Box<str>,
+    /// Its product token, which the view was compiled for.
+    token: Box<str>,
+    matcher: Matcher,
 }
 
 impl Views {
@@ -22,33 +31,93 @@ impl Views {
     /// `compile` gets the token and runs without the lock held, so a slow compilation blocks
     /// no other check.
     pub fn get(&self, agent: &str, compile: impl FnOnce(&str) -> Matcher) -> Matcher {
-        if let Some(found) = self.find(agent) {
-            return found;
+        if let Some(view) = self.lock().iter().rev().find(|v| &*v.agent == agent) {
+            return view.matcher.clone();
         }
-        let matcher = compile(robots_core::user_agent_token(agent).token);
+        let token = robots_core::user_agent_token(agent).token;
+        let known = self
+            .lock()
+            .iter()
+            .find(|v| &*v.token == token)
+            .map(|v| v.matcher.clone());
+        let matcher = known.unwrap_or_else(|| compile(token));
         let mut views = self.lock();
-        if !views.iter().any(|(key, _)| &**key == agent) {
+        if !views.iter().any(|v| &*v.agent == agent) {
             if views.len() == MAX_VIEWS {
                 views.remove(0);
             }
-            views.push((agent.into(), matcher.clone()));
+            views.push(View {
+                agent: agent.into(),
+                token: token.into(),
+                matcher: matcher.clone(),
+            });
         }
         matcher
     }
 
-    fn find(&self, agent: &str) -> Option<Matcher> {
-        let views = self.lock();
-        views
-            .iter()
-            .rev()
-            .find(|(key, _)| &**key == agent)
-            .map(|(_, matcher)| matcher.clone())
-    }
-
     /// The lock, even if a thread panicked while holding it: the list is whole at every step.
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Box<str>, Matcher)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<View>> {
         self.views
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use robots_core::{Matcher, RobotsTxt};
+
+    use super::{MAX_VIEWS, Views};
+
+    const BODY: &[u8] = b"User-agent: FooBot\nDisallow: /foo\n\nUser-agent: *\nDisallow: /all\n";
+
+    /// `views.get(agent)`, counting the compilations in `compiled`.
+    fn get(views: &Views, agent: &str, compiled: &Cell<usize>) -> Matcher {
+        views.get(agent, |token| {
+            compiled.set(compiled.get() + 1);
+            RobotsTxt::parse(BODY).matcher(token)
+        })
+    }
+
+    #[test]
+    fn an_agent_is_reduced_and_compiled_once() {
+        let (views, compiled) = (Views::default(), Cell::new(0));
+        let full = get(
+            &views,
+            "Mozilla/5.0 (compatible; FooBot/2.1; +https://f.example)",
+            &compiled,
+        );
+        assert!(!full.is_allowed("https://e.example/foo"));
+        assert!(full.is_allowed("https://e.example/all"));
+        for agent in [
+            "FooBot",
+            "FooBot/2.1 (+https://f.example)",
+            "Mozilla/5.0 (compatible; FooBot/2.1; +https://f.example)",
+        ] {
+            assert!(!get(&views, agent, &compiled).is_allowed("https://e.example/foo"));
+        }
+        assert_eq!(compiled.get(), 1, "one token, one compilation");
+        assert!(!get(&views, "OtherBot", &compiled).is_allowed("https://e.example/all"));
+        assert_eq!(compiled.get(), 2);
+    }
+
+    #[test]
+    fn no_more_than_max_views_are_kept_the_oldest_going_first() {
+        let (views, compiled) = (Views::default(), Cell::new(0));
+        let agents: Vec<String> = (0..3 * MAX_VIEWS)
+            .map(|i| format!("Bot{}", char::from(b'a' + i as u8)))
+            .collect();
+        for agent in &agents {
+            get(&views, agent, &compiled);
+            assert!(views.lock().len() <= MAX_VIEWS);
+        }
+        assert_eq!(compiled.get(), agents.len());
+        // The newest are kept; the first was evicted and is compiled again.
+        get(&views, &agents[agents.len() - 1], &compiled);
+        assert_eq!(compiled.get(), agents.len());
+        get(&views, &agents[0], &compiled);
+        assert_eq!(compiled.get(), agents.len() + 1);
     }
 }
