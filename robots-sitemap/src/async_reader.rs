@@ -147,6 +147,9 @@ impl<R: AsyncBufRead + Unpin> AsyncSitemapReader<R> {
             if chunk.is_empty() {
                 break false;
             }
+            if skipped == 0 && crate::flow::is_utf16(chunk) {
+                return Err(SitemapError::Utf16);
+            }
             let (skip, xml) = sniff(chunk, skipped == 0);
             source.consume(skip);
             skipped += skip as u64;

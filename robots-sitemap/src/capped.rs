@@ -32,6 +32,11 @@ impl Progress {
         self.mark.store(at, Ordering::Relaxed);
     }
 
+    /// Where the last complete element (or line) ended.
+    pub(crate) fn marked(&self) -> u64 {
+        self.mark.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn over_limit(&self) -> bool {
         self.over_limit.load(Ordering::Relaxed)
     }

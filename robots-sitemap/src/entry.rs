@@ -78,6 +78,9 @@ pub enum SkipReason {
     /// A sitemap inside a `<urlset>` or a page inside a `<sitemapindex>`: not what the file is.
     #[error("an entry of the wrong kind for the file")]
     WrongKind,
+    /// It has bytes that are not UTF-8 (sitemaps are UTF-8): the URL meant cannot be known.
+    #[error("not UTF-8")]
+    NotUtf8,
 }
 
 /// A limit that ended the reading of one file.
@@ -188,8 +191,15 @@ pub enum SitemapError {
         /// The root element's name.
         root: String,
     },
-    /// One element (or one text line) is longer than the parser holds at once.
-    #[error("an element of over {max} bytes at byte {at}: not a sitemap")]
+    /// The file is UTF-16 (its byte-order mark, or NULs between ASCII characters): sitemaps
+    /// are UTF-8, and read as UTF-8 it would give nothing.
+    #[error("the file is UTF-16; sitemaps are UTF-8: not read")]
+    Utf16,
+    /// One element (or the text between two) is longer than the parser holds at once: what
+    /// came before it was read, the rest of the file is not.
+    #[error(
+        "more than {max} bytes from byte {at} without an element's end (an element or text too large to hold): the rest of the file was not read"
+    )]
     ElementTooLarge {
         /// Where it started.
         at: u64,

@@ -22,6 +22,16 @@ pub(crate) fn sniff(first: &[u8], at_start: bool) -> (usize, Option<bool>) {
     }
 }
 
+/// Whether a file starts as UTF-16 does: a UTF-16 byte-order mark, or a `<` or an ASCII
+/// character beside a NUL. Sitemaps are UTF-8; read as UTF-8, UTF-16 gives nothing, silently.
+pub(crate) fn is_utf16(first: &[u8]) -> bool {
+    match first {
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => true,
+        [0, b, ..] | [b, 0, ..] => b.is_ascii_graphic() || b.is_ascii_whitespace(),
+        _ => false,
+    }
+}
+
 /// What the reader does next, after an XML event.
 pub(crate) enum Flow {
     /// Read on.
@@ -63,9 +73,11 @@ pub(crate) fn xml_flow(
 /// An XML reader's error, as ours.
 fn read_error(progress: &Progress, error: quick_xml::Error, at: u64) -> SitemapError {
     match error {
-        quick_xml::Error::Io(_) if progress.too_large() => {
-            SitemapError::ElementTooLarge { at, max: MAX_HELD }
-        }
+        // Where the element (or text) that grew too large began: the end of the last one.
+        quick_xml::Error::Io(_) if progress.too_large() => SitemapError::ElementTooLarge {
+            at: progress.marked(),
+            max: MAX_HELD,
+        },
         quick_xml::Error::Io(io) => SitemapError::Read {
             at: progress.read(),
             source: std::io::Error::new(io.kind(), io.to_string()),

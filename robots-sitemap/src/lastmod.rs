@@ -61,6 +61,27 @@ impl LastMod {
         })
     }
 
+    /// Reads an RSS `<pubDate>`: an RFC 822 / RFC 2822 date (`Mon, 06 Sep 2009 16:45:00 +0000`,
+    /// the day name optional, seconds optional, a zone as `±hhmm`, `GMT`, `UT`, `Z` or a US
+    /// zone name, a two-digit year as RFC 2822 reads it), or a W3C datetime, which some feeds
+    /// write there; `None` when it is neither.
+    ///
+    /// ```
+    /// use robots_sitemap::LastMod;
+    /// let rss = LastMod::parse_feed_date("Mon, 06 Sep 2009 16:45:00 +0000").unwrap();
+    /// assert_eq!(rss.unix_seconds(), LastMod::parse("2009-09-06T16:45:00Z").unwrap().unix_seconds());
+    /// assert_eq!(rss.as_str(), "Mon, 06 Sep 2009 16:45:00 +0000");
+    /// assert!(LastMod::parse_feed_date("6 Sep 2009 18:45 CEST").is_none()); // not an RFC 2822 zone
+    /// ```
+    pub fn parse_feed_date(text: &str) -> Option<LastMod> {
+        let text = text.trim();
+        let unix = parse_w3c(text.as_bytes()).or_else(|| parse_rfc2822(text))?;
+        Some(LastMod {
+            unix,
+            text: text.into(),
+        })
+    }
+
     /// Seconds since 1970-01-01T00:00:00Z.
     pub fn unix_seconds(&self) -> i64 {
         self.unix
@@ -158,6 +179,84 @@ fn parse_w3c(b: &[u8]) -> Option<i64> {
     Some(date + hour * 3600 + minute * 60 + second - offset)
 }
 
+/// An RFC 2822 date-time (section 3.3, with the obsolete forms of section 4.3 that feeds
+/// still write: a two-digit year, the named zones): `[Day,] DD Mon YYYY HH:MM[:SS] ZONE`.
+fn parse_rfc2822(text: &str) -> Option<i64> {
+    let mut words = text.split_ascii_whitespace().peekable();
+    // The day name, checked but not needed: the date says which day it is.
+    if let Some(first) = words.peek()
+        && first
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic())
+    {
+        let name = first.strip_suffix(',').unwrap_or(first);
+        const DAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+        if !DAYS.iter().any(|d| d.eq_ignore_ascii_case(name)) {
+            return None;
+        }
+        words.next();
+    }
+    let day: i64 = words.next()?.parse().ok()?;
+    let month = words.next()?;
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let month = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(month))? as i64 + 1;
+    let year_text = words.next()?;
+    let year: i64 = year_text.parse().ok()?;
+    let year = match year_text.len() {
+        2 if year < 50 => 2000 + year,
+        2 | 3 => 1900 + year,
+        4 => year,
+        _ => return None,
+    };
+    if !(1..=days_in_month(year, month)).contains(&day) {
+        return None;
+    }
+    let time = words.next()?.as_bytes();
+    let hour = number(time, 0, 2).filter(|h| *h < 24)?;
+    if time.get(2) != Some(&b':') {
+        return None;
+    }
+    let minute = number(time, 3, 2).filter(|m| *m < 60)?;
+    let second = match time.len() {
+        5 => 0,
+        8 if time[5] == b':' => number(time, 6, 2).filter(|s| *s <= 60)?,
+        _ => return None,
+    };
+    let zone = words.next()?;
+    if words.next().is_some() {
+        return None;
+    }
+    let offset_hours = |h: i64| Some(h * 3600);
+    let offset = match zone.to_ascii_uppercase().as_str() {
+        "GMT" | "UT" | "UTC" | "Z" => Some(0),
+        "EST" => offset_hours(-5),
+        "EDT" => offset_hours(-4),
+        "CST" => offset_hours(-6),
+        "CDT" => offset_hours(-5),
+        "MST" => offset_hours(-7),
+        "MDT" => offset_hours(-6),
+        "PST" => offset_hours(-8),
+        "PDT" => offset_hours(-7),
+        _ => {
+            let b = zone.as_bytes();
+            match b {
+                [sign @ (b'+' | b'-'), ..] if b.len() == 5 => {
+                    let hours = number(b, 1, 2).filter(|h| *h <= 14)?;
+                    let minutes = number(b, 3, 2).filter(|m| *m < 60)?;
+                    let offset = hours * 3600 + minutes * 60;
+                    Some(if *sign == b'+' { offset } else { -offset })
+                }
+                _ => None,
+            }
+        }
+    }?;
+    let date = days_from_civil(year, month, day) * 86_400;
+    Some(date + hour * 3600 + minute * 60 + second.min(59) - offset)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +295,44 @@ mod tests {
             "２０２４",
         ] {
             assert!(LastMod::parse(text).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn rss_dates() {
+        let at = |t: &str| LastMod::parse_feed_date(t).map(|l| l.unix_seconds());
+        let w3c = |t: &str| LastMod::parse(t).map(|l| l.unix_seconds());
+        assert_eq!(
+            at("Mon, 06 Sep 2009 16:45:00 +0000"),
+            w3c("2009-09-06T16:45:00Z")
+        );
+        assert_eq!(at("6 Sep 2009 16:45 GMT"), w3c("2009-09-06T16:45:00Z"));
+        assert_eq!(
+            at("Sun, 19 May 02 15:21:36 -0500"),
+            w3c("2002-05-19T15:21:36-05:00")
+        );
+        assert_eq!(
+            at("Tue, 10 Jun 2003 04:00:00 EDT"),
+            w3c("2003-06-10T08:00:00Z")
+        );
+        assert_eq!(
+            at("Tue, 10 Jun 2003 09:41:01 PST"),
+            w3c("2003-06-10T17:41:01Z")
+        );
+        // A W3C datetime in a pubDate (some feeds) counts too.
+        assert_eq!(at("2024-03-01"), w3c("2024-03-01"));
+        for bad in [
+            "",
+            "yesterday",
+            "Mon, 31 Feb 2009 16:45:00 +0000",
+            "Foo, 06 Sep 2009 16:45:00 +0000",
+            "Mon, 06 Sept 2009 16:45:00 +0000",
+            "Mon, 06 Sep 2009 25:45:00 +0000",
+            "Mon, 06 Sep 2009 16:45:00 +00",
+            "Mon, 06 Sep 2009 16:45:00 +0000 extra",
+            "Mon, 06 Sep 2009 16:45:00",
+        ] {
+            assert!(LastMod::parse_feed_date(bad).is_none(), "{bad}");
         }
     }
 

@@ -32,7 +32,8 @@ impl Lines {
         if self.closed {
             return (chunk.len(), None);
         }
-        let (part, taken, ended) = match memchr::memchr(b'\n', chunk) {
+        // CR, LF and CRLF each end a line (a CRLF is a line and an empty one, ignored).
+        let (part, taken, ended) = match memchr::memchr2(b'\n', b'\r', chunk) {
             Some(end) => (&chunk[..end], end + 1, true),
             None => (chunk, chunk.len(), false),
         };
@@ -62,10 +63,16 @@ impl Lines {
 
     fn line_done(&mut self) -> Option<Item> {
         let overflow = std::mem::take(&mut self.overflow);
+        let not_utf8 = std::str::from_utf8(&self.line).is_err();
         let text = String::from_utf8_lossy(&self.line);
         let text = text.trim_start_matches('\u{feff}').trim();
         let item = if text.is_empty() {
             None
+        } else if not_utf8 && !overflow {
+            Some(Item::Skipped(Skipped {
+                text: crate::entry::cut(text, MAX_URL_BYTES).into(),
+                reason: SkipReason::NotUtf8,
+            }))
         } else if overflow {
             Some(Item::Skipped(Skipped {
                 text: crate::entry::cut(text, MAX_URL_BYTES).into(),

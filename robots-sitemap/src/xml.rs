@@ -32,6 +32,8 @@ struct Fields {
     priority: String,
     /// The location used an entity that is not expanded.
     entity: bool,
+    /// The location had bytes that are not UTF-8.
+    not_utf8: bool,
     /// An Atom entry's link was taken already.
     linked: bool,
 }
@@ -118,16 +120,11 @@ impl XmlMachine {
             },
             Event::End(_) => self.end(),
             Event::Text(text) => {
-                if let Some(slot) = self.slot() {
-                    // Not UTF-8: kept lossily (the URL check then refuses it).
-                    push_capped(slot, &String::from_utf8_lossy(&text));
-                }
+                self.take_text(&text);
                 Ok(Step::Nothing)
             }
             Event::CData(data) => {
-                if let Some(slot) = self.slot() {
-                    push_capped(slot, &String::from_utf8_lossy(&data));
-                }
+                self.take_text(&data);
                 Ok(Step::Nothing)
             }
             Event::GeneralRef(reference) => {
@@ -227,6 +224,7 @@ impl XmlMachine {
                     (Some(Format::UrlSet), b"changefreq") => Some(Field::ChangeFreq),
                     (Some(Format::UrlSet), b"priority") => Some(Field::Priority),
                     (Some(Format::Rss), b"link") => Some(Field::Loc),
+                    (Some(Format::Rss), b"pubDate") => Some(Field::LastMod),
                     (Some(Format::Atom), b"updated") => Some(Field::LastMod),
                     (Some(Format::Atom), b"link") => {
                         self.atom_link(start);
@@ -298,9 +296,28 @@ impl XmlMachine {
         }
     }
 
+    /// Text of the field being read; bytes that are not UTF-8 are kept lossily for the report,
+    /// and a location with any is skipped (its URL is not what the file says).
+    fn take_text(&mut self, bytes: &[u8]) {
+        let not_utf8 = std::str::from_utf8(bytes).is_err();
+        let is_loc = self.field == Some(Field::Loc);
+        if let Some(slot) = self.slot() {
+            push_capped(slot, &String::from_utf8_lossy(bytes));
+            if not_utf8 && is_loc {
+                self.fields.not_utf8 = true;
+            }
+        }
+    }
+
     /// The entry read: a page, a sitemap, or what was skipped; the URL limit past it.
     fn finish(&mut self) -> Step {
         let fields = std::mem::take(&mut self.fields);
+        if fields.not_utf8 {
+            return Step::Item(Item::Skipped(Skipped {
+                text: crate::entry::cut(fields.loc.trim(), MAX_URL_BYTES).into(),
+                reason: SkipReason::NotUtf8,
+            }));
+        }
         if fields.entity {
             return Step::Item(Item::Skipped(Skipped {
                 text: crate::entry::cut(fields.loc.trim(), MAX_URL_BYTES).into(),
@@ -317,7 +334,11 @@ impl XmlMachine {
         }
         self.kept += 1;
         let lastmod_text = fields.lastmod.trim();
-        let lastmod = LastMod::parse(lastmod_text);
+        let lastmod = match self.format {
+            // RSS's `<pubDate>` is an RFC 822 date (spec section 13).
+            Some(Format::Rss) => LastMod::parse_feed_date(lastmod_text),
+            _ => LastMod::parse(lastmod_text),
+        };
         if self.format == Some(Format::Index) {
             return Step::Item(Item::Sitemap(SitemapRef { url, lastmod }));
         }

@@ -478,3 +478,117 @@ mod properties {
         }
     }
 }
+
+/// Issue 53, point 6: CR, LF and CRLF each end a text line; a lone CR does not join two URLs.
+#[test]
+fn every_line_end_ends_a_text_line() {
+    let text = b"https://example.com/n1\rhttps://example.com/n2\r\nhttps://example.com/n3\nhttps://example.com/n4\r";
+    let (items, error, format) = read(text);
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(format, Some(Format::Text));
+    assert_eq!(
+        pages(&items),
+        [
+            "https://example.com/n1",
+            "https://example.com/n2",
+            "https://example.com/n3",
+            "https://example.com/n4"
+        ]
+    );
+}
+
+/// Issue 53, point 6: a URL with bytes that are not UTF-8 is skipped with its reason, in XML
+/// and in text, not kept as a URL nobody listed (`%EF%BF%BD`).
+#[test]
+fn a_url_that_is_not_utf8_is_skipped_with_its_reason() {
+    let xml = b"<urlset><url><loc>https://example.com/caf\xe9</loc></url><url><loc>https://example.com/ok</loc></url></urlset>";
+    let text = b"https://example.com/caf\xe9\nhttps://example.com/ok\n";
+    for bytes in [&xml[..], &text[..]] {
+        let (items, error, _) = read(bytes);
+        assert!(error.is_none(), "{error:?}");
+        assert_eq!(pages(&items), ["https://example.com/ok"]);
+        assert!(
+            items
+                .iter()
+                .any(|i| matches!(i, Item::Skipped(s) if s.reason == SkipReason::NotUtf8)),
+            "{items:?}"
+        );
+    }
+}
+
+/// Issue 53, point 7: a UTF-16 sitemap is an error, not an empty file.
+#[test]
+fn a_utf16_sitemap_is_refused() {
+    let utf16 = |text: &str, bom: bool| {
+        let mut bytes: Vec<u8> = if bom { vec![0xFF, 0xFE] } else { Vec::new() };
+        bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        bytes
+    };
+    let xml = "<urlset><url><loc>https://example.com/a</loc></url></urlset>";
+    for bytes in [
+        utf16(xml, true),
+        utf16(xml, false),
+        utf16("https://example.com/a\n", false),
+    ] {
+        let (items, error, _) = read(&bytes);
+        assert!(items.is_empty(), "{items:?}");
+        assert!(matches!(error, Some(SitemapError::Utf16)), "{error:?}");
+        assert!(error.unwrap().to_string().contains("UTF-16"));
+    }
+}
+
+/// Issue 53, point 7: an element too large says where it began (after what was read), not
+/// "byte 0: not a sitemap".
+#[test]
+fn an_element_too_large_says_where_it_began() {
+    let xml = format!(
+        "<urlset><url><loc>https://example.com/1</loc></url><url><loc>https://example.com/{}</loc></url></urlset>",
+        "x".repeat(3 << 20)
+    );
+    let (items, error, _) = read(xml.as_bytes());
+    assert_eq!(pages(&items), ["https://example.com/1"]);
+    let Some(SitemapError::ElementTooLarge { at, .. }) = error else {
+        panic!("{error:?}");
+    };
+    assert!(at > 0, "it began after the first page, at {at}");
+    let message = SitemapError::ElementTooLarge { at, max: 1 << 20 }.to_string();
+    assert!(!message.contains("not a sitemap"), "{message}");
+    assert!(
+        message.contains("the rest of the file was not read"),
+        "{message}"
+    );
+}
+
+/// Issue 53, point 9: RSS `<pubDate>` (RFC 822) and Atom `<updated>` are a page's `lastmod`.
+#[test]
+fn feed_dates_are_lastmod() {
+    let rss = br#"<rss version="2.0"><channel><item><link>https://example.com/a</link><pubDate>Mon, 06 Sep 2009 16:45:00 +0000</pubDate></item><item><link>https://example.com/b</link><pubDate>never</pubDate></item></channel></rss>"#;
+    let (items, error, _) = read(rss);
+    assert!(error.is_none(), "{error:?}");
+    let lastmods: Vec<(Option<i64>, Option<String>)> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Page(p) => Some((
+                p.lastmod.as_ref().map(LastMod::unix_seconds),
+                p.invalid_lastmod.as_deref().map(String::from),
+            )),
+            _ => None,
+        })
+        .collect();
+    let expected = LastMod::parse("2009-09-06T16:45:00Z")
+        .unwrap()
+        .unix_seconds();
+    assert_eq!(
+        lastmods,
+        [(Some(expected), None), (None, Some("never".to_string()))]
+    );
+    let atom = br#"<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="https://example.com/c"/><updated>2009-09-06T16:45:00Z</updated></entry></feed>"#;
+    let (items, _, _) = read(atom);
+    let Some(Item::Page(page)) = items.first() else {
+        panic!("{items:?}");
+    };
+    assert_eq!(
+        page.lastmod.as_ref().map(LastMod::unix_seconds),
+        Some(expected)
+    );
+}
