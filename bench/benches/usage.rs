@@ -186,7 +186,38 @@ fn corpus_views(c: &mut Criterion) {
     group.finish();
 }
 
+/// Lint of a file of nothing but usage lines, 512,000 bytes of them (issue 53: it was quadratic,
+/// 2.1 s; linear now, the same order as a file of Disallow lines). Both vocabularies, and one
+/// alone, and Disallow lines of the same size to compare with.
+fn lint_usage_lines(c: &mut Criterion) {
+    let fill = |line: &str| {
+        let mut body = b"User-agent: *\n".to_vec();
+        while body.len() + line.len() <= MAX_BODY_BYTES {
+            body.extend_from_slice(line.as_bytes());
+        }
+        body
+    };
+    let files = [
+        ("content-usage", fill("Content-Usage: train-ai=n\n")),
+        (
+            "both-vocabularies",
+            fill("Content-Usage: train-ai=n\nContent-Signal: ai-train=yes\n"),
+        ),
+        ("disallow", fill("Disallow: /private/x\n")),
+    ];
+    let mut group = c.benchmark_group("lint_512000_bytes");
+    group.sample_size(10);
+    for (name, body) in &files {
+        group.throughput(Throughput::Bytes(body.len() as u64));
+        group.bench_function(*name, |b| {
+            b.iter(|| robots_core::lint(black_box(body)).len());
+        });
+    }
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
+    lint_usage_lines(c);
     dictionaries(c);
     corpus_views(c);
 }

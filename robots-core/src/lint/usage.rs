@@ -6,7 +6,8 @@ use crate::matcher::Matcher;
 use crate::robots::{Group, Record, RobotsTxt};
 
 use crate::usage::{
-    ContentSignal, Dictionary, Given, Preference, UsageKind, UsageTable, split_path, usage_kind,
+    ContentSignal, Dictionary, Given, Preference, Stated, UsageKind, UsageTable, split_path,
+    usage_kind,
 };
 
 /// One usage line as lint reads it.
@@ -257,19 +258,27 @@ fn contradictions<'a>(
             (Preference::Yes, Preference::No) | (Preference::No, Preference::Yes)
         )
     };
-    let mut reported: Vec<(u32, u32)> = Vec::new();
+    // Linear in the lines: each line asks only the other vocabulary, once per literal path
+    // (a file of 20,000 identical lines asks once), and pairs said are looked up by hash.
+    let mut reported: std::collections::HashSet<(u32, u32)> = std::collections::HashSet::new();
+    type Answer = Option<(Stated, Stated)>;
+    let mut asked: std::collections::HashMap<(bool, &[u8]), Answer> =
+        std::collections::HashMap::new();
     for line in lines {
         let path = line.path.unwrap_or(b"/");
         let literal = literal_start(path);
         if !literal.starts_with(b"/") {
             continue;
         }
-        let there = table.preferences(&crate::directive::escape_pattern(literal));
         // What the other vocabulary states there, as (training, search).
-        let other = match line.kind {
-            UsageKind::ContentUsage => there.content_signal.map(|s| (s.ai_train, s.search)),
-            UsageKind::ContentSignal => Some((there.train_ai, there.search)),
+        let other_kind = match line.kind {
+            UsageKind::ContentUsage => UsageKind::ContentSignal,
+            UsageKind::ContentSignal => UsageKind::ContentUsage,
         };
+        let key = (other_kind == UsageKind::ContentUsage, literal);
+        let other = *asked.entry(key).or_insert_with(|| {
+            table.stated_by(other_kind, &crate::directive::escape_pattern(literal))
+        });
         let Some((train, search)) = other else {
             continue;
         };
@@ -281,10 +290,9 @@ fn contradictions<'a>(
                 continue;
             };
             let pair = (line.line.min(other_line), line.line.max(other_line));
-            if reported.contains(&pair) {
+            if !reported.insert(pair) {
                 continue;
             }
-            reported.push(pair);
             let (this, that) = match line.kind {
                 UsageKind::ContentUsage => ("Content-Usage", "Content-Signal"),
                 UsageKind::ContentSignal => ("Content-Signal", "Content-Usage"),

@@ -195,6 +195,33 @@ impl UsageTable {
         }
     }
 
+    /// What one vocabulary states for a path, as (training, search): `Content-Usage`'s
+    /// `train-ai` and `search` (unknown when no line applies), or `Content-Signal`'s `ai-train`
+    /// and `search` (`None` when no line applies). Only that vocabulary's rules are looked at:
+    /// lint asks each line what the *other* vocabulary says, and a file of one vocabulary then
+    /// costs nothing per line.
+    pub(crate) fn stated_by(&self, kind: UsageKind, path: &[u8]) -> Option<(Stated, Stated)> {
+        let mut subject = Subject::new(path);
+        match kind {
+            UsageKind::ContentUsage => {
+                let [train, search] = resolve(&self.content_usage, &mut subject, |p| {
+                    [p.train_ai, p.search]
+                })
+                .unwrap_or_default();
+                Some((train, search))
+            }
+            UsageKind::ContentSignal => {
+                if self.content_signal.is_empty() {
+                    return None;
+                }
+                resolve(&self.content_signal, &mut subject, |s| {
+                    [s.ai_train, s.search]
+                })
+                .map(|[train, search]| (train, search))
+            }
+        }
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
         self.content_usage
             .iter()
