@@ -125,7 +125,7 @@ where
 {
     let coding = Coding::of(headers)?;
     let frames = BodyStream::new(Box::pin(body))
-        .map_err(|e| std::io::Error::other(e.into()))
+        .map_err(|e| body_error(e.into()))
         .try_filter_map(|frame| std::future::ready(Ok(frame.into_data().ok())));
     let raw = StreamReader::new(frames);
     Ok(match coding {
@@ -148,4 +148,26 @@ async fn read_to<R: AsyncRead + Unpin>(
     out: &mut Vec<u8>,
 ) -> std::io::Result<()> {
     reader.take(limit as u64).read_to_end(out).await.map(|_| ())
+}
+
+/// A body's error as an I/O error whose message says the cause, down its chain (reqwest says
+/// only "request or response body error" at the top; the timeout is below it).
+fn body_error(error: BoxError) -> std::io::Error {
+    let mut message = error.to_string();
+    let mut cause = std::error::Error::source(&*error);
+    while let Some(inner) = cause {
+        let text = inner.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = inner.source();
+    }
+    let timed_out = message.contains("timed out") || message.contains("timeout");
+    let kind = if timed_out {
+        std::io::ErrorKind::TimedOut
+    } else {
+        std::io::ErrorKind::Other
+    };
+    std::io::Error::new(kind, message)
 }

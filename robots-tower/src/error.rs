@@ -138,6 +138,20 @@ pub enum RobotsError {
         /// Why it was refused.
         reason: robots_fetch::RedirectRefusal,
     },
+    /// A URL a server handed the crawler ([`crate::HandedBy`]: a redirect's `Location`, a
+    /// `Sitemap:` line, a sitemap's entry, a link) that the address rule refuses: by default,
+    /// one that leads from a public host into a loopback, private, link-local, shared or
+    /// unspecified address, by its text or by the address its name resolves to
+    /// ([`crate::RobotsConfig::handed_url_rule`]). It was not requested.
+    #[error("{url}, handed on by {from}: the address rule refuses it ({rule})")]
+    AddressRefused {
+        /// The URL refused.
+        url: String,
+        /// The URL that handed it on.
+        from: String,
+        /// The rule, as its `Display` describes it.
+        rule: String,
+    },
     /// The request's host is overridden for another port only (`--resolve HOST:PORT:ADDR`,
     /// [`robots_fetch::Resolver::with_override`]): the HTTP client, which resolves by name,
     /// would connect it to that override where the resolver's rule says DNS, so what is

@@ -55,7 +55,7 @@ pub use front::status;
 
 pub use engine::gate::{IdentityHeaders, WhenNotReady};
 pub use engine::info::RobotsInfo;
-pub use engine::overrides::{AlsoCheckAs, SkipRobotsCheck};
+pub use engine::overrides::{AlsoCheckAs, HandedBy, SkipRobotsCheck};
 pub use error::{DecidingRule, NotReadyReason, RobotsError};
 pub use front::config::{ForHooks, ForLayer, ForMiddleware, RobotsConfig};
 pub use front::hooks::{RobotsHooks, Ticket};

@@ -70,9 +70,18 @@ pub struct Site {
 impl Site {
     /// Starts the site; `route(target, how_many_times_seen_before)` answers each request.
     pub async fn start(route: impl Fn(&str, usize) -> Answer + Send + Sync + 'static) -> Site {
-        let listener = TcpListener::bind("127.0.0.1:0")
+        Site::start_on("127.0.0.1:0", route).await
+    }
+
+    /// [`Site::start`] on another loopback address (`127.0.0.2:0`, `[::1]:0`): a server of "the
+    /// user's own network" for the address rule's tests.
+    pub async fn start_on(
+        address: &str,
+        route: impl Fn(&str, usize) -> Answer + Send + Sync + 'static,
+    ) -> Site {
+        let listener = TcpListener::bind(address)
             .await
-            .expect("bind 127.0.0.1");
+            .unwrap_or_else(|e| panic!("bind {address}: {e}"));
         let base = format!("http://{}", listener.local_addr().expect("address"));
         let log: Arc<Mutex<Vec<Seen>>> = Arc::default();
         let route: Arc<Route> = Arc::new(route);

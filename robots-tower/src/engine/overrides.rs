@@ -64,11 +64,41 @@ impl SkipRobotsCheck {
     }
 }
 
+/// Says that this request's URL was handed to the crawler by a server: the page a link was
+/// found on, the sitemap or robots.txt that named it, the response whose `Location` pointed
+/// to it. The gate then applies the address rule (spec section 8): a URL handed on by a public
+/// host is not fetched when it leads into a loopback, private, link-local, shared or
+/// unspecified address, judged on the address the connection would use
+/// ([`crate::RobotsError::AddressRefused`]). Only the URLs a caller gives directly may be
+/// internal. The middleware puts it on every redirect hop itself, and the sitemap expansion on
+/// every sitemap and page it reads; put it on the links a crawler finds.
+///
+/// ```
+/// let page: url::Url = "https://example.com/blog/".parse().unwrap();
+/// let mut request = http::Request::get("https://example.com/blog/post").body(()).unwrap();
+/// request.extensions_mut().insert(robots_tower::HandedBy::new(page));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandedBy(Arc<url::Url>);
+
+impl HandedBy {
+    /// The URL was found at (or pointed to by) `from`.
+    pub fn new(from: url::Url) -> HandedBy {
+        HandedBy(Arc::new(from))
+    }
+
+    /// Where the URL came from.
+    pub fn url(&self) -> &url::Url {
+        &self.0
+    }
+}
+
 /// The overrides of one request (cheap clones of its extensions).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Overrides {
     pub(crate) also: Option<AlsoCheckAs>,
     pub(crate) skip: Option<SkipRobotsCheck>,
+    pub(crate) handed_by: Option<HandedBy>,
 }
 
 impl Overrides {
@@ -76,6 +106,15 @@ impl Overrides {
         Overrides {
             also: extensions.get::<AlsoCheckAs>().cloned(),
             skip: extensions.get::<SkipRobotsCheck>().cloned(),
+            handed_by: extensions.get::<HandedBy>().cloned(),
+        }
+    }
+
+    /// These overrides for a URL handed on by `from` (a redirect hop, a sitemap's entry).
+    pub(crate) fn handed_by(&self, from: &url::Url) -> Overrides {
+        Overrides {
+            handed_by: Some(HandedBy::new(from.clone())),
+            ..self.clone()
         }
     }
 }

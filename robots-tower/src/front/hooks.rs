@@ -158,6 +158,15 @@ impl Ticket {
     }
 }
 
+/// Why [`RobotsHooks::get`] gave no response.
+#[derive(Debug)]
+pub(crate) enum GetError {
+    /// The gate refused it (the address rule, robots.txt, the turn, a redirect).
+    Refused(RobotsError),
+    /// The request failed.
+    Network(String),
+}
+
 impl RobotsHooks<()> {
     /// A builder for a crawler with this User-Agent; finish with `build()` (reqwest, feature
     /// `reqwest`) or [`RobotsConfig::build_hooks_with`].
@@ -169,11 +178,6 @@ impl RobotsHooks<()> {
 impl<C> RobotsHooks<C> {
     pub(crate) fn from_gate(gate: Arc<Gate>, client: C) -> RobotsHooks<C> {
         RobotsHooks { gate, client }
-    }
-
-    /// The client robots.txt (and a sitemap expansion's requests) are fetched with.
-    pub(crate) fn client(&self) -> &C {
-        &self.client
     }
 
     /// The robots.txt cache.
@@ -227,18 +231,68 @@ impl<C: FetchClient> RobotsHooks<C> {
     /// when allowed, else why not ([`RobotsError::Disallowed`], `RobotsUnreachable`…). Takes no
     /// turn at the origin.
     pub async fn check(&self, url: &Url) -> Result<Option<DecidingRule>, RobotsError> {
+        self.check_with(url, &Overrides::default()).await
+    }
+
+    /// [`RobotsHooks::check`] for a URL a server handed on (found on the page `by`, named by the
+    /// robots.txt or sitemap `by`, pointed to by a redirect from `by`): the address rule
+    /// ([`crate::RobotsConfig::handed_url_rule`]) judges it first, so a public page cannot
+    /// point the crawler into your network ([`RobotsError::AddressRefused`]).
+    pub async fn check_handed(
+        &self,
+        url: &Url,
+        by: &Url,
+    ) -> Result<Option<DecidingRule>, RobotsError> {
+        self.check_with(url, &Overrides::default().handed_by(by))
+            .await
+    }
+
+    async fn check_with(
+        &self,
+        url: &Url,
+        overrides: &Overrides,
+    ) -> Result<Option<DecidingRule>, RobotsError> {
         let origin = Origin::from_url(url)?;
         let text = || url.to_string();
         let (_, rule) = self
             .gate
-            .decide(
-                &self.client,
-                &origin,
-                path_of_url(url),
-                &text,
-                &Overrides::default(),
-            )
+            .decide(&self.client, &origin, path_of_url(url), &text, overrides)
             .await?;
+        Ok(rule)
+    }
+
+    /// The address rule alone for a URL `by` handed on.
+    pub(crate) async fn check_address(&self, url: &Url, by: &Url) -> Result<(), RobotsError> {
+        self.gate
+            .check_handed(&|| url.to_string(), &Overrides::default().handed_by(by))
+            .await
+    }
+
+    /// [`RobotsHooks::check_handed`], judged by one of `copies` (robots.txt copies had
+    /// earlier) when the URL's origin is theirs, whatever their age: a sitemap's pages are
+    /// judged so while its body holds the group's place, which a refresh would wait for.
+    pub(crate) async fn check_handed_by_copy(
+        &self,
+        url: &Url,
+        by: &Url,
+        copies: &[Arc<robots_fetch::CachedRobots>],
+    ) -> Result<Option<DecidingRule>, RobotsError> {
+        let origin = Origin::from_url(url)?;
+        let Some(entry) = copies.iter().find(|c| c.origin() == &origin) else {
+            return self.check_handed(url, by).await;
+        };
+        let overrides = Overrides::default().handed_by(by);
+        let text = || url.to_string();
+        self.gate.connects_as_judged(&origin)?;
+        self.gate.check_handed(&text, &overrides).await?;
+        let rule = self.gate.judge(
+            entry,
+            path_of_url(url),
+            &text,
+            &overrides,
+            tokio::time::Instant::now(),
+        )?;
+        crate::telemetry::decided("allowed");
         Ok(rule)
     }
 
@@ -261,6 +315,20 @@ impl<C: FetchClient> RobotsHooks<C> {
     /// What the layer does before sending: the verdict, then the origin's turn (waited for, or
     /// in schedule mode refused with [`RobotsError::NotReady`]).
     pub async fn admit(&self, url: &Url) -> Result<Ticket, RobotsError> {
+        self.admit_with(url, &Overrides::default()).await
+    }
+
+    /// [`RobotsHooks::admit`] for a URL a server handed on (a link found on the page `by`, a
+    /// sitemap or page named by `by`, a redirect's target from `by`): the address rule
+    /// ([`crate::RobotsConfig::handed_url_rule`]) judges it before anything else, so nothing a
+    /// public server sends leads the crawler into your network
+    /// ([`RobotsError::AddressRefused`]).
+    pub async fn admit_handed(&self, url: &Url, by: &Url) -> Result<Ticket, RobotsError> {
+        self.admit_with(url, &Overrides::default().handed_by(by))
+            .await
+    }
+
+    async fn admit_with(&self, url: &Url, overrides: &Overrides) -> Result<Ticket, RobotsError> {
         let origin = Origin::from_url(url)?;
         let admission = self
             .gate
@@ -269,10 +337,72 @@ impl<C: FetchClient> RobotsHooks<C> {
                 &origin,
                 path_of_url(url),
                 || url.to_string(),
-                &Overrides::default(),
+                overrides,
             )
             .await?;
         Ok(self.ticket(admission))
+    }
+
+    /// GETs `url` as a page is fetched (the sitemap expansion's requests): admitted by the
+    /// gate (the address rule when `handed_by` names who handed it on, robots.txt, the
+    /// group's turn), identified and signed, its head learnt from, and its redirects followed
+    /// hop by hop as the gate decides, at most `limit` hops, each admitted as a URL the hop
+    /// before handed on. The response comes with its ticket, which holds the group's place
+    /// until it is dropped: read the body, then drop both.
+    pub(crate) async fn get(
+        &self,
+        url: &Url,
+        handed_by: Option<&Url>,
+        limit: usize,
+    ) -> Result<(http::Response<C::Body>, Ticket), GetError> {
+        let mut overrides = match handed_by {
+            Some(by) => Overrides::default().handed_by(by),
+            None => Overrides::default(),
+        };
+        let mut url = url.clone();
+        let mut visited = Vec::new();
+        for hops in 0.. {
+            let mut ticket = self
+                .admit_with(&url, &overrides)
+                .await
+                .map_err(GetError::Refused)?;
+            let mut request = http::Request::get(url.as_str())
+                .body(())
+                .map_err(|e| GetError::Network(e.to_string()))?;
+            self.identify(&url, request.headers_mut());
+            let response = match self.client.send(request).await {
+                Ok(response) => response,
+                Err(error) => {
+                    // A connect error, reset or timeout backs the group off, as for a page.
+                    self.gate
+                        .observe_failure(ticket.admission, error.as_ref())
+                        .await;
+                    return Err(GetError::Network(error.to_string()));
+                }
+            };
+            let status = response.status().as_u16();
+            // A 429 or 503 pauses the group now, as for a page.
+            ticket.head(status, response.headers()).await;
+            let next = self
+                .gate
+                .next_hop(
+                    (hops, limit),
+                    &mut visited,
+                    &url,
+                    status,
+                    response.headers(),
+                )
+                .await
+                .map_err(GetError::Refused)?;
+            match next {
+                Some(target) => {
+                    overrides = Overrides::default().handed_by(&url);
+                    url = target;
+                }
+                None => return Ok((response, ticket)),
+            }
+        }
+        unreachable!("the loop returns")
     }
 
     /// The origin's turn alone (its robots.txt is fetched when needed, for its Crawl-delay and

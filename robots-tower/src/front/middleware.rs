@@ -236,8 +236,10 @@ impl RobotsMiddleware {
         let mut retried = 0;
         // The URLs this chain requested, for loops (empty until a first redirect).
         let mut visited: Vec<url::Url> = Vec::new();
-        // Set with `RequestBuilder::with_extension`; they apply to every hop.
-        let overrides = crate::engine::overrides::Overrides::of(extensions);
+        // Set with `RequestBuilder::with_extension`; they apply to every hop (a hop is handed
+        // on by the response before it).
+        let base_overrides = crate::engine::overrides::Overrides::of(extensions);
+        let mut overrides = base_overrides.clone();
         loop {
             let url = request.url().clone();
             let origin =
@@ -298,38 +300,25 @@ impl RobotsMiddleware {
                 self.check_followed(&url, response.url(), &overrides)
                     .await?;
             }
-            if !self.redirects.follows() || !status.is_redirection() {
-                return Ok(response);
-            }
-            let target = response
-                .headers()
-                .get(header::LOCATION)
-                .and_then(|l| l.to_str().ok())
-                .and_then(|l| url.join(l.trim()).ok());
+            // Whether and where to follow is the gate's to say (the one place redirects are
+            // decided); the next hop is then admitted as a URL this response handed on.
+            let target = self
+                .gate
+                .next_hop(
+                    (hops, usize::MAX),
+                    &mut visited,
+                    &url,
+                    status.as_u16(),
+                    response.headers(),
+                )
+                .await
+                .map_err(Error::middleware)?;
             let Some(target) = target else {
                 return Ok(response);
             };
             let target_origin =
                 Origin::from_url(&target).map_err(|e| Error::middleware(RobotsError::from(e)))?;
-            let resolver = &self.gate.resolver();
-            visited.push(url.clone());
-            let checked = if visited.contains(&target) {
-                Err(robots_fetch::RedirectRefusal::Loop {
-                    url: target.to_string(),
-                })
-            } else {
-                self.redirects
-                    .check_resolved(hops, &url, &target, resolver)
-                    .await
-            };
-            if let Err(reason) = checked {
-                tracing::info!(from = %url, to = %target, %reason, "redirect not followed");
-                return Err(Error::middleware(RobotsError::RedirectRefused {
-                    from: url.to_string(),
-                    to: target.to_string(),
-                    reason,
-                }));
-            }
+            overrides = base_overrides.handed_by(&url);
             match redirect(replay, status, target, origin == target_origin) {
                 Some(next_request) => request = next_request,
                 None => return Ok(response),

@@ -29,7 +29,7 @@ pub enum Refusals {
     ///
     /// | refusal | status | headers |
     /// |---|---|---|
-    /// | `Disallowed`, `DisallowedFor`, `RedirectRefused`, `UnsupportedScheme` | 403 | `x-robots-refusal`, `x-robots-rule` |
+    /// | `Disallowed`, `DisallowedFor`, `RedirectRefused`, `AddressRefused`, `UnsupportedScheme` | 403 | `x-robots-refusal`, `x-robots-rule` |
     /// | `CrawlDelayTooLong` | 403 | `x-robots-refusal: crawl-delay-too-long` |
     /// | `RobotsUnreachable` | 503 | `Retry-After`, `x-robots-refusal: unreachable` |
     /// | `NotReady` | 429 | `Retry-After` (when known), `x-robots-refusal: not-ready; reason=…` |
@@ -57,6 +57,9 @@ pub fn refusal_response(error: &RobotsError) -> Option<http::Response<Bytes>> {
         ),
         RobotsError::RedirectRefused { .. } => {
             (StatusCode::FORBIDDEN, "redirect-refused".into(), None, None)
+        }
+        RobotsError::AddressRefused { .. } => {
+            (StatusCode::FORBIDDEN, "address-refused".into(), None, None)
         }
         RobotsError::UnsupportedScheme { .. } => (
             StatusCode::FORBIDDEN,

@@ -8,14 +8,16 @@ mod scope;
 
 use std::collections::{HashSet, VecDeque};
 
-use robots_fetch::{BodyReader, FetchClient, MAX_REDIRECTS, Origin};
+use std::sync::Arc;
+
+use robots_fetch::{BodyReader, CachedRobots, FetchClient, MAX_REDIRECTS, Origin};
 use robots_sitemap::{AsyncSitemapReader, Item, LastMod};
 use url::Url;
 
 pub use scope::SitemapScope;
 
 use crate::error::{DecidingRule, RobotsError};
-use crate::front::hooks::{RobotsHooks, Ticket};
+use crate::front::hooks::{GetError, RobotsHooks, Ticket};
 
 /// How far an expansion goes.
 ///
@@ -207,19 +209,27 @@ pub struct SitemapSummary {
     pub claimed_elsewhere: usize,
 }
 
-/// A sitemap to fetch: its URL, how deep, and the origin of the robots.txt that named it (or
-/// the index above it).
+/// A sitemap to fetch: its URL, how deep, the origin of the robots.txt that named it (or the
+/// index above it), and the URL that handed it on (that robots.txt, or the index): the address
+/// rule judges it by that. A sitemap the caller gave has none.
 struct Pending {
     url: Url,
     depth: usize,
     named_by: Option<Url>,
+    handed_by: Option<Url>,
 }
 
-/// A sitemap being read: its body as it streams, and its request's place, held until the body
-/// ends.
+/// A sitemap being read: its body as it streams, its request's place, held until the body
+/// ends, and the robots.txt copies its pages are judged by.
 struct Reading {
     reader: AsyncSitemapReader<BodyReader>,
     sitemap: Pending,
+    /// The copies of the sitemap's origin and of the robots.txt that named it, as they were
+    /// when the sitemap was fetched: its pages are judged by them, so a copy that expires while
+    /// the body streams is not refreshed under the place the body holds (the refresh would
+    /// wait for that place: a sitemap never waits on itself). The refresh comes with the next
+    /// sitemap, after this one's body.
+    copies: Vec<Arc<CachedRobots>>,
     _ticket: Ticket,
 }
 
@@ -301,7 +311,7 @@ impl<C: FetchClient + Clone> RobotsHooks<C> {
     ) -> SitemapExpansion<C> {
         let mut expansion = SitemapExpansion::new(self.clone(), options);
         for url in sitemaps {
-            expansion.enqueue(url, 0, None);
+            expansion.enqueue(url, 0, None, None);
         }
         expansion
     }
@@ -333,7 +343,7 @@ impl<C> SitemapExpansion<C> {
     /// Queues a sitemap, once, while the budget has room for it: what is queued is never more
     /// than what may still be fetched, so an index listing 50,000 sitemaps a file cannot make the
     /// queue (or the set of those seen) outgrow the budget.
-    fn enqueue(&mut self, url: Url, depth: usize, named_by: Option<Url>) {
+    fn enqueue(&mut self, url: Url, depth: usize, named_by: Option<Url>, handed_by: Option<Url>) {
         let mut key = url.clone();
         key.set_fragment(None);
         let key = String::from(key);
@@ -349,6 +359,7 @@ impl<C> SitemapExpansion<C> {
             url,
             depth,
             named_by,
+            handed_by,
         });
     }
 }
@@ -397,12 +408,13 @@ where
                 continue;
             }
             self.attempts += 1;
-            match open(&self.hooks, &pending.url).await {
-                Ok((reader, ticket)) => {
+            match open(&self.hooks, &pending).await {
+                Ok((reader, ticket, copies)) => {
                     self.summary.sitemaps_fetched += 1;
                     self.reading = Some(Reading {
                         reader: AsyncSitemapReader::with_limits(reader, self.options.limits),
                         sitemap: pending,
+                        copies,
                         _ticket: ticket,
                     });
                 }
@@ -448,7 +460,7 @@ where
         for line in entry.sitemaps() {
             match Url::parse(line) {
                 Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
-                    self.enqueue(url, 0, Some(robots.clone()));
+                    self.enqueue(url, 0, Some(robots.clone()), Some(robots.clone()));
                 }
                 _ => self.events.push_back(SitemapEvent::NotAbsolute {
                     origin: origin.clone(),
@@ -520,7 +532,8 @@ where
                     });
                 }
                 let named_by = sitemap.named_by.clone();
-                self.enqueue(listed.url, depth, named_by);
+                let index = sitemap.url.clone();
+                self.enqueue(listed.url, depth, named_by, Some(index));
                 None
             }
             Some(Ok(Item::Page(page))) => {
@@ -539,7 +552,11 @@ where
                 }
                 let sitemap = sitemap.url.clone();
                 self.summary.urls_kept += 1;
-                let verdict = self.hooks.check(&page.url).await;
+                let copies = &self.reading.as_ref()?.copies;
+                let verdict = self
+                    .hooks
+                    .check_handed_by_copy(&page.url, &sitemap, copies)
+                    .await;
                 if verdict.is_err() {
                     self.summary.disallowed += 1;
                 }
@@ -555,47 +572,60 @@ where
     }
 }
 
-/// Fetches a sitemap as a page is fetched: each hop checked and paced, the body streamed.
-/// (Apart from the expansion, whose reading body is not `Sync`: only the hooks are shared.)
+/// Fetches a sitemap as a page is fetched, through the gate (the address rule for a sitemap a
+/// server named, robots.txt, the turn, identity, redirects hop by hop, 5 at most), its body
+/// streamed. The robots.txt copies its pages are judged by are had first, before the sitemap
+/// takes its group's place. (Apart from the expansion, whose reading body is not `Sync`: only
+/// the hooks are shared.)
 async fn open<C>(
     hooks: &RobotsHooks<C>,
-    sitemap: &Url,
-) -> Result<(BodyReader, Ticket), SitemapFailure>
+    sitemap: &Pending,
+) -> Result<(BodyReader, Ticket, Vec<Arc<CachedRobots>>), SitemapFailure>
 where
     C: FetchClient,
     <C::Body as http_body::Body>::Error: Send,
 {
-    let mut url = sitemap.clone();
-    for _ in 0..=MAX_REDIRECTS {
-        let mut ticket = hooks.admit(&url).await.map_err(SitemapFailure::Refused)?;
-        let mut request = http::Request::get(url.as_str())
-            .body(())
-            .map_err(|e| SitemapFailure::Network(e.to_string()))?;
-        hooks.identify(&url, request.headers_mut());
-        let response = hooks
-            .client()
-            .send(request)
+    // The address rule before anything is fetched for it, its robots.txt included.
+    if let Some(by) = &sitemap.handed_by {
+        hooks
+            .check_address(&sitemap.url, by)
             .await
-            .map_err(|e| SitemapFailure::Network(e.to_string()))?;
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        // A 429 or 503 pauses the group now, as for a page.
-        ticket.head(status, &headers).await;
-        if (300..400).contains(&status)
-            && let Some(next) = headers
-                .get(http::header::LOCATION)
-                .and_then(|l| l.to_str().ok())
-                .and_then(|l| url.join(l).ok())
+            .map_err(SitemapFailure::Refused)?;
+    }
+    let mut copies = Vec::with_capacity(2);
+    let origins = std::iter::once(&sitemap.url).chain(sitemap.named_by.as_ref());
+    for url in origins {
+        let origin = Origin::from_url(url).map_err(|e| SitemapFailure::Refused(e.into()))?;
+        if copies
+            .iter()
+            .any(|c: &Arc<CachedRobots>| c.origin() == &origin)
         {
-            url = next;
             continue;
         }
-        if !(200..300).contains(&status) {
-            return Err(SitemapFailure::Status(status));
-        }
-        let body = robots_fetch::body_reader(response.into_body(), &headers)
-            .map_err(|e| SitemapFailure::Network(e.message))?;
-        return Ok((body, ticket));
+        copies.push(
+            hooks
+                .entry(&origin)
+                .await
+                .map_err(SitemapFailure::Refused)?,
+        );
     }
-    Err(SitemapFailure::TooManyRedirects)
+    let (response, ticket) = hooks
+        .get(&sitemap.url, sitemap.handed_by.as_ref(), MAX_REDIRECTS)
+        .await
+        .map_err(|error| match error {
+            GetError::Refused(RobotsError::RedirectRefused {
+                reason: robots_fetch::RedirectRefusal::TooManyHops { .. },
+                ..
+            }) => SitemapFailure::TooManyRedirects,
+            GetError::Refused(refused) => SitemapFailure::Refused(refused),
+            GetError::Network(message) => SitemapFailure::Network(message),
+        })?;
+    let status = response.status().as_u16();
+    if !(200..300).contains(&status) {
+        return Err(SitemapFailure::Status(status));
+    }
+    let headers = response.headers().clone();
+    let body = robots_fetch::body_reader(response.into_body(), &headers)
+        .map_err(|e| SitemapFailure::Network(e.message))?;
+    Ok((body, ticket, copies))
 }

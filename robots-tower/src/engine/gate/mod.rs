@@ -59,6 +59,9 @@ pub(crate) enum Admit {
     /// robots.txt must be fetched first (not cached, or due for a refresh; the miss is
     /// counted).
     Fetch,
+    /// A URL a server handed on ([`crate::HandedBy`]): the address rule is judged first,
+    /// which may need a lookup.
+    Handed,
     /// Allowed; the origin's turn must be waited for (or asked of the fleet).
     Wait(Allowed),
 }
@@ -109,6 +112,10 @@ pub(crate) struct Gate {
     /// Signs every request (Web Bot Auth), as robots.txt's.
     #[cfg(feature = "web-bot-auth")]
     signer: Option<robots_fetch::RequestSigner>,
+    /// How redirects are followed (hop limit and rule): the one place every front end asks.
+    redirects: robots_fetch::RedirectPolicy,
+    /// The address rule for URLs a server handed on (spec section 8).
+    handed_rule: robots_fetch::HopRule,
 }
 impl Gate {
     /// A gate deciding with `cache` and pacing with `pacing`; groups named by `key` (and the
@@ -119,6 +126,7 @@ impl Gate {
         pacing: Pacing,
         (key, suffixes): (PolitenessKey, PublicSuffixList),
         (identity, not_ready, mirror_info): (IdentityHeaders, WhenNotReady, bool),
+        (redirects, handed_rule): (robots_fetch::RedirectPolicy, robots_fetch::HopRule),
     ) -> Gate {
         let fetch = cache.fetch_config();
         Gate {
@@ -139,6 +147,8 @@ impl Gate {
             clamp_warned: Default::default(),
             warned_followed_below: Default::default(),
             cache,
+            redirects,
+            handed_rule,
         }
     }
 
@@ -159,7 +169,6 @@ impl Gate {
     }
 
     /// The resolver requests are grouped and judged by (the cache's).
-    #[cfg(feature = "reqwest")]
     pub(crate) fn resolver(&self) -> &robots_fetch::Resolver {
         &self.cache.fetch_config().resolver
     }
@@ -332,6 +341,21 @@ impl Gate {
         overrides: &Overrides,
     ) -> Result<Admit, RobotsError> {
         self.connects_as_judged(origin)?;
+        if overrides.handed_by.is_some() {
+            // The address rule may need a lookup: judged first, in `admit_later`.
+            return Ok(Admit::Handed);
+        }
+        self.admit_cached(origin, path, url, overrides)
+    }
+
+    /// [`Gate::admit_now`] once the address rule has passed.
+    fn admit_cached(
+        &self,
+        origin: &Origin,
+        path: &str,
+        url: &impl Fn() -> String,
+        overrides: &Overrides,
+    ) -> Result<Admit, RobotsError> {
         let now = Instant::now();
         let Some(entry) = self.cache.cached_at(origin, now) else {
             return Ok(Admit::Fetch);
@@ -396,8 +420,16 @@ impl Gate {
         url: &impl Fn() -> String,
         overrides: &Overrides,
     ) -> Result<Admission, RobotsError> {
+        let pending = match pending {
+            Admit::Handed => {
+                self.check_handed(url, overrides).await?;
+                self.admit_cached(origin, path, url, overrides)?
+            }
+            pending => pending,
+        };
         let allowed = match pending {
             Admit::Now(admission) => return Ok(admission),
+            Admit::Handed => unreachable!("the address rule was judged above"),
             Admit::Wait(allowed) => allowed,
             Admit::Fetch => {
                 let entry = self.fetch_entry(client, origin).await?;
@@ -498,6 +530,7 @@ impl Gate {
         overrides: &Overrides,
     ) -> Result<(Arc<CachedRobots>, Option<DecidingRule>), RobotsError> {
         self.connects_as_judged(origin)?;
+        self.check_handed(url, overrides).await?;
         let entry = self.entry(client, origin).await?;
         let rule = self.judge(&entry, path, url, overrides, Instant::now())?;
         crate::telemetry::decided(if overrides.skip.is_some() {
@@ -506,6 +539,101 @@ impl Gate {
             "allowed"
         });
         Ok((entry, rule))
+    }
+}
+
+impl Gate {
+    /// The address rule (spec section 8), first of everything the gate applies: a URL a server
+    /// handed on ([`crate::HandedBy`]) that the rule refuses (by default, from a public host
+    /// into an internal address, judged on the address its name resolves to through the
+    /// resolver the connection uses) is refused. A URL the caller gave passes.
+    pub(crate) async fn check_handed(
+        &self,
+        url: &impl Fn() -> String,
+        overrides: &Overrides,
+    ) -> Result<(), RobotsError> {
+        let Some(handed) = &overrides.handed_by else {
+            return Ok(());
+        };
+        let text = url();
+        // A string that is no URL never connects (its origin was refused before this).
+        let Ok(to) = url::Url::parse(&text) else {
+            return Ok(());
+        };
+        let from = handed.url();
+        if self
+            .handed_rule
+            .allows_resolved(from, &to, self.resolver())
+            .await
+        {
+            return Ok(());
+        }
+        let rule = match to.host() {
+            Some(url::Host::Domain(name)) if !robots_fetch::is_internal(&to) => {
+                format!("{} (by the address {name} resolves to)", self.handed_rule)
+            }
+            _ => self.handed_rule.to_string(),
+        };
+        tracing::info!(url = %text, from = %from, %rule, "a URL a server handed on is refused by the address rule");
+        crate::telemetry::decided("address-refused");
+        Err(RobotsError::AddressRefused {
+            url: text,
+            from: from.to_string(),
+            rule,
+        })
+    }
+
+    /// Where a response sends the request next: `None` when it is no redirect to follow (not a
+    /// 3xx, no usable `Location`, or the policy follows none); the target when the policy allows
+    /// hop number `hops + 1` (at most `limit` hops, no loop: `visited` are the URLs this chain
+    /// requested, `from` included once this returns). The target is then admitted as a URL
+    /// `from` handed on, so the address rule judges it in [`Gate::admit`]. The one place
+    /// redirects are decided, for every front end.
+    pub(crate) async fn next_hop(
+        &self,
+        (hops, limit): (usize, usize),
+        visited: &mut Vec<url::Url>,
+        from: &url::Url,
+        status: u16,
+        headers: &http::HeaderMap,
+    ) -> Result<Option<url::Url>, RobotsError> {
+        if !(300..400).contains(&status) || !self.redirects.follows() || limit == 0 {
+            return Ok(None);
+        }
+        let Some(target) = headers
+            .get(http::header::LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .and_then(|l| from.join(l.trim()).ok())
+        else {
+            return Ok(None);
+        };
+        visited.push(from.clone());
+        let refused = |reason| {
+            tracing::info!(%from, to = %target, %reason, "redirect not followed");
+            Err(RobotsError::RedirectRefused {
+                from: from.to_string(),
+                to: target.to_string(),
+                reason,
+            })
+        };
+        if visited.contains(&target) {
+            return refused(robots_fetch::RedirectRefusal::Loop {
+                url: target.to_string(),
+            });
+        }
+        if hops >= limit.min(self.redirects.max_hops()) {
+            return refused(robots_fetch::RedirectRefusal::TooManyHops {
+                limit: limit.min(self.redirects.max_hops()),
+            });
+        }
+        if let Err(reason) = self
+            .redirects
+            .check_resolved(hops, from, &target, self.resolver())
+            .await
+        {
+            return refused(reason);
+        }
+        Ok(Some(target))
     }
 }
 

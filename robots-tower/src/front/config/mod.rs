@@ -59,9 +59,11 @@ pub struct RobotsConfig<Target = ForLayer> {
     pub(crate) politeness: PolitenessConfig,
     /// The list `PolitenessKey::Domain` groups by.
     suffixes: PublicSuffixList,
-    /// Read by the middleware only (the layer leaves redirects to the stack).
-    #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
+    /// How redirects are followed (the middleware's pages, the sitemap expansion; the layer
+    /// leaves redirects to the stack).
     pub(crate) redirects: robots_fetch::RedirectPolicy,
+    /// The address rule for URLs a server handed on.
+    handed_rule: robots_fetch::HopRule,
     identity: IdentityHeaders,
     not_ready: WhenNotReady,
     mirror_info: bool,
@@ -125,6 +127,7 @@ impl<Target> RobotsConfig<Target> {
             politeness: PolitenessConfig::default(),
             suffixes: PublicSuffixList::default(),
             redirects: robots_fetch::RedirectPolicy::default(),
+            handed_rule: robots_fetch::HopRule::default(),
             identity: IdentityHeaders::IfMissing,
             not_ready: WhenNotReady::Wait,
             mirror_info: false,
@@ -473,6 +476,28 @@ impl<Target> RobotsConfig<Target> {
         self.cache_setting("robots_redirect_rule", |b| b.robots_redirect_rule(rule))
     }
 
+    /// The address rule for every URL a server hands the crawler ([`crate::HandedBy`]: a
+    /// redirect's `Location`, a `Sitemap:` line, a sitemap's entry or page, a link found in a
+    /// page). Default [`robots_fetch::HopRule::not_into_internal_addresses`]: nothing a public
+    /// host hands on leads into a loopback, private, link-local, shared or unspecified address,
+    /// judged on the address the connection would use, so a hostile server cannot point the
+    /// crawler into your network. URLs you give directly are never judged by it. A crawler of
+    /// an internal network by name may widen it (`HopRule::any()`, or a rule of its own).
+    ///
+    /// ```
+    /// use robots_tower::{HopRule, RobotsLayer};
+    /// let layer = RobotsLayer::builder("FooBot/1.0")
+    ///     .handed_url_rule(HopRule::from_fn("into *.corp.example", |_, to| {
+    ///         to.host_str().is_some_and(|h| h.ends_with(".corp.example"))
+    ///     }).or(HopRule::default()))
+    ///     .build();
+    /// # let _ = layer;
+    /// ```
+    pub fn handed_url_rule(mut self, rule: robots_fetch::HopRule) -> Self {
+        self.handed_rule = rule;
+        self
+    }
+
     /// Applies a setting to the cache built here, and records its name once: a shared cache
     /// ([`RobotsConfig::cache`]) ignores it, and says so.
     fn cache_setting(
@@ -513,6 +538,7 @@ impl<Target> RobotsConfig<Target> {
             self.pacing(),
             (self.politeness.key, self.suffixes.clone()),
             (self.identity, self.not_ready, self.mirror_info),
+            (self.redirects.clone(), self.handed_rule.clone()),
         ))
     }
 

@@ -133,6 +133,15 @@ impl Ledger {
             self.last_start = Some(now);
             return None;
         }
+        // The interval counts from the last start whatever the limiter knows: a limiter built
+        // anew for a new interval (robots.txt's Crawl-delay, learnt while several requests
+        // waited for it) starts empty, and would let the first of them through at once, right
+        // after robots.txt, and the next one too.
+        if let Some(last) = self.last_start
+            && now < later(last, interval)
+        {
+            return spacing(later(last, interval));
+        }
         let rebuild = self
             .limiter
             .as_ref()
@@ -140,13 +149,6 @@ impl Ledger {
         if rebuild {
             let quota = Quota::with_period(interval)?; // non-zero here
             let limiter = RateLimiter::direct_with_clock(quota, TokioClock);
-            // A new interval still counts from the last start.
-            if let Some(last) = self.last_start
-                && now < later(last, interval)
-            {
-                self.limiter = Some((interval, limiter));
-                return spacing(later(last, interval));
-            }
             self.limiter = Some((interval, limiter));
         }
         let (_, limiter) = self.limiter.as_ref()?;
