@@ -275,12 +275,12 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
     // still checked: the exit status is 2 at the end.
     let (urls, input_errors) = input::usable_urls(&args.urls, |url| {
         // Local mode is the conformance tool: every string is checked as Google's library
-        // checks it (the path from the first `/`, `?` or `;` after the authority), so only a
-        // string that is neither a URL nor a path is refused. A URL parser would refuse some
-        // that Google's library reads (`https://example.com:8443;folder`).
+        // checks it (the path from the first `/`, `?` or `;` after the authority, `/` when there
+        // is none), as robots_main does: Google answers every string (`xyz/foo.js` is
+        // `/foo.js`), so none is refused. A URL parser would refuse some that Google's library
+        // reads (`https://example.com:8443;folder`).
         if body.is_some() {
-            (!url.starts_with('/') && !url.contains("://") && !is_scheme_less(url))
-                .then(|| not_a_url(url))
+            None
         } else {
             // `check` alone can also read the rules from a file.
             url_to_fetch(url).err().map(|e| {

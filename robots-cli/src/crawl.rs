@@ -195,6 +195,9 @@ struct Summary {
     crawl_delay_too_long: usize,
     /// Not fetched: robots.txt could not be had (or the fleet's Redis, failing closed).
     unreachable: usize,
+    /// Not fetched: a server handed the URL on (a sitemap, a redirect), and it leads into an
+    /// internal address.
+    address_refused: usize,
     /// Not fetched: the request failed, or the string was not a URL.
     failed: usize,
     /// `max-pages` when `--max-pages` stopped the crawl with links left; otherwise `done`.
@@ -214,6 +217,7 @@ impl Summary {
             "disallowed" => self.disallowed += 1,
             "crawl-delay-too-long" => self.crawl_delay_too_long += 1,
             "unreachable" => self.unreachable += 1,
+            "address-refused" => self.address_refused += 1,
             _ => self.failed += 1,
         }
     }
@@ -233,8 +237,16 @@ impl Summary {
             "max-pages" => "stopped by --max-pages with links left",
             _ => "done",
         };
+        let address = if self.address_refused > 0 {
+            format!(
+                ", {} refused by the address rule (handed on into an internal address)",
+                self.address_refused
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "summary: {} fetched{statuses}, {} disallowed, {} refused for their Crawl-delay, {} unreachable, {} failed; {ended}",
+            "summary: {} fetched{statuses}, {} disallowed, {} refused for their Crawl-delay, {} unreachable{address}, {} failed; {ended}",
             self.fetched, self.disallowed, self.crawl_delay_too_long, self.unreachable, self.failed
         )
     }
@@ -310,6 +322,8 @@ enum NotQueued {
     Disallowed(robots_tower::Dropped),
     /// Refused (the frontier's budget, or closed).
     Refused(robots_tower::PushError),
+    /// Handed on by a server into an internal address (a sitemap's page): never queued.
+    Address(Url, RobotsError),
 }
 
 async fn crawl(
@@ -377,12 +391,14 @@ async fn crawl(
                     let _ = not_queued.send(NotQueued::Refused(error));
                 }
             }
+            let mut sitemaps_failed = 0;
             if let Some(sitemaps) = sitemaps {
-                sitemaps.seed(&frontier, &not_queued).await;
+                sitemaps_failed = sitemaps.seed(&frontier, &not_queued).await;
             }
             if !follow {
                 frontier.close();
             }
+            sitemaps_failed
         })
     };
     // Origins are paced by the middleware; this only bounds the work in flight.
@@ -436,9 +452,14 @@ async fn crawl(
         // its stdin line when it came from stdin.
         if not_a_url {
             input_errors += 1;
-            if let (Some(error), Some(at)) = (outcome.error.as_mut(), lines.get(&outcome.url)) {
-                *error = format!("{at}: {error}");
-            }
+        }
+        // An error about a line of stdin (not a URL, a scheme with no robots.txt such as
+        // `mailto:` or `javascript:`, a failed request) names its line.
+        if outcome.outcome == "error"
+            && let (Some(error), Some(at)) = (outcome.error.as_mut(), lines.get(&outcome.url))
+            && !error.starts_with(at.as_str())
+        {
+            *error = format!("{at}: {error}");
         }
         failed |= matches!(outcome.outcome, "unreachable" | "error");
         summary.count(&outcome);
@@ -462,6 +483,24 @@ async fn crawl(
                 }
             }
         }
+    }
+    // A sitemap that could not be read whole left pages out: the crawl did not do all it was
+    // asked (said on stderr as it happened).
+    // (Without --follow the seeding closed the frontier as it ended; with --follow and
+    // --max-pages reached it may still be expanding: it is stopped.)
+    let mut seeding = seeding;
+    let sitemaps_failed = match tokio::time::timeout(Duration::from_secs(1), &mut seeding).await {
+        Ok(ended) => ended.unwrap_or(1),
+        Err(_) => {
+            seeding.abort();
+            0
+        }
+    };
+    if sitemaps_failed > 0 {
+        crate::say(format_args!(
+            "{sitemaps_failed} sitemap(s) could not be read whole: their pages may be missing"
+        ));
+        failed = true;
     }
     // URLs still queued when --max-pages was reached count as links left too.
     cut_short |= args.follow && !frontier.is_empty();
@@ -495,12 +534,14 @@ struct SitemapSeeds {
 
 impl SitemapSeeds {
     /// Expands the sitemaps into the frontier, at most `max` pages; what cannot be expanded is
-    /// said on stderr (the crawl's lines are its pages').
+    /// said on stderr (the crawl's lines are its pages'), and counted: how many sitemaps failed.
+    /// A page the address rule refuses gets its line.
     async fn seed(
         self,
         frontier: &robots_tower::Frontier,
         not_queued: &tokio::sync::mpsc::UnboundedSender<NotQueued>,
-    ) {
+    ) -> usize {
+        let mut failed = 0;
         use robots_tower::SitemapEvent;
         let options = robots_tower::SitemapOptions::default().max_urls(usize::MAX);
         let mut expansion = self.hooks.sitemaps_of(self.sites, options);
@@ -517,6 +558,11 @@ impl SitemapSeeds {
                         }
                         (Some(_), None) => false,
                     };
+                    if let Err(error @ RobotsError::AddressRefused { .. }) = page.verdict {
+                        // Never fetched, and said: a server tried to lead the crawl inside.
+                        let _ = not_queued.send(NotQueued::Address(page.url, error));
+                        continue;
+                    }
                     // A disallowed page is never queued: the sitemap listed it, robots.txt
                     // forbids it.
                     if !recent || !page.allowed() {
@@ -528,6 +574,7 @@ impl SitemapSeeds {
                     }
                 }
                 SitemapEvent::Failed { sitemap, error } => {
+                    failed += 1;
                     crate::say(format_args!("sitemap {sitemap}: {error}"));
                 }
                 SitemapEvent::Limit { sitemap, limit } => {
@@ -539,6 +586,7 @@ impl SitemapSeeds {
                 _ => {}
             }
         }
+        failed
     }
 }
 
@@ -571,6 +619,7 @@ fn refused_line(
 ) -> Done {
     let (url, error) = match refused {
         NotQueued::Disallowed(dropped) => (dropped.url, dropped.error),
+        NotQueued::Address(url, error) => (url, error),
         NotQueued::Refused(error) => {
             let message = error.to_string();
             let url = error.into_url();
@@ -693,6 +742,11 @@ fn refusal(url: String, robots: &RobotsError, message: String) -> Outcome {
             Some(format!("robots.txt of {origin} unreachable: {cause}")),
         ),
         RobotsError::FleetUnavailable { .. } => outcome("unreachable", None, Some(message)),
+        RobotsError::AddressRefused { .. } => outcome("address-refused", None, Some(message)),
+        RobotsError::RedirectRefused {
+            reason: robots_fetch::RedirectRefusal::Rule { .. },
+            ..
+        } => outcome("address-refused", None, Some(message)),
         // Said with the tool's flag, not the library's setting.
         RobotsError::CrawlDelayTooLong {
             origin, asked, max, ..

@@ -51,6 +51,11 @@ pub struct SitemapsArgs {
     /// With --expand: seconds between two requests to one server, at least.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = crate::crawl::seconds, requires = "expand")]
     min_delay: f64,
+    /// With --expand: connect to ADDR for HOST:PORT instead of asking DNS (curl's syntax; ADDR
+    /// may be a comma-separated list). Applies to robots.txt, sitemaps and the address rule.
+    /// Repeatable.
+    #[arg(long = "resolve", value_name = "HOST:PORT:ADDR", requires = "expand")]
+    resolve: Vec<String>,
     /// URLs whose origins to ask; read from stdin, one per line, when none are given.
     #[arg(value_name = "URL")]
     urls: Vec<String>,
@@ -179,6 +184,8 @@ struct PageLine<'a> {
     lastmod: Option<&'a str>,
     sitemap: &'a str,
     allowed: bool,
+    /// Why it may not be fetched (robots.txt's rule, the address rule…), when it may not.
+    refused: Option<String>,
 }
 
 /// A sitemap that failed, or a limit reached, in `--expand --format json`.
@@ -218,7 +225,14 @@ fn expand(
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
     let seconds = std::time::Duration::from_secs_f64;
+    let mut resolver = robots_tower::Resolver::new();
+    for text in &args.resolve {
+        resolver = resolver
+            .with_override_text(text)
+            .map_err(|e| CliError::Usage(format!("--resolve: {e}")))?;
+    }
     let hooks = robots_tower::RobotsHooks::builder(&crawler.user_agent)
+        .resolver(resolver)
         .tokens(crawler.tokens.clone())
         .min_delay(seconds(args.min_delay))
         .max_delay(seconds(args.min_delay.max(30.0)))
@@ -252,9 +266,9 @@ fn expand(
         Format::Json => {
             output::json_line(&mut out, &serde_json::json!({ "summary": summary }))?;
         }
-        Format::Text => writeln!(
-            out,
-            "# summary: {} sitemaps fetched, {} failed; {} pages ({} disallowed), {} out of scope, {} skipped, {} limits reached",
+        // On stderr: text output is for pipes, its lines the pages.
+        Format::Text => crate::say(format_args!(
+            "summary: {} sitemaps fetched, {} failed; {} pages ({} disallowed), {} out of scope, {} skipped, {} limits reached",
             summary.sitemaps_fetched,
             summary.sitemaps_failed,
             summary.urls,
@@ -262,8 +276,7 @@ fn expand(
             summary.out_of_scope,
             summary.skipped,
             summary.over_limit
-        )
-        .map_err(CliError::Write)?,
+        )),
     }
     out.flush().map_err(CliError::Write)?;
     Ok(if input_errors > 0 {
@@ -275,8 +288,8 @@ fn expand(
     })
 }
 
-/// One event's line: a page (text: its URL; a disallowed one as a `#` line, with the rule), a
-/// sitemap that failed, a limit, a `Sitemap:` line crawlers ignore.
+/// One event's line: a page (text: its URL on stdout; a refused one on stderr, with why), a
+/// sitemap that failed, a limit, a `Sitemap:` line crawlers ignore (text: on stderr).
 fn say_event(
     out: &mut impl Write,
     format: Format,
@@ -293,11 +306,17 @@ fn say_event(
                         lastmod: page.lastmod.as_ref().map(|l| l.as_str()),
                         sitemap: page.sitemap.as_str(),
                         allowed: page.allowed(),
+                        refused: page.verdict.as_ref().err().map(ToString::to_string),
                     },
                 ),
+                // Text is for pipes: stdout has the pages to fetch, one a line; the others are
+                // said on stderr.
                 Format::Text => match &page.verdict {
                     Ok(_) => writeln!(out, "{}", page.url).map_err(CliError::Write),
-                    Err(refused) => writeln!(out, "# {refused}").map_err(CliError::Write),
+                    Err(refused) => {
+                        crate::say(format_args!("{}: {refused}", page.url));
+                        Ok(())
+                    }
                 },
             };
         }
@@ -319,6 +338,9 @@ fn say_event(
                 error,
             },
         ),
-        Format::Text => writeln!(out, "# {sitemap}: {error}").map_err(CliError::Write),
+        Format::Text => {
+            crate::say(format_args!("{sitemap}: {error}"));
+            Ok(())
+        }
     }
 }

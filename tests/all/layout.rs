@@ -476,3 +476,82 @@ fn no_path_include_crosses_a_package() {
     }
     assert!(crossing.is_empty(), "{crossing:#?}");
 }
+
+/// One way out (spec section 8, issue 53): every request the workspace sends leaves through a
+/// front end of robots-tower, which asks the gate (the address rule, robots.txt, the group's
+/// turn, identity, distress), or is a robots.txt fetch, whose client is the gate's paced one.
+/// A new path that sends a request itself (a sitemap fetcher following redirects on its own, a
+/// tool sending outside the middleware) breaks the promise: this fails until it goes through
+/// the gate, or is added here with the reason it is one of these.
+#[test]
+fn every_request_leaves_through_the_gate() {
+    // Where a request is handed to a transport, and why that place is the gate's.
+    let allowed: [(&str, &str); 7] = [
+        (
+            "robots-fetch/src/client.rs",
+            "the transports themselves (FetchClient for a tower service, reqwest)",
+        ),
+        (
+            "robots-fetch/src/fetch.rs",
+            "the robots.txt fetcher: its client is the gate's PacedFetch in every front end",
+        ),
+        (
+            "robots-tower/src/engine/gate/paced_fetch.rs",
+            "robots.txt requests, each after its turn",
+        ),
+        (
+            "robots-tower/src/front/layer.rs",
+            "the layer: after Gate::admit",
+        ),
+        (
+            "robots-tower/src/front/middleware.rs",
+            "the middleware: after Gate::admit, each hop from Gate::next_hop",
+        ),
+        (
+            "robots-tower/src/front/hooks.rs",
+            "the hooks' GET (sitemaps): after Gate::admit, each hop from Gate::next_hop",
+        ),
+        (
+            "robots-tower/src/front/status.rs",
+            "refusals as responses: wraps the layer, sends nothing of its own",
+        ),
+    ];
+    let sends = [
+        "client.send(",
+        "client().send(",
+        ".call(request",
+        ".oneshot(request",
+        ".run(request",
+        ".execute(request",
+        "reqwest::get(",
+    ];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut offenders = Vec::new();
+    for krate in CRATES {
+        let mut files = Vec::new();
+        rust_files(&root.join(krate), &mut files);
+        for file in files {
+            let relative = file
+                .strip_prefix(root)
+                .unwrap_or(&file)
+                .to_string_lossy()
+                .replace('\\', "/");
+            if allowed.iter().any(|(path, _)| *path == relative) {
+                continue;
+            }
+            let code = code_of(&std::fs::read_to_string(&file).unwrap());
+            for send in sends {
+                if code.contains(send) {
+                    offenders.push(format!("{relative}: `{send}`"));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "requests sent outside the gate's front ends: {offenders:?}"
+    );
+    for (path, _) in allowed {
+        assert!(root.join(path).exists(), "{path} is gone: update the list");
+    }
+}

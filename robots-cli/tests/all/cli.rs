@@ -431,11 +431,33 @@ fn the_cli_explains_itself() {
         all.extend_from_slice(args);
         robots(&all, stdin)
     };
-    // Local mode rejects only what is neither a URL nor a path; a string a URL parser refuses
-    // but Google's library reads (its path is `/`) gets Google's verdict.
+    // Local mode is the conformance tool: every string gets Google's verdict, by the path
+    // Google's library takes from it (robots_main answers them all), even one that is neither
+    // a URL nor a path (its path is `/`), or a URL parser refuses.
     let out = check(&["--robots", "-", "--agent", "FooBot", "not a url"], body);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not a url"));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("allowed"));
+    // Strings from other projects' suites that Google's library answers by its own path rule
+    // (issue 53, point 8): a host without a dot, and punctuation before the first `;`.
+    let rules = b"User-agent: *\nDisallow: /foo.js\nDisallow: /a/\nDisallow: /;;\n";
+    for (string, path_rule) in [
+        ("xyz/foo.js", "Disallow: /foo.js"),
+        ("bob/a/home.html", "Disallow: /a/"),
+        (":::::;;`\\|/.example.com/test/", "Disallow: /;;"),
+    ] {
+        let out = check(&["--robots", "-", "--agent", "FooBot", string], rules);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{string}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.starts_with("DISALLOWED") && stdout.contains(path_rule),
+            "{string}: {stdout}"
+        );
+    }
     let out = check(&["--robots", "-", "--agent", "FooBot", "http://[::1"], body);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("allowed"));
@@ -951,7 +973,8 @@ fn the_readme_check_json_example_is_what_check_prints() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), example);
 }
 
-/// A bad line on stdin is said with its line number, and every other line still gets its
+/// Every line on stdin gets its verdict in local mode (Google's, for any string); where URLs
+/// are fetched, a bad line is said with its line number, and every other line still gets its
 /// verdict; the exit status is 2 at the end (issue 36, point 4).
 #[test]
 fn a_bad_input_line_is_named_and_the_others_still_checked() {
@@ -966,19 +989,16 @@ fn a_bad_input_line_is_named_and_the_others_still_checked() {
         ],
         b"https://e.com/a\nnot a url\n\n/private/x\n",
     );
-    assert_eq!(out.status.code(), Some(2));
+    // (The conformance tool answers every string: `not a url` is the path `/`.)
+    assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         stdout.lines().collect::<Vec<_>>(),
         [
             "allowed     https://e.com/a  (no rule matched)",
+            "allowed     not a url  (no rule matched)",
             "DISALLOWED  /private/x  (line 2: Disallow: /private)",
         ]
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("robots: stdin line 2: `not a url` is neither a URL"),
-        "{stderr}"
     );
     // The same when fetching: the good URL is checked, the path is named as the input error.
     let out = robots(

@@ -1,5 +1,6 @@
 //! The `robots` tool's integration tests (the binary on the wire), in one binary.
 
+mod address_rule;
 mod cli;
 mod cli_messages;
 mod cli_network;

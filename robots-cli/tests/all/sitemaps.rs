@@ -26,7 +26,7 @@ async fn asked(server: &MockServer, at: &str) -> usize {
     requests.iter().filter(|r| r.url.path() == at).count()
 }
 
-async fn run(args: Vec<String>) -> std::process::Output {
+pub(crate) async fn run(args: Vec<String>) -> std::process::Output {
     tokio::task::spawn_blocking(move || {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         crate::cli::robots(&args, b"")
@@ -35,7 +35,7 @@ async fn run(args: Vec<String>) -> std::process::Output {
     .unwrap()
 }
 
-fn json_lines(out: &std::process::Output) -> Vec<Value> {
+pub(crate) fn json_lines(out: &std::process::Output) -> Vec<Value> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
