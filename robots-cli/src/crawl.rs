@@ -574,7 +574,17 @@ impl SitemapSeeds {
                     }
                 }
                 SitemapEvent::Failed { sitemap, error } => {
-                    failed += 1;
+                    // A sitemap robots.txt forbids was not to be read: the crawler did its
+                    // part. Any other failure left pages out.
+                    let forbidden = matches!(
+                        &error,
+                        robots_tower::SitemapFailure::Refused(
+                            RobotsError::Disallowed { .. } | RobotsError::DisallowedFor { .. }
+                        )
+                    );
+                    if !forbidden {
+                        failed += 1;
+                    }
                     crate::say(format_args!("sitemap {sitemap}: {error}"));
                 }
                 SitemapEvent::Limit { sitemap, limit } => {

@@ -857,20 +857,17 @@ fn check_agrees_with_google_on_generated_url_strings() {
 
 #[test]
 fn check_refuses_only_strings_that_are_neither_urls_nor_paths() {
-    for (input, shown) in [
-        ("not a url", "`not a url`"),
-        ("", "``"),
-        ("help", "`help`"),
-        ("mailto:a@b.example", "`mailto:a@b.example`"),
-    ] {
+    // With --robots, the conformance tool refuses none: Google's library answers every string
+    // by the path it takes from it (`/` when there is none), and so does robots_main.
+    for input in ["not a url", "", "help", "mailto:a@b.example"] {
         let out = robots(
             &["check", "--robots", "-", "--agent", "x", "--", "/a", input],
             BODY,
         );
         // stdin is the file here, so the URLs come from the arguments.
-        assert_eq!(out.status.code(), Some(2), "{input:?}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(shown) && stderr.contains("://"), "{stderr}");
+        assert_ne!(out.status.code(), Some(2), "{input:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(stdout.lines().count(), 2, "{input:?}: {stdout}");
     }
     let accepted = robots(
         &[

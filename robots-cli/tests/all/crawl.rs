@@ -159,6 +159,7 @@ async fn json_lines_follow_the_contract() {
             "disallowed": 2,
             "crawl_delay_too_long": 0,
             "unreachable": 0,
+            "address_refused": 0,
             "failed": 1,
             "ended": "done",
         })

@@ -378,7 +378,7 @@ async fn a_redirect_to_a_name_resolving_to_an_internal_address_is_refused() {
     let out = crawl_async(args(&options, &[go.clone(), hop.clone()])).await;
     let lines = json_lines(&out);
     let refused = by_url(&lines, &go);
-    assert_eq!(refused["outcome"], "error", "{refused}");
+    assert_eq!(refused["outcome"], "address-refused", "{refused}");
     assert!(error_of(refused).contains("internal.example"), "{refused}");
     // A hop within the host is followed.
     assert_eq!(by_url(&lines, &hop)["status"], 200);

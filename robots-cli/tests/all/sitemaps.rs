@@ -108,10 +108,10 @@ async fn expand_lists_every_page_with_its_sitemap_lastmod_and_verdict() {
     assert_eq!(
         pages,
         [
-            &json!({"url": format!("{base}/new"), "lastmod": "2024-06-01", "sitemap": format!("{base}/a.xml"), "allowed": true}),
-            &json!({"url": format!("{base}/private/p"), "lastmod": "2024-07-01", "sitemap": format!("{base}/a.xml"), "allowed": false}),
-            &json!({"url": format!("{base}/old"), "lastmod": "2023-01-01", "sitemap": format!("{base}/b.xml.gz"), "allowed": true}),
-            &json!({"url": format!("{base}/undated"), "lastmod": null, "sitemap": format!("{base}/b.xml.gz"), "allowed": true}),
+            &json!({"url": format!("{base}/new"), "lastmod": "2024-06-01", "sitemap": format!("{base}/a.xml"), "allowed": true, "refused": null}),
+            &json!({"url": format!("{base}/private/p"), "lastmod": "2024-07-01", "sitemap": format!("{base}/a.xml"), "allowed": false, "refused": format!("{base}/private/p is disallowed by robots.txt (line 2: Disallow: /private)")}),
+            &json!({"url": format!("{base}/old"), "lastmod": "2023-01-01", "sitemap": format!("{base}/b.xml.gz"), "allowed": true, "refused": null}),
+            &json!({"url": format!("{base}/undated"), "lastmod": null, "sitemap": format!("{base}/b.xml.gz"), "allowed": true, "refused": null}),
         ]
     );
     let failed: Vec<&Value> = lines.iter().filter(|l| l.get("error").is_some()).collect();
@@ -136,7 +136,8 @@ async fn expand_lists_every_page_with_its_sitemap_lastmod_and_verdict() {
         assert_eq!(asked(&server, at).await, 0, "{at}");
     }
 
-    // In text: the allowed pages one a line, the rest as `#` lines.
+    // In text, stdout is for pipes: the allowed pages one a line and nothing else (`| wc -l`
+    // counts pages); refusals, limits and the summary on stderr.
     let out = run(args(
         &[
             "sitemaps",
@@ -152,16 +153,19 @@ async fn expand_lists_every_page_with_its_sitemap_lastmod_and_verdict() {
     ))
     .await;
     let text = String::from_utf8_lossy(&out.stdout);
-    let plain: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
-    assert_eq!(plain, [format!("{base}/new")]);
+    assert_eq!(text.lines().collect::<Vec<_>>(), [format!("{base}/new")]);
+    let said = String::from_utf8_lossy(&out.stderr);
     assert!(
-        text.contains(&format!("# {base}/private/p is disallowed by robots.txt")),
-        "{text}"
+        said.contains(&format!("{base}/private/p is disallowed by robots.txt")),
+        "{said}"
     );
-    assert!(text.contains("2 pages kept: the expansion stops"), "{text}");
+    assert!(said.contains("2 pages kept: the expansion stops"), "{said}");
     assert!(
-        text.lines().last().unwrap().starts_with("# summary: "),
-        "{text}"
+        said.lines()
+            .last()
+            .unwrap()
+            .starts_with("robots: summary: "),
+        "{said}"
     );
 }
 

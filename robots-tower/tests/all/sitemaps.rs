@@ -334,6 +334,13 @@ async fn broken_xml_keeps_what_came_before_and_the_others_go_on() {
 
 #[tokio::test(start_paused = true)]
 async fn a_redirect_loop_ends_after_five_hops_each_checked() {
+    let chain = |n: usize| {
+        Reply(
+            302,
+            vec![("location", format!("/chain{}.xml", n + 1))],
+            vec![],
+        )
+    };
     let site = Site::new([
         ("/robots.txt", ok("User-agent: *\nDisallow: /private\n")),
         (
@@ -348,22 +355,58 @@ async fn a_redirect_loop_ends_after_five_hops_each_checked() {
             "/hop.xml",
             Reply(301, vec![("location", "/private/x.xml".into())], vec![]),
         ),
+        ("/chain0.xml", chain(0)),
+        ("/chain1.xml", chain(1)),
+        ("/chain2.xml", chain(2)),
+        ("/chain3.xml", chain(3)),
+        ("/chain4.xml", chain(4)),
+        ("/chain5.xml", chain(5)),
+        ("/chain6.xml", chain(6)),
     ]);
     let hooks = hooks(&site, Duration::ZERO);
-    let urls =
-        ["http://s.example/loop.xml", "http://s.example/hop.xml"].map(|u| u.parse().unwrap());
+    let urls = [
+        "http://s.example/loop.xml",
+        "http://s.example/hop.xml",
+        "http://s.example/chain0.xml",
+    ]
+    .map(|u| u.parse().unwrap());
     let (events, _) = expand(hooks.expand_sitemaps(urls, SitemapOptions::default())).await;
-    assert!(matches!(
-        &events[0],
-        SitemapEvent::Failed {
-            error: SitemapFailure::TooManyRedirects,
-            ..
-        }
-    ));
+    // A loop ends where it comes back (the gate's redirect rule, as for pages), each URL asked
+    // once.
+    assert!(
+        matches!(
+            &events[0],
+            SitemapEvent::Failed {
+                error: SitemapFailure::Refused(RobotsError::RedirectRefused {
+                    reason: robots_fetch::RedirectRefusal::Loop { .. },
+                    ..
+                }),
+                ..
+            }
+        ),
+        "{:?}",
+        events[0]
+    );
     assert_eq!(
         site.requests("/loop.xml").len() + site.requests("/loop2.xml").len(),
-        6
+        2
     );
+    // A chain ends after 5 hops: 6 requests, the 7th URL never asked.
+    assert!(
+        matches!(
+            &events[2],
+            SitemapEvent::Failed {
+                error: SitemapFailure::TooManyRedirects,
+                ..
+            }
+        ),
+        "{:?}",
+        events[2]
+    );
+    let chain_asked: usize = (0..=6)
+        .map(|n| site.requests(&format!("/chain{n}.xml")).len())
+        .sum();
+    assert_eq!(chain_asked, 6);
     // A hop into a disallowed path is refused before it is sent.
     assert!(matches!(
         &events[1],
