@@ -343,3 +343,144 @@ async fn a_sitemap_read_while_its_robots_txt_expires_loses_no_page() {
     // The broken sitemap could not be read whole: exit 1.
     assert_eq!(out.status.code(), Some(1), "{stderr}");
 }
+
+/// A public site that hands on internal URLs in the three other places a server can: the
+/// entries of a sitemap index, the pages of a sitemap, and the links of a page that
+/// `crawl --follow` reads. 0 requests reach the internal servers; each index entry and each
+/// sitemap page on an internal address is reported refused by the address rule (links lead
+/// off the site, and
+/// `--follow` follows a page's links on its own origin only, which the address rule allows by
+/// construction: it judges the host the page was already fetched from).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn index_entries_sitemap_pages_and_links_into_internal_addresses_are_not_requested() {
+    let inside = internal("127.0.0.2:0").await;
+    let inside_v6 = match std::net::TcpListener::bind("[::1]:0") {
+        Ok(probe) => {
+            drop(probe);
+            Some(internal("[::1]:0").await)
+        }
+        Err(_) => None,
+    };
+    let targets = spellings(inside.port(), inside_v6.as_ref().map(Site::port));
+    let (entries, pages, links) = {
+        let entries: String = targets
+            .iter()
+            .map(|url| format!("<sitemap><loc>{url}</loc></sitemap>"))
+            .collect();
+        let pages: String = targets
+            .iter()
+            .map(|url| format!("<url><loc>{}</loc></url>", url.replace("/s.xml", "/secret")))
+            .collect();
+        let links: String = targets
+            .iter()
+            .map(|url| format!("<a href=\"{}\">x</a>", url.replace("/s.xml", "/secret")))
+            .collect();
+        (entries, pages, links)
+    };
+    let own_port = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
+    let port_seen = own_port.clone();
+    let public = Site::start(move |target, _| match target {
+        "/robots.txt" => {
+            let own = format!("http://{PUBLIC}:{}", port_seen.get().copied().unwrap_or(0));
+            Answer::ok(format!(
+                "User-agent: *\nAllow: /\nSitemap: {own}/index.xml\nSitemap: {own}/pages.xml\n"
+            ))
+        }
+        "/index.xml" => Answer::ok(format!("<sitemapindex>{entries}</sitemapindex>")),
+        "/pages.xml" => Answer::ok(format!("<urlset>{pages}</urlset>")),
+        _ => Answer {
+            headers: vec!["Content-Type: text/html".into()],
+            ..Answer::ok(format!("<html><body>{links}</body></html>"))
+        },
+    })
+    .await;
+    let _ = own_port.set(public.port());
+    let resolve = vec![
+        "--resolve".to_string(),
+        format!("{PUBLIC}:{}:127.0.0.1", public.port()),
+        "--resolve".into(),
+        format!("{REBOUND}:{}:127.0.0.2", inside.port()),
+    ];
+    let internal_requests =
+        || inside.seen().len() + inside_v6.as_ref().map_or(0, |s| s.seen().len());
+
+    // sitemaps --expand: every entry and every page refused, by name.
+    let mut args = strings(&[
+        "sitemaps",
+        "--expand",
+        "--min-delay",
+        "0",
+        "--timeout",
+        "5",
+        "--format",
+        "json",
+    ]);
+    args.extend(resolve.clone());
+    args.push(public.url_as(PUBLIC, "/"));
+    let out = run(args).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(internal_requests(), 0, "{stderr}");
+    let lines = json_lines(&out);
+    // Off the index's scope, so never fetched; the name that only resolves inside is judged
+    // by its text there (no lookup for a URL that goes no further): off scope, counted.
+    let summary = lines.iter().find(|l| l["summary"].is_object()).unwrap();
+    assert_eq!(summary["summary"]["out_of_scope"], 2, "{lines:?}");
+    for target in targets.iter().filter(|t| !t.contains(REBOUND)) {
+        let entry = url::Url::parse(target).unwrap();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l["sitemap"].as_str() == Some(entry.as_str())
+                    && l["error"]
+                        .as_str()
+                        .is_some_and(|e| e.contains("address rule"))),
+            "the index entry {entry} is not reported: {lines:?}"
+        );
+        let page = url::Url::parse(&target.replace("/s.xml", "/secret")).unwrap();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l["url"].as_str() == Some(page.as_str())
+                    && l["allowed"] == Value::Bool(false)
+                    && l["refused"]
+                        .as_str()
+                        .is_some_and(|e| e.contains("address rule"))),
+            "the sitemap page {page} is not reported refused: {lines:?}"
+        );
+    }
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+
+    // crawl --sitemaps --follow: the pages are address-refused, the links not followed.
+    let mut args = strings(&[
+        "crawl",
+        "--agent",
+        "FooBot",
+        "--min-delay",
+        "0",
+        "--timeout",
+        "5",
+        "--format",
+        "json",
+        "--follow",
+        "--max-pages",
+        "10",
+        "--sitemaps",
+    ]);
+    args.push(public.url_as(PUBLIC, "/"));
+    args.extend(resolve);
+    args.push(public.url_as(PUBLIC, "/start"));
+    let out = run(args).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(internal_requests(), 0, "{stderr}");
+    assert_eq!(public.count("/start"), 1, "{stderr}");
+    let lines = json_lines(&out);
+    let refused = lines
+        .iter()
+        .filter(|l| l["outcome"].as_str() == Some("address-refused"))
+        .count();
+    assert_eq!(refused, targets.len() - 1, "{lines:?} {stderr}");
+    assert!(
+        stderr.matches("address rule refuses it").count() >= targets.len() - 1,
+        "{stderr}"
+    );
+}

@@ -268,6 +268,12 @@ impl<C: FetchClient> RobotsHooks<C> {
             .await
     }
 
+    /// The address rule on the text of a URL `by` handed on that goes no further (see
+    /// `Gate::refuses_by_text`).
+    pub(crate) fn address_refusal_by_text(&self, url: &Url, by: &Url) -> Option<RobotsError> {
+        self.gate.refuses_by_text(by, url)
+    }
+
     /// [`RobotsHooks::check_handed`], judged by one of `copies` (robots.txt copies had
     /// earlier) when the URL's origin is theirs, whatever their age: a sitemap's pages are
     /// judged so while its body holds the group's place, which a refresh would wait for.

@@ -470,22 +470,28 @@ where
         }
     }
 
-    /// Whether the sitemap being read may list `url` (counted when it may not).
-    fn in_scope(&mut self, url: &Url) -> bool {
+    /// Whether the sitemap being read may list `url`: `Ok(true)` when it may; `Ok(false)` when
+    /// it is off the sitemap's scope (counted); a refusal when it is off its scope on an
+    /// internal address a public sitemap may not lead to (the address rule, first of all rules,
+    /// reported for each such URL; judged on its text, as it goes no further).
+    fn in_scope(&mut self, url: &Url) -> Result<bool, RobotsError> {
         let Some(reading) = &self.reading else {
-            return false;
+            return Ok(false);
         };
         let sitemap = &reading.sitemap;
-        let kept = scope::in_scope(
+        if scope::in_scope(
             self.options.scope,
             &sitemap.url,
             sitemap.named_by.as_ref(),
             url,
-        );
-        if !kept {
-            self.summary.out_of_scope += 1;
+        ) {
+            return Ok(true);
         }
-        kept
+        if let Some(refused) = self.hooks.address_refusal_by_text(url, &sitemap.url) {
+            return Err(refused);
+        }
+        self.summary.out_of_scope += 1;
+        Ok(false)
     }
 
     /// The next item of the sitemap being read, as an event (or nothing to say yet).
@@ -519,8 +525,16 @@ where
                 None
             }
             Some(Ok(Item::Sitemap(listed))) => {
-                if !self.in_scope(&listed.url) {
-                    return None;
+                match self.in_scope(&listed.url) {
+                    Ok(true) => {}
+                    Ok(false) => return None,
+                    Err(refused) => {
+                        self.summary.sitemaps_failed += 1;
+                        return Some(SitemapEvent::Failed {
+                            sitemap: listed.url,
+                            error: SitemapFailure::Refused(refused),
+                        });
+                    }
                 }
                 let sitemap = &self.reading.as_ref()?.sitemap;
                 let depth = sitemap.depth + 1;
@@ -537,9 +551,11 @@ where
                 None
             }
             Some(Ok(Item::Page(page))) => {
-                if !self.in_scope(&page.url) {
-                    return None;
-                }
+                let refused = match self.in_scope(&page.url) {
+                    Ok(true) => None,
+                    Ok(false) => return None,
+                    Err(refused) => Some(refused),
+                };
                 let sitemap = &self.reading.as_ref()?.sitemap;
                 if self.summary.urls_kept >= self.options.max_urls {
                     self.summary.over_limit += 1;
@@ -553,10 +569,14 @@ where
                 let sitemap = sitemap.url.clone();
                 self.summary.urls_kept += 1;
                 let copies = &self.reading.as_ref()?.copies;
-                let verdict = self
-                    .hooks
-                    .check_handed_by_copy(&page.url, &sitemap, copies)
-                    .await;
+                let verdict = match refused {
+                    Some(refused) => Err(refused),
+                    None => {
+                        self.hooks
+                            .check_handed_by_copy(&page.url, &sitemap, copies)
+                            .await
+                    }
+                };
                 if verdict.is_err() {
                     self.summary.disallowed += 1;
                 }

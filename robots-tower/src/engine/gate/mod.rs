@@ -583,6 +583,22 @@ impl Gate {
         })
     }
 
+    /// The address rule judged on the text of `to` alone (no lookup): a refusal when `from`
+    /// handed on a URL whose host is itself an internal address. For URLs that go no further
+    /// (a sitemap's entry off its scope), so that one refused for its address is reported as
+    /// such, without a name lookup for each.
+    pub(crate) fn refuses_by_text(&self, from: &url::Url, to: &url::Url) -> Option<RobotsError> {
+        if self.handed_rule.allows(from, to) {
+            return None;
+        }
+        crate::telemetry::decided("address-refused");
+        Some(RobotsError::AddressRefused {
+            url: to.to_string(),
+            from: from.to_string(),
+            rule: self.handed_rule.to_string(),
+        })
+    }
+
     /// Where a response sends the request next: `None` when it is no redirect to follow (not a
     /// 3xx, no usable `Location`, or the policy follows none); the target when the policy allows
     /// hop number `hops + 1` (at most `limit` hops, no loop: `visited` are the URLs this chain
