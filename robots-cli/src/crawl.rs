@@ -546,6 +546,11 @@ impl SitemapSeeds {
         let options = robots_tower::SitemapOptions::default().max_urls(usize::MAX);
         let mut expansion = self.hooks.sitemaps_of(self.sites, options);
         let mut seeded = 0;
+        // Each page once, however often and in whatever spelling it is listed: its URL is
+        // normalised (scheme and host in lower case, default port and dot segments gone) when
+        // parsed, and its fragment is dropped; kept as a 64-bit hash (16 bytes a page, where
+        // the text would take a hundred).
+        let mut listed = HashSet::new();
         while seeded < self.max
             && let Some(event) = expansion.next().await
         {
@@ -568,8 +573,13 @@ impl SitemapSeeds {
                     if !recent || !page.allowed() {
                         continue;
                     }
+                    let mut url = page.url;
+                    url.set_fragment(None);
+                    if !listed.insert(page_hash(&url)) {
+                        continue;
+                    }
                     seeded += 1;
-                    if let Err(error) = frontier.push(page.url).await {
+                    if let Err(error) = frontier.push(url).await {
                         let _ = not_queued.send(NotQueued::Refused(error));
                     }
                 }
@@ -847,6 +857,17 @@ async fn fetch(
     // The body is done (read, or dropped with its response): the job ends now.
     drop(job);
     done
+}
+
+/// A page URL's 64-bit hash, for de-duplication (collisions: one in about 2^64 per pair).
+fn page_hash(url: &Url) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    // Fixed keys: the same URL hashes the same for the whole run.
+    let mut hasher =
+        std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+            .build_hasher();
+    hasher.write(url.as_str().as_bytes());
+    hasher.finish()
 }
 
 async fn read_limited(mut response: reqwest::Response, limit: usize) -> Vec<u8> {

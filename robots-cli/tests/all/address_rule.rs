@@ -484,3 +484,53 @@ async fn index_entries_sitemap_pages_and_links_into_internal_addresses_are_not_r
         "{stderr}"
     );
 }
+
+/// Issue 54, point 9: a page a sitemap lists 36 times, in as many spellings (a fragment, the
+/// scheme and host in capitals, the default port, a dot segment), is fetched once by
+/// `crawl --sitemaps`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_listed_36_times_is_fetched_once() {
+    let base = std::sync::Arc::new(std::sync::OnceLock::<(String, u16)>::new());
+    let seen = base.clone();
+    let site = Site::start(move |target, _| {
+        let (base, port) = seen.get().cloned().unwrap_or_default();
+        match target {
+            "/robots.txt" => {
+                Answer::ok(format!("User-agent: *\nAllow: /\nSitemap: {base}/s.xml\n"))
+            }
+            "/s.xml" => {
+                let spellings = [
+                    format!("{base}/dup"),
+                    format!("{base}/dup#frag"),
+                    format!("HTTP://127.0.0.1:{port}/dup"),
+                    format!("http://127.0.0.1:{port}/x/../dup"),
+                ];
+                let locs: String = (0..36)
+                    .map(|n| format!("<url><loc>{}</loc></url>", spellings[n % 4]))
+                    .collect();
+                Answer::ok(format!(
+                    "<urlset>{locs}<url><loc>{base}/other</loc></url></urlset>"
+                ))
+            }
+            _ => Answer::ok("page"),
+        }
+    })
+    .await;
+    let _ = base.set((site.base.clone(), site.port()));
+    let out = run(strings(&[
+        "crawl",
+        "--agent",
+        "FooBot",
+        "--min-delay",
+        "0",
+        "--format",
+        "json",
+        "--sitemaps",
+        &site.url("/"),
+    ]))
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(site.count("/dup"), 1, "{stderr}");
+    assert_eq!(site.count("/other"), 1, "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
