@@ -133,6 +133,7 @@ fn every_readme_snippet_builds_outside_the_checkout_with_its_dependency_lines() 
     std::fs::copy(root.join("Cargo.lock"), project.join("Cargo.lock")).unwrap();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let target = root.join("target/readme-snippets");
+    let mut crawl_programs = 0;
     for snippet in &snippets {
         let package = format!("snippet-{}", snippet.name);
         let build = Command::new(&cargo)
@@ -148,6 +149,10 @@ fn every_readme_snippet_builds_outside_the_checkout_with_its_dependency_lines() 
             snippet.dependencies,
             String::from_utf8_lossy(&build.stderr)
         );
+        if snippet.code.contains("frontier\n        .run(") {
+            crawl_program_crawls_local_sites(&target.join("debug").join(&package));
+            crawl_programs += 1;
+        }
         if snippet.runs {
             let run = Command::new(target.join("debug").join(&package))
                 .output()
@@ -160,5 +165,77 @@ fn every_readme_snippet_builds_outside_the_checkout_with_its_dependency_lines() 
             );
         }
     }
+    assert_eq!(
+        crawl_programs, 1,
+        "the README's crawl program (Frontier::run) was not found"
+    );
     let _ = std::fs::remove_dir_all(&project);
+}
+
+/// The README's crawl program (`Frontier::run`), run as a user runs it: three local sites whose
+/// pages link to each other and to pages robots.txt forbids, start URLs on stdin. It ends by
+/// itself, sends nothing forbidden, and its summary counts what the servers saw.
+fn crawl_program_crawls_local_sites(program: &Path) {
+    use std::io::Write;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let sites: Vec<crate::site::Site> = runtime.block_on(async {
+        let mut sites = Vec::new();
+        for _ in 0..3 {
+            sites.push(
+                crate::site::Site::start(|target, _| match target {
+                    "/robots.txt" => crate::site::Answer::ok("User-agent: *\nDisallow: /private\n"),
+                    "/" => crate::site::Answer::ok(
+                        "<a href=\"/a\">a</a> <a href=\"b\">b</a> <a href=\"/private/x\">x</a> <a href=\"https://elsewhere.example/\">out</a>",
+                    ),
+                    "/a" => crate::site::Answer::ok("<a href=\"/\">home</a> <a href=\"/c#top\">c</a>"),
+                    _ => crate::site::Answer::ok("<a href=\"/a\">a</a>"),
+                })
+                .await,
+            );
+        }
+        sites
+    });
+    let mut child = Command::new(program)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the crawl program starts");
+    let starts: String = sites.iter().map(|s| format!("{}\n", s.url("/"))).collect();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(starts.as_bytes())
+        .unwrap();
+    // It ends by itself (wait_with_output would wait for ever if it did not: bounded here).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the README's crawl did not end by itself"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pages: usize = sites.iter().map(|s| s.pages().len()).sum();
+    // /, /a, /b, /c on each site; /private/x never sent, elsewhere.example not followed.
+    assert_eq!(pages, 12, "{stdout}");
+    assert!(sites.iter().all(|s| s.count("/private/x") == 0));
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with(&format!(
+                "{pages} fetched, 3 disallowed, 0 refused, 0 failed"
+            ))),
+        "{stdout}"
+    );
+    drop(runtime);
 }

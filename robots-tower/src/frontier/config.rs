@@ -25,6 +25,8 @@ pub struct FrontierConfig {
     pub(crate) max_per_group: usize,
     pub(crate) dedup: Dedup,
     pub(crate) on_disallowed: Option<Arc<dyn Fn(Dropped) + Send + Sync>>,
+    pub(crate) job_overdraft: usize,
+    pub(crate) max_retries: u32,
 }
 
 impl std::fmt::Debug for FrontierConfig {
@@ -34,19 +36,24 @@ impl std::fmt::Debug for FrontierConfig {
             .field("max_per_group", &self.max_per_group)
             .field("dedup", &self.dedup)
             .field("on_disallowed", &self.on_disallowed.is_some())
+            .field("job_overdraft", &self.job_overdraft)
+            .field("max_retries", &self.max_retries)
             .finish()
     }
 }
 
 impl Default for FrontierConfig {
     /// 64 MiB of queued URLs (about 600,000 URLs of 60 bytes), no cap per group, no
-    /// de-duplication, dropped URLs only logged.
+    /// de-duplication, dropped URLs only logged, 64 KiB of overdraft per job for the links it
+    /// finds, 3 retries per URL.
     fn default() -> FrontierConfig {
         FrontierConfig {
             max_bytes: 64 << 20,
             max_per_group: usize::MAX,
             dedup: Dedup::Off,
             on_disallowed: None,
+            job_overdraft: 64 << 10,
+            max_retries: 3,
         }
     }
 }
@@ -70,6 +77,26 @@ impl FrontierConfig {
     /// Whether a URL pushed before is dropped (see [`Dedup`]).
     pub fn dedup(mut self, dedup: Dedup) -> Self {
         self.dedup = dedup;
+        self
+    }
+
+    /// How far past [`FrontierConfig::max_bytes`] the links a job finds may go, in bytes per
+    /// job in progress ([`crate::Job::push`], and the links [`crate::Frontier::run`]'s handler
+    /// returns). A job's links never wait for room: waiting would deadlock, as room is made
+    /// only by handing URLs out, which the job's own place may be holding up. Past the
+    /// overdraft a link is refused ([`PushError::Full`]) and counted
+    /// ([`crate::FrontierStats::over_budget`]). Pushes from outside a job still wait within
+    /// the budget, so it bounds what a crawl holds to `max_bytes + overdraft × jobs`.
+    pub fn job_overdraft(mut self, bytes: usize) -> Self {
+        self.job_overdraft = bytes;
+        self
+    }
+
+    /// How many times one URL is retried ([`crate::Job::retry_after`], and a
+    /// `RobotsUnreachable` refusal under [`crate::Frontier::run`]) before it is given up
+    /// ([`crate::FrontierStats::gave_up`]). 3 by default.
+    pub fn max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
         self
     }
 
@@ -160,11 +187,14 @@ pub enum PushError {
         max: usize,
     },
     /// The URL alone is larger than the whole byte budget.
-    #[error("{url} takes {bytes} bytes, more than the frontier's whole budget of {max_bytes}")]
+    #[error(
+        "{url} needs {bytes} bytes of an empty frontier (its text, its queue's bookkeeping and the frontier's fixed part), more than the whole budget of {max_bytes}"
+    )]
     TooLarge {
         /// The URL.
         url: Box<Url>,
-        /// What it would take.
+        /// What it would take in an empty frontier: its text and slot, its group's and priority
+        /// band's bookkeeping, and the queue's fixed part ([`crate::Frontier::bytes`]).
         bytes: usize,
         /// The budget.
         max_bytes: usize,
@@ -201,4 +231,46 @@ impl PushError {
             | PushError::NotHttp { url, .. } => *url,
         }
     }
+}
+
+/// What a [`crate::Frontier::run`] handler did with its job.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Visit {
+    /// The response reached the worker (whatever its status); the links it found, queued as
+    /// the job's links ([`crate::Job::push`]: within the overdraft, through scope and
+    /// de-duplication).
+    Fetched(Vec<Url>),
+    /// The front end refused it: [`RobotsError::Disallowed`] counts as disallowed,
+    /// [`RobotsError::RobotsUnreachable`] is retried after its `retry_after` (at most
+    /// [`FrontierConfig::max_retries`] times), anything else counts as refused.
+    Refused(RobotsError),
+    /// Put back, to be handed out again after this long (a 503, a network error), at most
+    /// [`FrontierConfig::max_retries`] times.
+    Retry(std::time::Duration),
+    /// It failed otherwise, not to be retried.
+    Failed,
+}
+
+impl From<Result<Vec<Url>, RobotsError>> for Visit {
+    /// `Ok(links)` is [`Visit::Fetched`], an error [`Visit::Refused`].
+    fn from(result: Result<Vec<Url>, RobotsError>) -> Visit {
+        match result {
+            Ok(links) => Visit::Fetched(links),
+            Err(error) => Visit::Refused(error),
+        }
+    }
+}
+
+/// What became of a URL given back with [`crate::Job::retry_after`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Retried {
+    /// It will be handed out again once its time comes; this is its `attempt`-th retry.
+    Scheduled {
+        /// 1 for the first retry.
+        attempt: u32,
+    },
+    /// It was retried [`FrontierConfig::max_retries`] times already: given up, counted.
+    GaveUp,
 }

@@ -10,6 +10,8 @@ mod queues;
 #[cfg(test)]
 mod tests;
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,9 +21,9 @@ use tokio::time::Instant;
 use tracing::debug;
 use url::Url;
 
-pub use config::{Dedup, Dropped, FrontierConfig, PushError, Pushed};
+pub use config::{Dedup, Dropped, FrontierConfig, PushError, Pushed, Retried, Visit};
 use dedup::Seen;
-use queues::{Answer, Key, Queues, Refused};
+use queues::{Answer, Key, Queues, Refused, URL_OVERHEAD};
 
 use crate::engine::gate::Gate;
 use crate::error::RobotsError;
@@ -99,6 +101,8 @@ struct Shared {
     room: Notify,
     on_disallowed: Option<Arc<dyn Fn(Dropped) + Send + Sync>>,
     max_bytes: usize,
+    job_overdraft: usize,
+    max_retries: u32,
 }
 
 struct State {
@@ -106,7 +110,30 @@ struct State {
     seen: Seen,
     closed: bool,
     counts: Counts,
+    /// URLs given back, each waiting for its time (earliest first), then queued again.
+    retries: BinaryHeap<Reverse<RetryAt>>,
+    /// How many times each URL queued again was retried, until it is handed out.
+    attempts: HashMap<Box<str>, u32>,
+    /// Bytes `retries` and `attempts` hold (counted in `Frontier::bytes`).
+    retry_bytes: usize,
+    /// Jobs `Frontier::run` handed to its handler whose links are not queued yet: the crawl
+    /// is not over while there are any, even with every job dropped.
+    visiting: usize,
+    retry_seq: u64,
 }
+
+/// A URL given back: queued again at `at`.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct RetryAt {
+    at: Instant,
+    seq: u64,
+    url: Box<str>,
+    priority: i32,
+    attempt: u32,
+}
+
+/// Bytes an `attempts` entry is charged beyond its URL's text (its slot, and the map's spare).
+const ATTEMPT_OVERHEAD: usize = 2 * size_of::<(Box<str>, u32)>() + 1;
 
 #[derive(Default, Clone, Copy)]
 struct Counts {
@@ -116,6 +143,12 @@ struct Counts {
     duplicates: u64,
     over_group_cap: u64,
     gate_asks: u64,
+    fetched: u64,
+    refused: u64,
+    failed: u64,
+    retried: u64,
+    gave_up: u64,
+    over_budget: u64,
 }
 
 /// What a frontier holds and has done, from [`Frontier::stats`].
@@ -136,10 +169,29 @@ pub struct FrontierStats {
     pub dedup_bytes: usize,
     /// URLs queued since the start.
     pub pushed: u64,
-    /// URLs handed out by [`Frontier::next`].
+    /// URLs handed out by [`Frontier::next`] (a retried URL each time). Not all were
+    /// fetched: see `fetched`, `disallowed`, `refused`.
     pub handed_out: u64,
-    /// URLs dropped because their cached robots.txt disallows them.
+    /// Under [`Frontier::run`]: URLs whose response reached the handler ([`Visit::Fetched`]),
+    /// what the server saw as pages.
+    pub fetched: u64,
+    /// URLs robots.txt disallows, never sent: dropped by the frontier once their robots.txt was
+    /// cached (at the push, or at their turn), and under [`Frontier::run`] those the front end
+    /// refused as disallowed ([`Visit::Refused`]; a site's first URL goes out before its
+    /// robots.txt is known).
     pub disallowed: u64,
+    /// Under [`Frontier::run`]: URLs the front end refused for another reason (the address
+    /// rule, an overlong Crawl-delay…), never sent.
+    pub refused: u64,
+    /// Under [`Frontier::run`]: URLs that failed otherwise ([`Visit::Failed`]).
+    pub failed: u64,
+    /// Retries scheduled ([`Job::retry_after`], [`Visit::Retry`], an unreachable robots.txt).
+    pub retried: u64,
+    /// URLs given up after [`FrontierConfig::max_retries`] retries.
+    pub gave_up: u64,
+    /// Links a job found that were refused past its overdraft
+    /// ([`FrontierConfig::job_overdraft`]).
+    pub over_budget: u64,
     /// URLs dropped as pushed before ([`Dedup`]).
     pub duplicates: u64,
     /// URLs refused by [`FrontierConfig::max_per_group`].
@@ -155,6 +207,7 @@ pub struct FrontierStats {
 pub struct Job {
     url: Url,
     priority: i32,
+    attempt: u32,
     key: Key,
     shared: Arc<Shared>,
 }
@@ -183,6 +236,56 @@ impl Job {
     /// Its politeness group.
     pub fn group(&self) -> &str {
         &self.key
+    }
+
+    /// How many times it was retried before (0 the first time it is handed out).
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// Queues a link this job found, at priority 0 (see [`Job::push_with`]).
+    pub fn push(&self, url: Url) -> Result<Pushed, PushError> {
+        self.push_with(url, 0)
+    }
+
+    /// Queues a link this job found, like [`Frontier::try_push_with`] but never refused for
+    /// the budget alone while within the overdraft ([`FrontierConfig::job_overdraft`]): a job
+    /// holds its group's place, and room is made only as URLs are handed out, so a job that
+    /// waited for room could wait for ever. Never waits.
+    pub fn push_with(&self, url: Url, priority: i32) -> Result<Pushed, PushError> {
+        Frontier {
+            shared: self.shared.clone(),
+        }
+        .offer_found(url, priority)
+    }
+
+    /// Gives the URL back, to be handed out again once `wait` has passed, whatever the
+    /// de-duplication (after a 503, a network error, [`crate::RobotsError::RobotsUnreachable`]'s
+    /// `retry_after`), at most [`FrontierConfig::max_retries`] times. Its group's place is
+    /// freed now.
+    ///
+    /// ```
+    /// # async fn crawl(frontier: robots_tower::Frontier, client: reqwest_middleware::ClientWithMiddleware) {
+    /// use robots_tower::RobotsError;
+    /// while let Some(job) = frontier.next().await {
+    ///     match client.get(job.url().clone()).send().await {
+    ///         Err(error) => match RobotsError::from_middleware_error(&error) {
+    ///             Some(RobotsError::RobotsUnreachable { retry_after, .. }) => {
+    ///                 let retry_after = *retry_after;
+    ///                 job.retry_after(retry_after);
+    ///             }
+    ///             _ => eprintln!("{}: {error}", job.url()),
+    ///         },
+    ///         Ok(response) => drop(response.bytes().await),
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub fn retry_after(self, wait: Duration) -> Retried {
+        Frontier {
+            shared: self.shared.clone(),
+        }
+        .retry(self.url.as_str(), self.priority, self.attempt, wait)
     }
 }
 
@@ -215,6 +318,32 @@ impl Shared {
             }
         }
     }
+}
+
+/// A visit of [`Frontier::run`] under way: counted until its links are queued, so the crawl
+/// is not taken for over while its job is already dropped.
+struct Visiting(Arc<Shared>);
+
+impl Visiting {
+    fn new(shared: &Arc<Shared>) -> Visiting {
+        shared.lock().visiting += 1;
+        Visiting(shared.clone())
+    }
+}
+
+impl Drop for Visiting {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.visiting = state.visiting.saturating_sub(1);
+        drop(state);
+        self.0.changed.notify_waiters();
+    }
+}
+
+/// What [`Frontier::run`] waited for: a visit's end, or the next job (none: the crawl is over).
+enum Event<T> {
+    Visited(T),
+    Next(Option<Job>),
 }
 
 /// What one look at the queues found for [`Frontier::next`].
@@ -265,11 +394,18 @@ impl Frontier {
                     seen: Seen::new(config.dedup),
                     closed: false,
                     counts: Counts::default(),
+                    retries: BinaryHeap::new(),
+                    attempts: HashMap::new(),
+                    retry_bytes: 0,
+                    visiting: 0,
+                    retry_seq: 0,
                 }),
                 changed: Notify::new(),
                 room: Notify::new(),
                 on_disallowed: config.on_disallowed,
                 max_bytes: config.max_bytes,
+                job_overdraft: config.job_overdraft,
+                max_retries: config.max_retries,
             }),
         }
     }
@@ -292,7 +428,7 @@ impl Frontier {
             let room = self.shared.room.notified();
             let mut room = std::pin::pin!(room);
             room.as_mut().enable();
-            match self.offer(url, priority) {
+            match self.offer(url, priority, false) {
                 Err(PushError::Full { url: back, .. }) => {
                     url = *back;
                     room.await;
@@ -304,15 +440,24 @@ impl Frontier {
 
     /// [`Frontier::push`] without waiting: [`PushError::Full`] when the budget is spent.
     pub fn try_push(&self, url: Url) -> Result<Pushed, PushError> {
-        self.offer(url, 0)
+        self.offer(url, 0, false)
     }
 
     /// [`Frontier::push_with`] without waiting: [`PushError::Full`] when the budget is spent.
     pub fn try_push_with(&self, url: Url, priority: i32) -> Result<Pushed, PushError> {
-        self.offer(url, priority)
+        self.offer(url, priority, false)
     }
 
-    fn offer(&self, mut url: Url, priority: i32) -> Result<Pushed, PushError> {
+    /// A link a job found: within the budget plus the overdraft of the jobs in progress.
+    fn offer_found(&self, url: Url, priority: i32) -> Result<Pushed, PushError> {
+        let pushed = self.offer(url, priority, true);
+        if let Err(PushError::Full { .. }) = &pushed {
+            self.shared.lock().counts.over_budget += 1;
+        }
+        pushed
+    }
+
+    fn offer(&self, mut url: Url, priority: i32, found: bool) -> Result<Pushed, PushError> {
         url.set_fragment(None);
         let origin = match Origin::from_url(&url) {
             Ok(origin) => origin,
@@ -343,9 +488,15 @@ impl Frontier {
             state.counts.duplicates += 1;
             return Ok(Pushed::Duplicate);
         }
+        let over = if found {
+            let jobs = state.queues.active() + state.visiting;
+            self.shared.job_overdraft.saturating_mul(jobs.max(1))
+        } else {
+            0
+        };
         match state
             .queues
-            .push(group.as_str(), priority, Box::from(url.as_str()))
+            .push(group.as_str(), priority, Box::from(url.as_str()), over)
         {
             Ok(()) => {
                 state.seen.remember(url.as_str());
@@ -378,43 +529,79 @@ impl Frontier {
     /// (a timer, or a push, or a job's end), and is `None` once the frontier is closed and
     /// nothing is queued. Cancel-safe: a `next` dropped while it waits loses nothing.
     pub async fn next(&self) -> Option<Job> {
+        self.next_until(false).await
+    }
+
+    /// [`Frontier::next`]; with `idle_ends`, also `None` (and the frontier closed) once the
+    /// crawl is over: nothing queued or waiting for a retry, no job held, no handler of
+    /// [`Frontier::run`] with links still to queue.
+    async fn next_until(&self, idle_ends: bool) -> Option<Job> {
         let shared = &self.shared;
         loop {
             let changed = shared.changed.notified();
             let mut changed = std::pin::pin!(changed);
             changed.as_mut().enable();
+            self.requeue_due(Instant::now());
             let mut dropped = Vec::new();
             let step = {
-                let mut state = shared.lock();
+                let mut guard = shared.lock();
+                let state = &mut *guard;
                 let now = Instant::now();
                 state.queues.wake(now);
                 let gate = &shared.gate;
+                let (attempts, retry_bytes) = (&mut state.attempts, &mut state.retry_bytes);
+                // The attempts of a URL leaving the queue (handed out or dropped) are let go.
+                let mut attempt_of = |text: &str| {
+                    if attempts.is_empty() {
+                        return 0;
+                    }
+                    let attempt = attempts.remove(text).unwrap_or(0);
+                    if attempt > 0 {
+                        *retry_bytes = retry_bytes.saturating_sub(text.len() + ATTEMPT_OVERHEAD);
+                    }
+                    attempt
+                };
                 let handed = state.queues.pop_ready(now, |text| {
+                    let attempt = attempt_of(text);
                     let url = Url::parse(text).ok()?;
                     match gate.cached_verdict(&url) {
                         Some(Err(error)) if is_disallowed(&error) => {
                             dropped.push(Dropped { url, error });
                             None
                         }
-                        _ => Some(url),
+                        _ => Some((url, attempt)),
                     }
                 });
                 state.counts.disallowed += dropped.len() as u64;
+                let empty = state.queues.len() == 0 && state.retries.is_empty();
                 if let Some(handed) = handed {
                     state.counts.handed_out += 1;
+                    let (url, attempt) = handed.item;
                     Step::Job(Job {
-                        url: handed.item,
+                        url,
                         priority: handed.priority,
+                        attempt,
                         key: handed.key,
                         shared: shared.clone(),
                     })
                 } else if let Some((key, head)) = state.queues.next_to_ask() {
                     state.counts.gate_asks += 1;
                     Step::Ask(key, head)
-                } else if state.closed && state.queues.len() == 0 {
+                } else if empty && state.closed {
+                    Step::Done
+                } else if empty && idle_ends && state.queues.active() == 0 && state.visiting == 0 {
+                    // Over: nothing can push any more but from outside, which `run` rules out.
+                    state.closed = true;
+                    shared.room.notify_waiters();
+                    shared.changed.notify_waiters();
                     Step::Done
                 } else {
-                    Step::Sleep(state.queues.next_wake())
+                    let retry = state.retries.peek().map(|Reverse(r)| r.at);
+                    let wake = match (state.queues.next_wake(), retry) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    Step::Sleep(wake)
                 }
             };
             if !dropped.is_empty() {
@@ -456,6 +643,212 @@ impl Frontier {
         }
     }
 
+    /// Queues again the retries whose time came (under the budget already: they held their
+    /// room while they waited).
+    fn requeue_due(&self, now: Instant) {
+        let due: Vec<RetryAt> = {
+            let mut state = self.shared.lock();
+            let mut due = Vec::new();
+            while state.retries.peek().is_some_and(|Reverse(r)| r.at <= now) {
+                if let Some(Reverse(retry)) = state.retries.pop() {
+                    state.retry_bytes = state
+                        .retry_bytes
+                        .saturating_sub(retry.url.len() + URL_OVERHEAD);
+                    due.push(retry);
+                }
+            }
+            due
+        };
+        if due.is_empty() {
+            return;
+        }
+        for retry in due {
+            let Ok(url) = Url::parse(&retry.url) else {
+                continue;
+            };
+            let Ok(origin) = Origin::from_url(&url) else {
+                continue;
+            };
+            let group = self.shared.gate.group_now(&origin);
+            let mut state = self.shared.lock();
+            match state.queues.push(
+                group.as_str(),
+                retry.priority,
+                retry.url.clone(),
+                usize::MAX,
+            ) {
+                Ok(()) => {
+                    let charge = retry.url.len() + ATTEMPT_OVERHEAD;
+                    if state.attempts.insert(retry.url, retry.attempt).is_none() {
+                        state.retry_bytes += charge;
+                    }
+                }
+                // Its group filled up meanwhile (its cap): given up, counted.
+                Err(_) => state.counts.gave_up += 1,
+            }
+        }
+        self.shared.changed.notify_waiters();
+    }
+
+    /// Gives `url` (handed out `attempt` retries ago) back for after `wait`.
+    fn retry(&self, url: &str, priority: i32, attempt: u32, wait: Duration) -> Retried {
+        let mut state = self.shared.lock();
+        if attempt >= self.shared.max_retries {
+            state.counts.gave_up += 1;
+            debug!(url, attempt, "retried as often as allowed: given up");
+            return Retried::GaveUp;
+        }
+        let at = Instant::now()
+            .checked_add(wait)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365));
+        state.retry_seq += 1;
+        let seq = state.retry_seq;
+        state.retry_bytes += url.len() + URL_OVERHEAD;
+        state.retries.push(Reverse(RetryAt {
+            at,
+            seq,
+            url: Box::from(url),
+            priority,
+            attempt: attempt + 1,
+        }));
+        state.counts.retried += 1;
+        drop(state);
+        self.shared.changed.notify_waiters();
+        Retried::Scheduled {
+            attempt: attempt + 1,
+        }
+    }
+
+    /// Runs a whole crawl: hands each URL to `visit` as its group can take it, up to `workers`
+    /// at once, queues the links each visit returns ([`Visit::Fetched`], as [`Job::push`]
+    /// does: never waiting, within the overdraft), retries what asks for it, and ends by
+    /// itself once nothing is queued or waiting for a retry, no visit is running and no job is
+    /// held; the frontier is closed then, and its stats returned.
+    ///
+    /// Push the start URLs before, or from a visit; a URL dropped as disallowed at its turn
+    /// ends the crawl as well as a fetched one. `visit` gets the [`Job`], holding its group's
+    /// place: keep it until the response's body was read.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let site = wiremock::MockServer::start().await; // a local stand-in for a real site
+    /// # wiremock::Mock::given(wiremock::matchers::path("/robots.txt"))
+    /// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /private\n"))
+    /// #     .mount(&site).await;
+    /// # wiremock::Mock::given(wiremock::matchers::path("/"))
+    /// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("/a /b /private/c"))
+    /// #     .mount(&site).await;
+    /// # wiremock::Mock::given(wiremock::matchers::any())
+    /// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("/a"))
+    /// #     .mount(&site).await;
+    /// use std::time::Duration;
+    /// use robots_tower::{Dedup, FrontierConfig, RobotsError, RobotsMiddleware, Visit};
+    ///
+    /// let robots = RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)")
+    ///     .min_delay(Duration::from_millis(20))
+    ///     .build()?;
+    /// let client = robots.client()?;
+    /// let frontier = robots.frontier_with(FrontierConfig::default().dedup(Dedup::Exact { last: 100_000 }));
+    /// frontier.push(format!("{}/", site.uri()).parse()?).await?;
+    /// let stats = frontier
+    ///     .run(4, |job| {
+    ///         let client = client.clone();
+    ///         async move {
+    ///             let response = match client.get(job.url().clone()).send().await {
+    ///                 Ok(response) => response,
+    ///                 Err(error) => return match RobotsError::from_middleware_error(&error) {
+    ///                     Some(refused) => Visit::Refused(refused.clone()),
+    ///                     None => Visit::Failed,
+    ///                 },
+    ///             };
+    ///             let base = response.url().clone();
+    ///             let body = response.text().await.unwrap_or_default();
+    ///             // Links, however they are found (here: the words of the page).
+    ///             let links = body.split_whitespace().filter_map(|l| base.join(l).ok()).collect();
+    ///             Visit::Fetched(links) // `job` is dropped here, after the body
+    ///         }
+    ///     })
+    ///     .await;
+    /// assert_eq!((stats.fetched, stats.disallowed), (3, 1)); // /, /a, /b; /private/c never sent
+    /// # Ok(()) }
+    /// ```
+    pub async fn run<F, Fut>(&self, workers: usize, mut visit: F) -> FrontierStats
+    where
+        F: FnMut(Job) -> Fut,
+        Fut: std::future::Future<Output = Visit>,
+    {
+        use futures_util::StreamExt;
+        use std::future::Future;
+        let workers = workers.max(1);
+        let mut running = futures_util::stream::FuturesUnordered::new();
+        let mut asking = None;
+        let mut over = false;
+        loop {
+            if !over && asking.is_none() && running.len() < workers {
+                asking = Some(Box::pin(self.next_until(true)));
+            }
+            if running.is_empty() && asking.is_none() {
+                break;
+            }
+            // A visit's end first (its links queued before the next ask), then the next job.
+            let event = std::future::poll_fn(|cx| {
+                if let std::task::Poll::Ready(Some(done)) = running.poll_next_unpin(cx) {
+                    return std::task::Poll::Ready(Event::Visited(done));
+                }
+                match asking.as_mut().map(|next| next.as_mut().poll(cx)) {
+                    Some(std::task::Poll::Ready(job)) => std::task::Poll::Ready(Event::Next(job)),
+                    _ => std::task::Poll::Pending,
+                }
+            })
+            .await;
+            match event {
+                Event::Visited((retry, visiting, visited)) => {
+                    self.visited(retry, visited);
+                    drop(visiting);
+                }
+                Event::Next(Some(job)) => {
+                    asking = None;
+                    let visiting = Visiting::new(&self.shared);
+                    let retry = (
+                        Box::<str>::from(job.url.as_str()),
+                        job.priority,
+                        job.attempt,
+                    );
+                    let visited = visit(job);
+                    running.push(async move { (retry, visiting, visited.await) });
+                }
+                Event::Next(None) => {
+                    asking = None;
+                    over = true;
+                }
+            }
+        }
+        self.stats()
+    }
+
+    /// What a visit of [`Frontier::run`] came to, counted; its links queued, its retry made.
+    fn visited(&self, (url, priority, attempt): (Box<str>, i32, u32), visit: Visit) {
+        let count = |bump: fn(&mut Counts)| bump(&mut self.shared.lock().counts);
+        match visit {
+            Visit::Fetched(links) => {
+                count(|c| c.fetched += 1);
+                for link in links {
+                    let _ = self.offer_found(link, 0);
+                }
+            }
+            Visit::Refused(error) if is_disallowed(&error) => count(|c| c.disallowed += 1),
+            Visit::Refused(RobotsError::RobotsUnreachable { retry_after, .. }) => {
+                self.retry(&url, priority, attempt, retry_after);
+            }
+            Visit::Refused(_) => count(|c| c.refused += 1),
+            Visit::Retry(wait) => {
+                self.retry(&url, priority, attempt, wait);
+            }
+            Visit::Failed => count(|c| c.failed += 1),
+        }
+    }
+
     /// No more URLs: pushes are refused from now on, and [`Frontier::next`] returns `None` once
     /// the queue is empty. Jobs handed out are not touched.
     pub fn close(&self) {
@@ -484,7 +877,8 @@ impl Frontier {
     /// bookkeeping (a few hundred bytes), and a fixed part. An upper bound on what the
     /// allocations hold, measured (BENCHMARKS.md has the numbers).
     pub fn bytes(&self) -> usize {
-        self.shared.lock().queues.bytes()
+        let state = self.shared.lock();
+        state.queues.bytes() + state.retry_bytes
     }
 
     /// What it holds and has done.
@@ -494,12 +888,18 @@ impl Frontier {
             queued: state.queues.len(),
             groups: state.queues.groups(),
             in_progress: state.queues.active(),
-            bytes: state.queues.bytes(),
+            bytes: state.queues.bytes() + state.retry_bytes,
             max_bytes: self.shared.max_bytes,
             dedup_bytes: state.seen.bytes(),
             pushed: state.counts.pushed,
             handed_out: state.counts.handed_out,
+            fetched: state.counts.fetched,
             disallowed: state.counts.disallowed,
+            refused: state.counts.refused,
+            failed: state.counts.failed,
+            retried: state.counts.retried,
+            gave_up: state.counts.gave_up,
+            over_budget: state.counts.over_budget,
             duplicates: state.counts.duplicates,
             over_group_cap: state.counts.over_group_cap,
             gate_asks: state.counts.gate_asks,

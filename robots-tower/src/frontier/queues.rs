@@ -82,7 +82,8 @@ pub(super) enum Answer {
 /// Why a URL was not queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Refused {
-    /// Over the byte budget; `alone` when the URL would be even in an empty frontier.
+    /// Over the byte budget; `alone` when the URL would be even in an empty frontier, where it
+    /// takes `bytes`.
     Full {
         alone: bool,
         bytes: usize,
@@ -171,12 +172,14 @@ impl Queues {
         }
     }
 
-    /// Queues `url` behind its group's others of the same priority.
+    /// Queues `url` behind its group's others of the same priority, up to `over` bytes beyond
+    /// the budget (a job's links, a retry: see `Frontier`).
     pub(super) fn push(
         &mut self,
         group: &str,
         priority: i32,
         url: Box<str>,
+        over: usize,
     ) -> Result<(), Refused> {
         if self
             .groups
@@ -186,11 +189,16 @@ impl Queues {
             return Err(Refused::GroupFull);
         }
         let cost = self.cost(group, priority, url.len());
-        if self.bytes.saturating_add(cost) > self.max_bytes {
+        if self.bytes.saturating_add(cost) > self.max_bytes.saturating_add(over) {
+            // What it takes in an empty frontier: its text and slot, its group's and band's
+            // bookkeeping, and the queue's fixed part.
             let alone = FIXED_OVERHEAD.saturating_add(
                 url.len() + URL_OVERHEAD + group.len() + GROUP_OVERHEAD + BAND_OVERHEAD,
-            ) > self.max_bytes;
-            return Err(Refused::Full { alone, bytes: cost });
+            );
+            return Err(Refused::Full {
+                alone: alone > self.max_bytes,
+                bytes: alone,
+            });
         }
         let key = match self.groups.get_key_value(group) {
             Some((key, _)) => key.clone(),

@@ -244,10 +244,24 @@ async fn push_waits_for_room_and_try_push_refuses() {
     drop(first);
     // A URL larger than the whole budget is refused at once, not waited for.
     let huge = url(&format!("http://a.example/{}", "x".repeat(room_for_two)));
-    assert!(matches!(
-        frontier.push(huge).await,
-        Err(PushError::TooLarge { .. })
-    ));
+    let length = huge.as_str().len();
+    match frontier.push(huge).await {
+        // What it counts is what it says: the URL and every part an empty frontier adds.
+        Err(
+            error @ PushError::TooLarge {
+                bytes, max_bytes, ..
+            },
+        ) => {
+            assert!(bytes > max_bytes && bytes >= length + super::queues::FIXED_OVERHEAD);
+            let said = error.to_string();
+            assert!(
+                said.contains(&format!("needs {bytes} bytes of an empty frontier"))
+                    && said.contains("fixed part"),
+                "{said}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[tokio::test(start_paused = true)]

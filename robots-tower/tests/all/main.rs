@@ -3,6 +3,7 @@
 
 use robots_test_support::captured;
 mod composition;
+mod crawl_loop;
 mod first_interval;
 mod fleet;
 mod frameworks;
