@@ -548,9 +548,9 @@ impl SitemapSeeds {
         let mut seeded = 0;
         // Each page once, however often and in whatever spelling it is listed: its URL is
         // normalised (scheme and host in lower case, default port and dot segments gone) when
-        // parsed, and its fragment is dropped; kept as a 64-bit hash (16 bytes a page, where
-        // the text would take a hundred).
-        let mut listed = HashSet::new();
+        // parsed, and its fragment is dropped; kept as a 64-bit hash, the last
+        // `LISTED_REMEMBERED` of them (bounded however much a hostile site lists).
+        let mut listed = Listed::default();
         while seeded < self.max
             && let Some(event) = expansion.next().await
         {
@@ -575,7 +575,7 @@ impl SitemapSeeds {
                     }
                     let mut url = page.url;
                     url.set_fragment(None);
-                    if !listed.insert(page_hash(&url)) {
+                    if !listed.first_time(page_hash(&url)) {
                         continue;
                     }
                     seeded += 1;
@@ -859,6 +859,33 @@ async fn fetch(
     done
 }
 
+/// How many sitemap pages `crawl --sitemaps` remembers to fetch each once (a hash in a set and
+/// in a queue: about 40 MB at most).
+const LISTED_REMEMBERED: usize = 1 << 20;
+
+/// The sitemap pages seen, by hash, the last `LISTED_REMEMBERED` of them.
+#[derive(Default)]
+struct Listed {
+    seen: HashSet<u64>,
+    order: std::collections::VecDeque<u64>,
+}
+
+impl Listed {
+    /// Whether `hash` was not among the pages remembered (it is from now on).
+    fn first_time(&mut self, hash: u64) -> bool {
+        if !self.seen.insert(hash) {
+            return false;
+        }
+        self.order.push_back(hash);
+        if self.order.len() > LISTED_REMEMBERED
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.seen.remove(&oldest);
+        }
+        true
+    }
+}
+
 /// A page URL's 64-bit hash, for de-duplication (collisions: one in about 2^64 per pair).
 fn page_hash(url: &Url) -> u64 {
     use std::hash::{BuildHasher, Hasher};
@@ -964,6 +991,19 @@ fn text_line(outcome: &Outcome) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn listed_pages_are_remembered_up_to_the_bound() {
+        let mut listed = super::Listed::default();
+        assert!(listed.first_time(1));
+        assert!(!listed.first_time(1));
+        for hash in 2..=super::LISTED_REMEMBERED as u64 + 1 {
+            assert!(listed.first_time(hash));
+        }
+        // The oldest was forgotten; the set holds the bound, no more.
+        assert_eq!(listed.seen.len(), super::LISTED_REMEMBERED);
+        assert!(listed.first_time(1));
+    }
+
     use super::*;
 
     #[test]

@@ -542,6 +542,17 @@ impl Gate {
     }
 }
 
+/// A refusal by the address rule, logged and counted (one place for both ways it is judged).
+fn address_refused(url: String, from: &url::Url, rule: String) -> RobotsError {
+    tracing::info!(%url, %from, %rule, "a URL a server handed on is refused by the address rule");
+    crate::telemetry::decided("address-refused");
+    RobotsError::AddressRefused {
+        url,
+        from: from.to_string(),
+        rule,
+    }
+}
+
 impl Gate {
     /// The address rule (spec section 8), first of everything the gate applies: a URL a server
     /// handed on ([`crate::HandedBy`]) that the rule refuses (by default, from a public host
@@ -574,13 +585,7 @@ impl Gate {
             }
             _ => self.handed_rule.to_string(),
         };
-        tracing::info!(url = %text, from = %from, %rule, "a URL a server handed on is refused by the address rule");
-        crate::telemetry::decided("address-refused");
-        Err(RobotsError::AddressRefused {
-            url: text,
-            from: from.to_string(),
-            rule,
-        })
+        Err(address_refused(text, from, rule))
     }
 
     /// The address rule judged on the text of `to` alone (no lookup): a refusal when `from`
@@ -591,12 +596,11 @@ impl Gate {
         if self.handed_rule.allows(from, to) {
             return None;
         }
-        crate::telemetry::decided("address-refused");
-        Some(RobotsError::AddressRefused {
-            url: to.to_string(),
-            from: from.to_string(),
-            rule: self.handed_rule.to_string(),
-        })
+        Some(address_refused(
+            to.to_string(),
+            from,
+            self.handed_rule.to_string(),
+        ))
     }
 
     /// Where a response sends the request next: `None` when it is no redirect to follow (not a
