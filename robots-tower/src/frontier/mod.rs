@@ -340,6 +340,20 @@ impl Drop for Visiting {
     }
 }
 
+/// The retries whose time came, taken out of the waiting heap (their bytes with them).
+fn take_due(state: &mut State, now: Instant) -> Vec<RetryAt> {
+    let mut due = Vec::new();
+    while state.retries.peek().is_some_and(|Reverse(r)| r.at <= now) {
+        if let Some(Reverse(retry)) = state.retries.pop() {
+            state.retry_bytes = state
+                .retry_bytes
+                .saturating_sub(retry.url.len() + URL_OVERHEAD);
+            due.push(retry);
+        }
+    }
+    due
+}
+
 /// What [`Frontier::run`] waited for: a visit's end, or the next job (none: the crawl is over).
 enum Event<T> {
     Visited(T),
@@ -488,15 +502,18 @@ impl Frontier {
             state.counts.duplicates += 1;
             return Ok(Pushed::Duplicate);
         }
-        let over = if found {
+        // A job's links may overdraw the budget (see `FrontierConfig::job_overdraft`); others
+        // fit in what the retries waiting leave of it.
+        let max_bytes = self.shared.max_bytes;
+        let limit = if found {
             let jobs = state.queues.active() + state.visiting;
-            self.shared.job_overdraft.saturating_mul(jobs.max(1))
+            max_bytes.saturating_add(self.shared.job_overdraft.saturating_mul(jobs.max(1)))
         } else {
-            0
+            max_bytes.saturating_sub(state.retry_bytes)
         };
         match state
             .queues
-            .push(group.as_str(), priority, Box::from(url.as_str()), over)
+            .push(group.as_str(), priority, Box::from(url.as_str()), limit)
         {
             Ok(()) => {
                 state.seen.remember(url.as_str());
@@ -541,13 +558,14 @@ impl Frontier {
             let changed = shared.changed.notified();
             let mut changed = std::pin::pin!(changed);
             changed.as_mut().enable();
-            self.requeue_due(Instant::now());
             let mut dropped = Vec::new();
-            let step = {
+            let (step, due) = {
                 let mut guard = shared.lock();
                 let state = &mut *guard;
                 let now = Instant::now();
                 state.queues.wake(now);
+                // Retries whose time came: queued again below, once the lock is let go.
+                let due = take_due(state, now);
                 let gate = &shared.gate;
                 let (attempts, retry_bytes) = (&mut state.attempts, &mut state.retry_bytes);
                 // The attempts of a URL leaving the queue (handed out or dropped) are let go.
@@ -573,8 +591,8 @@ impl Frontier {
                     }
                 });
                 state.counts.disallowed += dropped.len() as u64;
-                let empty = state.queues.len() == 0 && state.retries.is_empty();
-                if let Some(handed) = handed {
+                let empty = state.queues.len() == 0 && state.retries.is_empty() && due.is_empty();
+                let step = if let Some(handed) = handed {
                     state.counts.handed_out += 1;
                     let (url, attempt) = handed.item;
                     Step::Job(Job {
@@ -602,10 +620,18 @@ impl Frontier {
                         (a, b) => a.or(b),
                     };
                     Step::Sleep(wake)
-                }
+                };
+                (step, due)
             };
             if !dropped.is_empty() {
                 shared.hear(dropped);
+            }
+            if !due.is_empty() {
+                self.requeue(due);
+                // They may be ready now: looked at again before any sleep.
+                if matches!(step, Step::Sleep(_)) {
+                    continue;
+                }
             }
             match step {
                 Step::Job(job) => {
@@ -645,23 +671,7 @@ impl Frontier {
 
     /// Queues again the retries whose time came (under the budget already: they held their
     /// room while they waited).
-    fn requeue_due(&self, now: Instant) {
-        let due: Vec<RetryAt> = {
-            let mut state = self.shared.lock();
-            let mut due = Vec::new();
-            while state.retries.peek().is_some_and(|Reverse(r)| r.at <= now) {
-                if let Some(Reverse(retry)) = state.retries.pop() {
-                    state.retry_bytes = state
-                        .retry_bytes
-                        .saturating_sub(retry.url.len() + URL_OVERHEAD);
-                    due.push(retry);
-                }
-            }
-            due
-        };
-        if due.is_empty() {
-            return;
-        }
+    fn requeue(&self, due: Vec<RetryAt>) {
         for retry in due {
             let Ok(url) = Url::parse(&retry.url) else {
                 continue;

@@ -172,14 +172,15 @@ impl Queues {
         }
     }
 
-    /// Queues `url` behind its group's others of the same priority, up to `over` bytes beyond
-    /// the budget (a job's links, a retry: see `Frontier`).
+    /// Queues `url` behind its group's others of the same priority while the queues hold at
+    /// most `limit` bytes (the budget less what waits elsewhere, or more for a job's links and
+    /// a retry: see `Frontier`).
     pub(super) fn push(
         &mut self,
         group: &str,
         priority: i32,
         url: Box<str>,
-        over: usize,
+        limit: usize,
     ) -> Result<(), Refused> {
         if self
             .groups
@@ -189,7 +190,7 @@ impl Queues {
             return Err(Refused::GroupFull);
         }
         let cost = self.cost(group, priority, url.len());
-        if self.bytes.saturating_add(cost) > self.max_bytes.saturating_add(over) {
+        if self.bytes.saturating_add(cost) > limit {
             // What it takes in an empty frontier: its text and slot, its group's and band's
             // bookkeeping, and the queue's fixed part.
             let alone = FIXED_OVERHEAD.saturating_add(

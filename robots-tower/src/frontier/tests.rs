@@ -459,3 +459,41 @@ async fn groups_are_the_politeness_groups() {
     frontier.try_push(url("https://a.example:8443/2")).unwrap();
     assert_eq!(frontier.stats().groups, 1);
 }
+
+/// A URL waiting for its retry keeps its room: a push from outside does not take it (the
+/// budget bounds the queue and the retries together), and it comes out again when its time
+/// comes, with its attempt counted, whatever the de-duplication.
+#[tokio::test(start_paused = true)]
+async fn a_retry_keeps_its_room_and_comes_back_after_its_wait() {
+    let one_group =
+        queues::FIXED_OVERHEAD + queues::GROUP_OVERHEAD + queues::BAND_OVERHEAD + "a.example".len();
+    let room_for_two = one_group + 2 * ("http://a.example/1".len() + queues::URL_OVERHEAD);
+    let (_, frontier) = setup(
+        |c| c.min_delay(Duration::ZERO),
+        FrontierConfig::default()
+            .max_bytes(room_for_two)
+            .dedup(Dedup::Exact { last: 100 }),
+    );
+    frontier.try_push(url("http://a.example/1")).unwrap();
+    let job = frontier.next().await.unwrap();
+    assert_eq!(job.attempt(), 0);
+    let start = Instant::now();
+    assert_eq!(
+        job.retry_after(Duration::from_secs(10)),
+        Retried::Scheduled { attempt: 1 }
+    );
+    // The retry holds one URL's room: one more fits, not two.
+    frontier.try_push(url("http://a.example/2")).unwrap();
+    assert!(matches!(
+        frontier.try_push(url("http://a.example/3")),
+        Err(PushError::Full { .. })
+    ));
+    assert!(frontier.bytes() <= room_for_two, "{:?}", frontier.stats());
+    let second = frontier.next().await.unwrap();
+    assert_eq!(second.url().path(), "/2");
+    drop(second);
+    let again = frontier.next().await.unwrap();
+    assert_eq!((again.url().path(), again.attempt()), ("/1", 1));
+    assert!(Instant::now() - start >= Duration::from_secs(10));
+    assert_eq!(frontier.stats().retried, 1);
+}
