@@ -8,6 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::Args;
@@ -275,6 +276,8 @@ struct Done {
     links: Vec<Url>,
     /// The string given was not a URL to fetch (an input error: exit 2 at the end).
     not_a_url: bool,
+    /// Where its line came from (`stdin line N`), for an error about it.
+    at: Option<String>,
 }
 
 pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
@@ -288,11 +291,14 @@ pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
             "--backoff-max must be at least --backoff-base".into(),
         ));
     }
-    // With --sitemaps alone, the seeds come from the sitemaps, not stdin.
-    let numbered = if args.urls.is_empty() && !args.sitemaps.is_empty() {
-        Vec::new()
+    // With --sitemaps alone, the seeds come from the sitemaps, not stdin. Otherwise they are
+    // read as the crawl goes (a bounded channel: a full frontier holds stdin up).
+    let source = if args.urls.is_empty() && !args.sitemaps.is_empty() {
+        None
     } else {
-        input::numbered_urls(&args.urls)?
+        let (sink, source) = tokio::sync::mpsc::channel(1024);
+        input::stream_urls(&args.urls, sink)?;
+        Some(source)
     };
     let mut sitemap_sites = Vec::new();
     for text in &args.sitemaps {
@@ -302,18 +308,73 @@ pub fn run(args: &CrawlArgs) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::Usage(format!("--sitemaps: {url}: {e}")))?;
         sitemap_sites.push(origin);
     }
-    // Where each stdin line came from, for an error about it.
-    let lines: HashMap<String, String> = numbered
-        .iter()
-        .filter_map(|(at, url)| Some((url.clone(), at.clone()?)))
-        .collect();
-    let urls = numbered.into_iter().map(|(_, url)| url).collect();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
-    runtime.block_on(crawl(args, urls, sitemap_sites, &lines))
+    runtime.block_on(crawl(args, source, sitemap_sites))
+}
+
+/// The lines of URLs not queued, on their way to be printed, and how many there are.
+#[derive(Clone)]
+struct Backlog {
+    sender: tokio::sync::mpsc::UnboundedSender<NotQueued>,
+    waiting: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Backlog {
+    fn channel() -> (Backlog, BacklogReceiver) {
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+        let waiting = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let backlog = Backlog {
+            sender,
+            waiting: waiting.clone(),
+        };
+        (backlog, BacklogReceiver { receiver, waiting })
+    }
+
+    /// (Sync: the frontier's `on_disallowed` sends from inside a push.)
+    fn send(&self, line: NotQueued) {
+        // Counted before it can be received, so the count never goes below what waits.
+        self.waiting
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if self.sender.send(line).is_err() {
+            self.waiting
+                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    fn backlog(&self) -> usize {
+        self.waiting.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+struct BacklogReceiver {
+    receiver: tokio::sync::mpsc::UnboundedReceiver<NotQueued>,
+    waiting: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl BacklogReceiver {
+    /// The next line, counted out (it is printed before the next is asked for).
+    async fn recv(&mut self) -> Option<NotQueued> {
+        let line = self.receiver.recv().await;
+        self.taken(line.is_some());
+        line
+    }
+
+    fn try_recv(&mut self) -> Result<NotQueued, tokio::sync::mpsc::error::TryRecvError> {
+        let line = self.receiver.try_recv();
+        self.taken(line.is_ok());
+        line
+    }
+
+    fn taken(&self, one: bool) {
+        if one {
+            self.waiting
+                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }
 
 /// A URL the frontier did not queue, or dropped: said on its own line.
@@ -324,13 +385,15 @@ enum NotQueued {
     Refused(robots_tower::PushError),
     /// Handed on by a server into an internal address (a sitemap's page): never queued.
     Address(Url, RobotsError),
+    /// A line that was not queued and already has its result (not a URL to fetch, a scheme
+    /// with no robots.txt).
+    Done(Done),
 }
 
 async fn crawl(
     args: &CrawlArgs,
-    urls: Vec<String>,
+    source: Option<tokio::sync::mpsc::Receiver<input::Numbered>>,
     sitemap_sites: Vec<robots_fetch::Origin>,
-    lines: &HashMap<String, String>,
 ) -> Result<ExitCode, CliError> {
     let (client, middleware) = client(args)?;
     let stdout = std::io::stdout();
@@ -340,44 +403,35 @@ async fn crawl(
     let mut cut_short = false;
     let mut input_errors = 0usize;
     let mut fetched = 0usize;
-    let mut seen: HashSet<String> = urls.iter().cloned().collect();
+    // With --follow, the pages queued (the seeds, then the links), each once: the last
+    // `SEEN_REMEMBERED`, by hash, so memory stays flat on a site of endless links.
+    let seen = Arc::new(Mutex::new(Seen::default()));
     // URLs wait in the library's frontier, a queue per politeness group, and come out when
     // their group can take a request: a slow site never holds up the others. What it drops
     // (disallowed by a robots.txt already known) still gets its line.
-    let (not_queued, mut not_queued_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (not_queued, mut not_queued_rx) = Backlog::channel();
     let dropped = not_queued.clone();
-    let frontier = middleware.frontier_with(robots_tower::FrontierConfig::default().on_disallowed(
-        move |d| {
-            let _ = dropped.send(NotQueued::Disallowed(d));
-        },
-    ));
-    // Each line's text as given, by the URL the frontier hands out (normalised, without its
-    // fragment), when the two differ.
-    let mut given: HashMap<String, std::collections::VecDeque<String>> = HashMap::new();
+    let frontier = middleware.frontier_with(
+        robots_tower::FrontierConfig::default()
+            .max_bytes(QUEUE_BYTES)
+            .on_disallowed(move |d| {
+                dropped.send(NotQueued::Disallowed(d));
+            }),
+    );
+    // Each queued line's text as given and where it came from, by the URL the frontier hands
+    // out (normalised, without its fragment), in the order given: the request for a URL is
+    // credited to the first line of it not yet answered.
+    let given = Arc::new(Mutex::new(Given::default()));
+    // Told each time a line's result is printed (the seeding may wait for it).
+    let printed = Arc::new(tokio::sync::Notify::new());
     // Polled on this task, first in the order they were added (not spawned onto threads that
     // race): an origin's requests reach the middleware, and its queue, in the order given.
     let mut running = FuturesUnordered::new();
-    let mut seeds = Vec::new();
-    for text in urls {
-        match crate::check::url_to_fetch(&text) {
-            // Not a URL to fetch: its line says why (fetch's own error), at once.
-            Err(_) => running.push(fetch(&client, text, None, false)),
-            // No robots.txt to pace by (mailto:, ftp://): the middleware says why.
-            Ok(url) if robots_fetch::Origin::from_url(&url).is_err() => {
-                running.push(fetch(&client, text, None, false));
-            }
-            Ok(mut url) => {
-                url.set_fragment(None);
-                if url.as_str() != text {
-                    given.entry(url.to_string()).or_default().push_back(text);
-                }
-                seeds.push(url);
-            }
-        }
-    }
-    // Fed from a task of its own: `push` waits for room, which handing out makes.
+    // Fed from a task of its own, as stdin is read: `push` waits for room, which handing out
+    // makes, and a full frontier holds the reading up.
     let seeding = {
-        let frontier = frontier.clone();
+        let (frontier, client) = (frontier.clone(), client.clone());
+        let (given, seen, printed) = (given.clone(), seen.clone(), printed.clone());
         let follow = args.follow;
         let sitemaps = (!sitemap_sites.is_empty()).then(|| SitemapSeeds {
             hooks: middleware.hooks(),
@@ -386,9 +440,30 @@ async fn crawl(
             max: args.max_pages,
         });
         tokio::spawn(async move {
-            for url in seeds {
-                if let Err(error) = frontier.push(url).await {
-                    let _ = not_queued.send(NotQueued::Refused(error));
+            if let Some(mut source) = source {
+                while let Some((at, text)) = source.recv().await {
+                    // No further ahead of the printing than BACKLOG_LINES.
+                    while not_queued.backlog() >= BACKLOG_LINES {
+                        printed.notified().await;
+                    }
+                    let url = crate::check::url_to_fetch(&text)
+                        .ok()
+                        .filter(|url| robots_fetch::Origin::from_url(url).is_ok());
+                    let Some(mut url) = url else {
+                        // Not a URL to fetch (fetch's own error), or no robots.txt to pace
+                        // by (mailto:, ftp://: the middleware says why): its line at once.
+                        let done = fetch(&client, text, None, false, at).await;
+                        not_queued.send(NotQueued::Done(done));
+                        continue;
+                    };
+                    url.set_fragment(None);
+                    lock(&given).record(url.as_str(), text, at);
+                    if follow {
+                        lock(&seen).first_time(page_hash(&url));
+                    }
+                    if let Err(error) = frontier.push(url).await {
+                        not_queued.send(NotQueued::Refused(error));
+                    }
                 }
             }
             let mut sitemaps_failed = 0;
@@ -422,20 +497,20 @@ async fn crawl(
         let done = if running.is_empty() && (frontier_done || !room) {
             // Nothing runs and nothing more is taken: the lines still to say, then the end.
             match not_queued_rx.try_recv() {
-                Ok(refused) => refused_line(refused, &mut given),
+                Ok(refused) => refused_line(refused, &given),
                 Err(_) => break,
             }
         } else {
             tokio::select! {
                 biased;
-                Some(refused) = not_queued_rx.recv() => refused_line(refused, &mut given),
+                Some(refused) = not_queued_rx.recv() => refused_line(refused, &given),
                 Some(done) = running.next(), if !running.is_empty() => done,
                 Some(job) = futures_util::future::OptionFuture::from(next_job.as_mut()), if take => {
                     next_job = None;
                     match job {
                         Some(job) => {
-                            let text = job_text(&job, &mut given);
-                            running.push(fetch(&client, text, Some(job), args.follow));
+                            let (text, at) = lock(&given).take(job.url());
+                            running.push(fetch(&client, text, Some(job), args.follow, at));
                         }
                         None => frontier_done = true,
                     }
@@ -447,6 +522,7 @@ async fn crawl(
             mut outcome,
             links,
             not_a_url,
+            at,
         } = done;
         // A string that is not a URL to fetch is an input error (exit 2 at the end), said with
         // its stdin line when it came from stdin.
@@ -456,7 +532,7 @@ async fn crawl(
         // An error about a line of stdin (not a URL, a scheme with no robots.txt such as
         // `mailto:` or `javascript:`, a failed request) names its line.
         if outcome.outcome == "error"
-            && let (Some(error), Some(at)) = (outcome.error.as_mut(), lines.get(&outcome.url))
+            && let (Some(error), Some(at)) = (outcome.error.as_mut(), at)
             && !error.starts_with(at.as_str())
         {
             *error = format!("{at}: {error}");
@@ -473,11 +549,13 @@ async fn crawl(
         }
         out.flush().map_err(CliError::Write)?;
         drop(out);
+        printed.notify_one();
         if args.follow {
             for link in links {
+                let hash = page_hash(&link);
                 if fetched >= args.max_pages {
-                    cut_short |= !seen.contains(link.as_str());
-                } else if seen.insert(link.to_string()) {
+                    cut_short |= !lock(&seen).contains(hash);
+                } else if lock(&seen).first_time(hash) {
                     // (Over the frontier's budget: left, as --max-pages leaves links.)
                     cut_short |= frontier.try_push(link).is_err();
                 }
@@ -536,11 +614,7 @@ impl SitemapSeeds {
     /// Expands the sitemaps into the frontier, at most `max` pages; what cannot be expanded is
     /// said on stderr (the crawl's lines are its pages'), and counted: how many sitemaps failed.
     /// A page the address rule refuses gets its line.
-    async fn seed(
-        self,
-        frontier: &robots_tower::Frontier,
-        not_queued: &tokio::sync::mpsc::UnboundedSender<NotQueued>,
-    ) -> usize {
+    async fn seed(self, frontier: &robots_tower::Frontier, not_queued: &Backlog) -> usize {
         let mut failed = 0;
         use robots_tower::SitemapEvent;
         let options = robots_tower::SitemapOptions::default().max_urls(usize::MAX);
@@ -549,8 +623,8 @@ impl SitemapSeeds {
         // Each page once, however often and in whatever spelling it is listed: its URL is
         // normalised (scheme and host in lower case, default port and dot segments gone) when
         // parsed, and its fragment is dropped; kept as a 64-bit hash, the last
-        // `LISTED_REMEMBERED` of them (bounded however much a hostile site lists).
-        let mut listed = Listed::default();
+        // `SEEN_REMEMBERED` of them (bounded however much a hostile site lists).
+        let mut listed = Seen::default();
         while seeded < self.max
             && let Some(event) = expansion.next().await
         {
@@ -565,7 +639,7 @@ impl SitemapSeeds {
                     };
                     if let Err(error @ RobotsError::AddressRefused { .. }) = page.verdict {
                         // Never fetched, and said: a server tried to lead the crawl inside.
-                        let _ = not_queued.send(NotQueued::Address(page.url, error));
+                        not_queued.send(NotQueued::Address(page.url, error));
                         continue;
                     }
                     // A disallowed page is never queued: the sitemap listed it, robots.txt
@@ -580,7 +654,7 @@ impl SitemapSeeds {
                     }
                     seeded += 1;
                     if let Err(error) = frontier.push(url).await {
-                        let _ = not_queued.send(NotQueued::Refused(error));
+                        not_queued.send(NotQueued::Refused(error));
                     }
                 }
                 SitemapEvent::Failed { sitemap, error } => {
@@ -610,52 +684,72 @@ impl SitemapSeeds {
     }
 }
 
-/// The text a job's URL was given as (its line's), or the URL itself.
-fn job_text(
-    job: &robots_tower::Job,
-    given: &mut HashMap<String, std::collections::VecDeque<String>>,
-) -> String {
-    given_text(job.url(), given)
+/// How many results of lines not queued (dropped as disallowed, refused, not URLs) may wait
+/// to be printed: stdin is read no faster than they are, so memory stays bounded whatever the
+/// input (a million lines one robots.txt drops at once included). Queued lines are bounded by
+/// the frontier's budget.
+const BACKLOG_LINES: usize = 4_096;
+
+/// Each queued line's text and where it came from (`stdin line N`), by the normalised URL
+/// queued for it, first given first: only lines waiting for their result are held.
+#[derive(Default)]
+struct Given {
+    texts: HashMap<String, std::collections::VecDeque<(String, Option<String>)>>,
 }
 
-fn given_text(
-    url: &Url,
-    given: &mut HashMap<String, std::collections::VecDeque<String>>,
-) -> String {
-    let Some(texts) = given.get_mut(url.as_str()) else {
-        return url.to_string();
-    };
-    let text = texts.pop_front().unwrap_or_else(|| url.to_string());
-    if texts.is_empty() {
-        given.remove(url.as_str());
+impl Given {
+    fn record(&mut self, url: &str, text: String, at: Option<String>) {
+        self.texts
+            .entry(url.to_string())
+            .or_default()
+            .push_back((text, at));
     }
-    text
+
+    /// The text a URL handed out (or dropped) was given as, and where; the URL itself for one
+    /// no line gave (a sitemap's page, a link).
+    fn take(&mut self, url: &Url) -> (String, Option<String>) {
+        let Some(texts) = self.texts.get_mut(url.as_str()) else {
+            return (url.to_string(), None);
+        };
+        let Some(taken) = texts.pop_front() else {
+            return (url.to_string(), None);
+        };
+        if texts.is_empty() {
+            self.texts.remove(url.as_str());
+        }
+        taken
+    }
+}
+
+/// The data behind a lock, whoever panicked while holding it (nothing here is left half done).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The line of a URL the frontier dropped or refused.
-fn refused_line(
-    refused: NotQueued,
-    given: &mut HashMap<String, std::collections::VecDeque<String>>,
-) -> Done {
+fn refused_line(refused: NotQueued, given: &Mutex<Given>) -> Done {
     let (url, error) = match refused {
+        NotQueued::Done(done) => return done,
         NotQueued::Disallowed(dropped) => (dropped.url, dropped.error),
         NotQueued::Address(url, error) => (url, error),
         NotQueued::Refused(error) => {
             let message = error.to_string();
             let url = error.into_url();
-            let text = given_text(&url, given);
+            let (text, at) = lock(given).take(&url);
             return Done {
                 outcome: outcome_of(text, "error", None, None, Duration::ZERO, Some(message)),
                 links: Vec::new(),
                 not_a_url: false,
+                at,
             };
         }
     };
-    let text = given_text(&url, given);
+    let (text, at) = lock(given).take(&url);
     Done {
         outcome: refusal(text, &error, error.to_string()),
         links: Vec::new(),
         not_a_url: false,
+        at,
     }
 }
 
@@ -790,6 +884,7 @@ async fn fetch(
     url: String,
     job: Option<robots_tower::Job>,
     follow: bool,
+    at: Option<String>,
 ) -> Done {
     let outcome = |outcome, status, rule: Option<&DecidingRule>, waited: Duration, error| {
         outcome_of(url.clone(), outcome, status, rule, waited, error)
@@ -804,6 +899,7 @@ async fn fetch(
                     outcome: outcome("error", None, None, Duration::ZERO, Some(e.to_string())),
                     links: Vec::new(),
                     not_a_url: true,
+                    at,
                 };
             }
         },
@@ -836,6 +932,7 @@ async fn fetch(
                 ),
                 links,
                 not_a_url: false,
+                at: None,
             }
         }
         Err(error) => {
@@ -851,33 +948,43 @@ async fn fetch(
                 outcome,
                 links: Vec::new(),
                 not_a_url: false,
+                at: None,
             }
         }
     };
     // The body is done (read, or dropped with its response): the job ends now.
     drop(job);
-    done
+    Done { at, ..done }
 }
 
-/// How many sitemap pages `crawl --sitemaps` remembers to fetch each once (a hash in a set and
-/// in a queue: about 40 MB at most).
-const LISTED_REMEMBERED: usize = 1 << 20;
+/// How many pages `crawl` remembers to queue each once (sitemap pages; with --follow, the
+/// seeds and links): a hash in a set and in a queue, about 40 MB at most.
+const SEEN_REMEMBERED: usize = 1 << 20;
 
-/// The sitemap pages seen, by hash, the last `LISTED_REMEMBERED` of them.
+/// The bytes of queued URLs the crawl's frontier holds at most (the lines they were given as
+/// are held beside them): stdin is read only as fast as room is made.
+const QUEUE_BYTES: usize = 16 << 20;
+
+/// Pages seen, by hash, the last `SEEN_REMEMBERED` of them.
 #[derive(Default)]
-struct Listed {
+struct Seen {
     seen: HashSet<u64>,
     order: std::collections::VecDeque<u64>,
 }
 
-impl Listed {
+impl Seen {
+    /// Whether `hash` is among the pages remembered.
+    fn contains(&self, hash: u64) -> bool {
+        self.seen.contains(&hash)
+    }
+
     /// Whether `hash` was not among the pages remembered (it is from now on).
     fn first_time(&mut self, hash: u64) -> bool {
         if !self.seen.insert(hash) {
             return false;
         }
         self.order.push_back(hash);
-        if self.order.len() > LISTED_REMEMBERED
+        if self.order.len() > SEEN_REMEMBERED
             && let Some(oldest) = self.order.pop_front()
         {
             self.seen.remove(&oldest);
@@ -992,15 +1099,15 @@ fn text_line(outcome: &Outcome) -> String {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn listed_pages_are_remembered_up_to_the_bound() {
-        let mut listed = super::Listed::default();
+    fn pages_are_remembered_up_to_the_bound() {
+        let mut listed = super::Seen::default();
         assert!(listed.first_time(1));
         assert!(!listed.first_time(1));
-        for hash in 2..=super::LISTED_REMEMBERED as u64 + 1 {
+        for hash in 2..=super::SEEN_REMEMBERED as u64 + 1 {
             assert!(listed.first_time(hash));
         }
         // The oldest was forgotten; the set holds the bound, no more.
-        assert_eq!(listed.seen.len(), super::LISTED_REMEMBERED);
+        assert_eq!(listed.seen.len(), super::SEEN_REMEMBERED);
         assert!(listed.first_time(1));
     }
 

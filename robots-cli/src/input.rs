@@ -1,6 +1,6 @@
 //! Reading robots.txt files and URL lists from files or stdin.
 
-use std::io::{IsTerminal, Read};
+use std::io::{BufRead, IsTerminal, Read};
 
 use crate::CliError;
 
@@ -79,6 +79,85 @@ pub fn usable_urls(
         })
         .collect();
     Ok((urls, refused))
+}
+
+/// A URL given, and where: `stdin line N`, or `None` for an argument.
+pub type Numbered = (Option<String>, String);
+
+/// The URLs to work on as they come, for a command that works while it reads (`crawl`): the
+/// arguments, or else stdin read line by line on a thread of its own into `sink` (bounded: a
+/// slow consumer holds the reading up, so stdin is never held whole). The first URL is read
+/// before this returns, so that no URLs at all is a usage error at once; the rest are sent
+/// from the thread, which ends at the end of stdin, at a read error (said on stderr), or when
+/// the receiver is gone.
+pub fn stream_urls(
+    args: &[String],
+    sink: tokio::sync::mpsc::Sender<Numbered>,
+) -> Result<(), CliError> {
+    if !args.is_empty() {
+        let args = args.to_vec();
+        std::thread::spawn(move || {
+            for url in args {
+                if sink.blocking_send((None, url)).is_err() {
+                    break;
+                }
+            }
+        });
+        return Ok(());
+    }
+    if std::io::stdin().is_terminal() {
+        crate::say(format_args!(
+            "reading URLs from stdin (one per line; Ctrl-D to end)"
+        ));
+    }
+    let mut numbered = 0usize;
+    let first = next_stdin_url(&mut numbered)?.ok_or_else(|| {
+        CliError::Usage("no URLs given: pass them as arguments, or one per line on stdin".into())
+    })?;
+    std::thread::spawn(move || {
+        let mut next = Some(first);
+        while let Some(url) = next {
+            if sink.blocking_send(url).is_err() {
+                return;
+            }
+            next = match next_stdin_url(&mut numbered) {
+                Ok(url) => url,
+                Err(error) => {
+                    crate::say(format_args!("{error}"));
+                    None
+                }
+            };
+        }
+    });
+    Ok(())
+}
+
+/// The next non-blank line of stdin, trimmed, with its number (`numbered` counts the lines
+/// read so far); `None` at the end.
+fn next_stdin_url(numbered: &mut usize) -> Result<Option<Numbered>, CliError> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = std::io::stdin()
+            .lock()
+            .read_until(b'\n', &mut line)
+            .map_err(|source| CliError::Read {
+                what: "standard input".into(),
+                source,
+            })?;
+        if read == 0 {
+            return Ok(None);
+        }
+        *numbered += 1;
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim();
+        if !text.is_empty() {
+            return Ok(Some((
+                Some(format!("stdin line {numbered}")),
+                text.to_string(),
+            )));
+        }
+    }
 }
 
 /// URLs from stdin, one per line with its number; blank lines are skipped and surrounding

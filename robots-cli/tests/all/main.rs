@@ -7,6 +7,7 @@ mod cli_network;
 // The fleet crawl needs Redis (feature `redis`, on by default), and only it uses these.
 #[cfg(feature = "redis")]
 mod crawl;
+mod crawl_input;
 #[cfg(feature = "redis")]
 mod hostile;
 #[cfg(feature = "redis")]
