@@ -904,6 +904,9 @@ async fn fetch(
             }
         },
     };
+    let group_wait = job
+        .as_ref()
+        .map_or(Duration::ZERO, robots_tower::Job::waited);
     let done = match client.get(parsed).send().await {
         Ok(response) => {
             let status = response.status().as_u16();
@@ -927,7 +930,9 @@ async fn fetch(
                     "fetched",
                     Some(status),
                     info.as_ref().and_then(|i| i.rule()),
-                    info.as_ref().map_or(Duration::ZERO, |i| i.waited()),
+                    // Its turn in the frontier (how long its group kept it), then any wait
+                    // the middleware added.
+                    group_wait + info.as_ref().map_or(Duration::ZERO, |i| i.waited()),
                     None,
                 ),
                 links,

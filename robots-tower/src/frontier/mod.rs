@@ -208,6 +208,7 @@ pub struct Job {
     url: Url,
     priority: i32,
     attempt: u32,
+    waited: Duration,
     key: Key,
     shared: Arc<Shared>,
 }
@@ -236,6 +237,14 @@ impl Job {
     /// Its politeness group.
     pub fn group(&self) -> &str {
         &self.key
+    }
+
+    /// How long its group kept it for politeness: from when it stood first in its group's
+    /// line with a place free (pushed, or the job before it ended) to when it was handed out
+    /// (the interval, a Crawl-delay, a pause). Time queued behind the group's other URLs, or
+    /// behind a request in flight, is not counted.
+    pub fn waited(&self) -> Duration {
+        self.waited
     }
 
     /// How many times it was retried before (0 the first time it is handed out).
@@ -291,7 +300,10 @@ impl Job {
 
 impl Drop for Job {
     fn drop(&mut self) {
-        self.shared.lock().queues.job_ended(&self.key);
+        self.shared
+            .lock()
+            .queues
+            .job_ended(&self.key, Instant::now());
         self.shared.changed.notify_waiters();
     }
 }
@@ -511,10 +523,13 @@ impl Frontier {
         } else {
             max_bytes.saturating_sub(state.retry_bytes)
         };
-        match state
-            .queues
-            .push(group.as_str(), priority, Box::from(url.as_str()), limit)
-        {
+        match state.queues.push(
+            group.as_str(),
+            priority,
+            Box::from(url.as_str()),
+            limit,
+            Instant::now(),
+        ) {
             Ok(()) => {
                 state.seen.remember(url.as_str());
                 state.counts.pushed += 1;
@@ -599,6 +614,7 @@ impl Frontier {
                         url,
                         priority: handed.priority,
                         attempt,
+                        waited: handed.waited,
                         key: handed.key,
                         shared: shared.clone(),
                     })
@@ -686,6 +702,7 @@ impl Frontier {
                 retry.priority,
                 retry.url.clone(),
                 usize::MAX,
+                Instant::now(),
             ) {
                 Ok(()) => {
                     let charge = retry.url.len() + ATTEMPT_OVERHEAD;

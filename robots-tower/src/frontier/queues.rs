@@ -51,6 +51,9 @@ pub(super) struct Group {
     phase: Phase,
     /// Asks in a row that found every place in use (the next ask waits longer).
     stalls: u8,
+    /// Since when its first URL has been first in line with a place free (what `Job::waited`
+    /// reports).
+    head_since: Instant,
 }
 
 /// Where a group is in its round: exactly one at a time, and in the list that goes with it.
@@ -96,6 +99,8 @@ pub(super) struct HandedOut<T> {
     pub(super) key: Key,
     pub(super) item: T,
     pub(super) priority: i32,
+    /// How long it stood first in its group's line before it was handed out.
+    pub(super) waited: Duration,
 }
 
 pub(super) struct Queues {
@@ -181,6 +186,7 @@ impl Queues {
         priority: i32,
         url: Box<str>,
         limit: usize,
+        now: Instant,
     ) -> Result<(), Refused> {
         if self
             .groups
@@ -213,6 +219,7 @@ impl Queues {
                         active: 0,
                         phase: Phase::Idle,
                         stalls: 0,
+                        head_since: now,
                     },
                 );
                 key
@@ -224,6 +231,9 @@ impl Queues {
         let Some(g) = self.groups.get_mut(&key) else {
             return Ok(());
         };
+        if g.len == 0 {
+            g.head_since = now;
+        }
         let at = g.bands.partition_point(|b| b.priority > priority);
         match g.bands.get_mut(at) {
             Some(band) if band.priority == priority => band.urls.push_back(url),
@@ -289,6 +299,9 @@ impl Queues {
                 continue;
             };
             while let Some((priority, url, band_gone)) = g.pop() {
+                // The next one is first in line from now.
+                let waited = now.saturating_duration_since(g.head_since);
+                g.head_since = now;
                 self.urls -= 1;
                 self.bytes = self.bytes.saturating_sub(url.len() + URL_OVERHEAD);
                 if band_gone {
@@ -310,6 +323,7 @@ impl Queues {
                     key,
                     item,
                     priority,
+                    waited,
                 });
             }
             // Every URL it had was dropped.
@@ -379,10 +393,15 @@ impl Queues {
     }
 
     /// A job handed out has ended: its group has a place again, and is asked when it can go.
-    pub(super) fn job_ended(&mut self, key: &Key) {
+    pub(super) fn job_ended(&mut self, key: &Key, now: Instant) {
         let Some(g) = self.groups.get_mut(key) else {
             return;
         };
+        // Every place was taken: its first URL could not go before now, and what it waits
+        // from here is the politeness (`Job::waited`).
+        if g.len > 0 && g.active >= self.concurrency {
+            g.head_since = g.head_since.max(now);
+        }
         g.active = g.active.saturating_sub(1);
         self.active = self.active.saturating_sub(1);
         if g.phase == Phase::Idle {

@@ -497,3 +497,31 @@ async fn a_retry_keeps_its_room_and_comes_back_after_its_wait() {
     assert!(Instant::now() - start >= Duration::from_secs(10));
     assert_eq!(frontier.stats().retried, 1);
 }
+
+/// `Job::waited` is how long the URL stood first in its group's line with a place free:
+/// never the time it was queued behind the others, or behind a request in flight. A site
+/// asking 5 s: each URL after the first waits 5 s from the end of the one before (its
+/// request ends at once here).
+#[tokio::test(start_paused = true)]
+async fn a_job_says_how_long_its_group_kept_it() {
+    let (hooks, frontier) = setup(
+        |c| c.min_delay(Duration::from_secs(5)),
+        FrontierConfig::default(),
+    );
+    for n in 0..3 {
+        frontier
+            .try_push(url(&format!("http://a.example/{n}")))
+            .unwrap();
+    }
+    let start = Instant::now();
+    let first = frontier.next().await.unwrap();
+    assert_eq!(first.waited(), Duration::ZERO);
+    // Its request waits 5 s after robots.txt, in the front end: not the frontier's to count.
+    fetch(&hooks, first).await;
+    let second = frontier.next().await.unwrap();
+    assert_eq!(second.waited(), Duration::from_secs(5));
+    fetch(&hooks, second).await;
+    let third = frontier.next().await.unwrap();
+    assert_eq!(Instant::now() - start, Duration::from_secs(15));
+    assert_eq!(third.waited(), Duration::from_secs(5));
+}

@@ -185,9 +185,26 @@ async fn through_the_middleware_a_link_following_crawl_ends_by_itself_and_counts
 /// pages by its handler) never hangs; the links past the overdraft are counted, not waited for.
 #[tokio::test(start_paused = true)]
 async fn pushing_links_from_jobs_never_deadlocks_at_the_budget() {
-    // With no overdraft most links are refused and the crawl runs dry early; with the
-    // default's 64 KiB a job's six links always fit, and it goes on to the handler's stop.
-    for (max_bytes, overdraft) in [(8_403, 0), (8_500, 0), (8_613, 0), (8_500, 64 << 10)] {
+    // The budgets just above the least that holds one URL (the hanging budgets were
+    // 8,403 to 8,613 bytes, that least then): with no overdraft most links are refused and the
+    // crawl runs dry early; with the default's 64 KiB a job's six links always fit, and it
+    // goes on to the handler's stop.
+    let least = (1_000..100_000)
+        .step_by(10)
+        .find(|&max_bytes| {
+            RobotsLayer::builder("FooBot/1.0")
+                .build()
+                .frontier_with(FrontierConfig::default().max_bytes(max_bytes))
+                .try_push("http://one.test/p".parse().unwrap())
+                .is_ok()
+        })
+        .expect("a budget that holds one URL");
+    for (max_bytes, overdraft) in [
+        (least, 0),
+        (least + 100, 0),
+        (least + 210, 0),
+        (least + 100, 64 << 10),
+    ] {
         let site = MemorySite::new(|_, path, _| match path {
             "/robots.txt" => Reply::ok(""),
             path => Reply::ok(
