@@ -185,20 +185,6 @@ impl<C> RobotsHooks<C> {
         self.gate.cache()
     }
 
-    /// A [`crate::Frontier`] paced with these hooks: a crawl's URLs wait in it, a queue per
-    /// politeness group, and come out when their group can take a request.
-    pub fn frontier(&self) -> crate::frontier::Frontier {
-        self.frontier_with(crate::frontier::FrontierConfig::default())
-    }
-
-    /// [`Self::frontier`] set up with `config` (byte budget, cap per group, de-duplication).
-    pub fn frontier_with(
-        &self,
-        config: crate::frontier::FrontierConfig,
-    ) -> crate::frontier::Frontier {
-        crate::frontier::Frontier::new(self.gate.clone(), config)
-    }
-
     /// Puts the crawler's `User-Agent` (and `From`) on the headers of a request to `url`, per
     /// the configured [`crate::IdentityHeaders`], and its Web Bot Auth signature when a signing
     /// key is configured ([`crate::RobotsConfig::signer`]). Call it for each request as it is
@@ -223,6 +209,29 @@ impl<C> RobotsHooks<C> {
     /// (A [`Ticket::finish`] does this too.)
     pub fn observe(&self, origin: &Origin, status: u16, headers: &http::HeaderMap) {
         self.gate.observe_unadmitted(origin, status, headers);
+    }
+}
+
+impl<C> RobotsHooks<C>
+where
+    C: FetchClient + Clone + 'static,
+    <C::Body as http_body::Body>::Error: Send,
+{
+    /// A [`crate::Frontier`] paced with these hooks: a crawl's URLs wait in it, a queue per
+    /// politeness group, and come out when their group can take a request. A site's robots.txt
+    /// is fetched (with the hooks' client) before its first URL is handed out, so a URL it
+    /// disallows is dropped at its turn and never handed to a worker.
+    pub fn frontier(&self) -> crate::frontier::Frontier {
+        self.frontier_with(crate::frontier::FrontierConfig::default())
+    }
+
+    /// [`Self::frontier`] set up with `config` (byte budget, cap per group, de-duplication).
+    pub fn frontier_with(
+        &self,
+        config: crate::frontier::FrontierConfig,
+    ) -> crate::frontier::Frontier {
+        crate::frontier::Frontier::new(self.gate.clone(), config)
+            .fetching_robots_with(self.client.clone())
     }
 }
 

@@ -110,6 +110,7 @@ impl RobotsMiddleware {
         config: crate::frontier::FrontierConfig,
     ) -> crate::frontier::Frontier {
         crate::frontier::Frontier::new(self.gate.clone(), config)
+            .fetching_robots_with(self.client.clone())
     }
 
     /// A client with this middleware, made as [`RobotsConfig::build_client`] makes one (its own

@@ -37,8 +37,10 @@ use crate::error::RobotsError;
 /// - **Ready only**: [`Frontier::next`] hands out the next URL of a group that can take a
 ///   request now, groups taking turns (round robin), and sleeps (a timer, no polling) until
 ///   the earliest group is ready. The request it makes goes through the front end without
-///   waiting, save for its robots.txt's first fetch. A group paused by a 429, a 503 or
-///   rate-limit headers opens when its pause ends.
+///   waiting. A frontier made by the middleware or the hooks fetches a site's robots.txt (on
+///   a task of its own) before its first URL goes; one made by the layer, which has no client
+///   of its own, lets the first URL fetch it through the front end. A group paused by a 429,
+///   a 503 or rate-limit headers opens when its pause ends.
 /// - **One place per request**: a group gets no more URLs out at once than its concurrency
 ///   (1 by default); a [`Job`] holds the place until it is dropped, so hold it until the
 ///   response's body has been read.
@@ -103,7 +105,15 @@ struct Shared {
     max_bytes: usize,
     job_overdraft: usize,
     max_retries: u32,
+    /// Fetches an origin's robots.txt into the gate's cache, when the frontier was made by a
+    /// front end with a client of its own (the middleware, the hooks).
+    robots: Option<FetchRobots>,
 }
+
+/// See `Shared::robots`.
+type FetchRobots = Arc<
+    dyn Fn(Origin) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> + Send + Sync,
+>;
 
 struct State {
     queues: Queues,
@@ -372,6 +382,17 @@ enum Event<T> {
     Next(Option<Job>),
 }
 
+/// When the gate says `origin`'s group can take a request.
+async fn ask(gate: &Gate, origin: &Origin) -> Answer {
+    match gate.next_ready(origin).await {
+        Ok(Some(wait)) => Answer::In(wait),
+        Ok(None) => Answer::WhenOneEnds,
+        // Refused whatever the wait (an overlong Crawl-delay, an unreachable fleet that fails
+        // closed): the front end says why.
+        Err(_) => Answer::In(Duration::ZERO),
+    }
+}
+
 /// What one look at the queues found for [`Frontier::next`].
 enum Step {
     Job(Job),
@@ -432,8 +453,34 @@ impl Frontier {
                 max_bytes: config.max_bytes,
                 job_overdraft: config.job_overdraft,
                 max_retries: config.max_retries,
+                robots: None,
             }),
         }
+    }
+
+    /// The same frontier, fetching a site's robots.txt with `client` (through the gate: paced,
+    /// identified, cached) before its first URL is handed out: a URL it disallows is then
+    /// dropped at its turn, never handed to a worker, and the first URL comes out when the
+    /// site can take it (an interval after its robots.txt), instead of waiting in the front
+    /// end. The fetch runs on a task of its own, so a slow robots.txt holds up no other site.
+    pub(crate) fn fetching_robots_with<C>(mut self, client: C) -> Frontier
+    where
+        C: robots_fetch::FetchClient + Clone + 'static,
+        <C::Body as http_body::Body>::Error: Send,
+    {
+        let gate = self.shared.gate.clone();
+        let fetch: FetchRobots = Arc::new(move |origin: Origin| {
+            let (gate, client) = (gate.clone(), client.clone());
+            Box::pin(async move {
+                // A failure is cached as such (unreachable, retried after its pause): the
+                // front end says why when the URL goes.
+                let _ = gate.entry(&client, &origin).await;
+            })
+        });
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.robots = Some(fetch);
+        }
+        self
     }
 
     /// Queues `url` at priority 0, waiting for room when the byte budget is spent (see
@@ -656,18 +703,27 @@ impl Frontier {
                 }
                 Step::Done => return None,
                 Step::Ask(key, head) => {
+                    // A site whose robots.txt is not known yet: fetched first, on a task of its
+                    // own, which answers for the group once it is there.
+                    if let Some(fetch) = &shared.robots
+                        && let Ok(Ok(origin)) = Url::parse(&head).map(|u| Origin::from_url(&u))
+                        && shared.gate.cache().cached_any(&origin).is_none()
+                    {
+                        let (fetched, shared) = (fetch(origin.clone()), shared.clone());
+                        tokio::spawn(async move {
+                            fetched.await;
+                            let answer = ask(&shared.gate, &origin).await;
+                            shared.lock().queues.answer(&key, answer, Instant::now());
+                            shared.changed.notify_waiters();
+                        });
+                        continue;
+                    }
                     let asking = Asking {
                         shared,
                         key: Some(key),
                     };
                     let answer = match Url::parse(&head).map(|url| Origin::from_url(&url)) {
-                        Ok(Ok(origin)) => match shared.gate.next_ready(&origin).await {
-                            Ok(Some(wait)) => Answer::In(wait),
-                            Ok(None) => Answer::WhenOneEnds,
-                            // Refused whatever the wait (an overlong Crawl-delay, an
-                            // unreachable fleet that fails closed): the front end says why.
-                            Err(_) => Answer::In(Duration::ZERO),
-                        },
+                        Ok(Ok(origin)) => ask(&shared.gate, &origin).await,
                         _ => Answer::In(Duration::ZERO),
                     };
                     let mut asking = asking;

@@ -141,8 +141,8 @@ async fn through_the_middleware_a_link_following_crawl_ends_by_itself_and_counts
         .build();
     let frontier =
         robots.frontier_with(FrontierConfig::default().dedup(Dedup::Exact { last: 1_000 }));
-    // The first URL of each site is disallowed: handed out before robots.txt is known, refused
-    // by the middleware, and counted as disallowed, not as fetched.
+    // The first URL of each site is disallowed: the frontier fetches the site's robots.txt
+    // before handing anything out, so it is dropped at its turn, never handed to a worker.
     for host in HOSTS {
         let base = format!("http://{host}:{}", server.port());
         frontier
@@ -178,6 +178,10 @@ async fn through_the_middleware_a_link_following_crawl_ends_by_itself_and_counts
     assert_eq!(stats.fetched as usize, pages.len(), "{stats:?}");
     assert_eq!(stats.disallowed as usize, 3 * HOSTS.len(), "{stats:?}");
     assert_eq!(stats.failed + stats.refused, 0, "{stats:?}");
+    assert_eq!(stats.handed_out, stats.fetched, "{stats:?}");
+    // robots.txt once a site, before its pages.
+    let seen = server.seen();
+    assert_eq!(seen.len(), pages.len() + HOSTS.len(), "{seen:?}");
 }
 
 /// A site of endless links, six a page, and a budget of a few kilobytes: every job pushes more
