@@ -446,16 +446,23 @@ async fn crawl(
                     while not_queued.backlog() >= BACKLOG_LINES {
                         printed.notified().await;
                     }
-                    let url = crate::check::url_to_fetch(&text)
-                        .ok()
-                        .filter(|url| robots_fetch::Origin::from_url(url).is_ok());
-                    let Some(mut url) = url else {
-                        // Not a URL to fetch (fetch's own error), or no robots.txt to pace
-                        // by (mailto:, ftp://: the middleware says why): its line at once.
+                    let Ok(mut url) = crate::check::url_to_fetch(&text) else {
+                        // Not a URL to fetch: its line at once, with fetch's own words.
                         let done = fetch(&client, text, None, false, at).await;
                         not_queued.send(NotQueued::Done(done));
                         continue;
                     };
+                    if let Err(error) = robots_fetch::Origin::from_url(&url) {
+                        // No robots.txt to pace by (mailto:, ftp://): never requested.
+                        let message = Some(error.to_string());
+                        not_queued.send(NotQueued::Done(Done {
+                            outcome: outcome_of(text, "error", None, None, Duration::ZERO, message),
+                            links: Vec::new(),
+                            not_a_url: false,
+                            at,
+                        }));
+                        continue;
+                    }
                     url.set_fragment(None);
                     lock(&given).record(url.as_str(), text, at);
                     if follow {

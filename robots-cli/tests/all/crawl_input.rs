@@ -112,7 +112,7 @@ async fn an_origins_urls_come_out_in_the_order_given() {
         input.push_str(&site.url(&format!("/page/{n}")));
         input.push('\n');
         if n % 500 == 0 {
-            input.push_str("not a url\n");
+            input.push_str("not a url\nmailto:a@b.example\n");
             input.push_str(&site.url(&format!("/private/{n}")));
             input.push('\n');
         }
@@ -125,7 +125,18 @@ async fn an_origins_urls_come_out_in_the_order_given() {
     })
     .await
     .unwrap();
-    let pages: Vec<u64> = json(&stdout)
+    let lines = json(&stdout);
+    // A scheme with no robots.txt is never requested, and its line says why, by its number.
+    let mailto = lines
+        .iter()
+        .find(|l| l["url"] == "mailto:a@b.example")
+        .and_then(|l| l["error"].as_str())
+        .unwrap_or_default();
+    assert!(
+        mailto.starts_with("stdin line 3: ") && mailto.contains("only http and https URLs"),
+        "{mailto}"
+    );
+    let pages: Vec<u64> = lines
         .iter()
         .filter_map(|l| l["url"].as_str()?.split("/page/").nth(1)?.parse().ok())
         .collect();
