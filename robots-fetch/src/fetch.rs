@@ -12,20 +12,15 @@ use url::Url;
 
 use crate::body::{Coding, read_capped};
 use crate::client::{FetchClient, FollowedByClient};
-use crate::headers::{max_age, retry_after};
 use crate::origin::Origin;
-use crate::outcome::{
-    FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause,
-};
+use crate::outcome::{FetchOutcome, NetworkError, NetworkErrorKind, UnreachableCause};
 use crate::redirect::HopRule;
+use crate::retrieval::{Answer, Retrieval};
 use crate::time::later;
 use crate::validators::Validators;
 
 /// Whether the "client follows redirects itself" warning was given (once per process).
 static WARNED_CLIENT_REDIRECTS: AtomicBool = AtomicBool::new(false);
-
-/// How many redirects are followed; one more is treated as 404.
-pub const MAX_REDIRECTS: usize = 5;
 
 /// How robots.txt requests are made.
 #[derive(Debug, Clone)]
@@ -183,9 +178,12 @@ async fn fetch_following_redirects<C: FetchClient>(
     validators: Option<&Validators>,
     waited: &Turns,
 ) -> FetchOutcome {
-    let mut url = origin.robots_url();
-    let mut visited = vec![url.clone()];
+    let mut retrieval = match validators {
+        Some(validators) => Retrieval::revalidating(origin, validators),
+        None => Retrieval::new(origin),
+    };
     loop {
+        let url = retrieval.url().clone();
         let mut request = match request(&url, config, validators) {
             Ok(request) => request,
             Err(error) => return FetchOutcome::Unreachable(UnreachableCause::Network(error)),
@@ -231,94 +229,44 @@ async fn fetch_following_redirects<C: FetchClient>(
                 .allows_resolved(&url, &landed, &config.resolver)
                 .await
             {
-                return redirect_refused(&url, &landed, " (followed by the client)", config);
+                return retrieval.refused(
+                    &landed,
+                    &config.redirect_rule,
+                    " (followed by the client)",
+                );
             }
-            visited.push(landed.clone());
-            url = landed;
+            retrieval.follow(landed);
         }
-        let status = response.status();
-        let code = status.as_u16();
-        if status == http::StatusCode::NOT_MODIFIED {
-            // (A 3xx, but no redirect.) The copy asked about is still the file; asked about
-            // nothing, the answer makes no sense.
-            return match validators {
-                Some(_) => FetchOutcome::NotModified {
-                    max_age: max_age(response.headers()),
-                    validators: Validators::from_headers(response.headers()),
-                },
-                None => FetchOutcome::Unreachable(UnreachableCause::Status {
-                    status: code,
-                    retry_after: None,
-                }),
-            };
-        }
-        if status.is_redirection() {
-            let unavailable = |reason| FetchOutcome::Unavailable {
-                status: code,
-                reason,
-            };
-            let Some(next) = location(&url, response.headers()) else {
-                return unavailable(UnavailableReason::BadLocation);
-            };
-            if visited.contains(&next) {
-                return unavailable(UnavailableReason::RedirectLoop);
+        let status = response.status().as_u16();
+        match retrieval.answer(status, response.headers()) {
+            Answer::Done(outcome) => return outcome,
+            Answer::Redirect(next) => {
+                if !config
+                    .redirect_rule
+                    .allows_resolved(retrieval.url(), &next, &config.resolver)
+                    .await
+                {
+                    return retrieval.refused(&next, &config.redirect_rule, "");
+                }
+                debug!(from = %retrieval.url(), to = %next, status, "robots.txt redirect");
+                retrieval.follow(next);
             }
-            if visited.len() > MAX_REDIRECTS {
-                return unavailable(UnavailableReason::TooManyRedirects);
+            Answer::ReadBody => {
+                let headers = response.headers().clone();
+                let coding = match Coding::of(&headers) {
+                    Ok(coding) => coding,
+                    Err(error) => {
+                        return FetchOutcome::Unreachable(UnreachableCause::Network(error));
+                    }
+                };
+                return match read_capped(response.into_body(), coding, config.max_body_bytes).await
+                {
+                    Ok(body) => retrieval.body(status, &headers, body),
+                    Err(error) => FetchOutcome::Unreachable(UnreachableCause::Network(error)),
+                };
             }
-            if !config
-                .redirect_rule
-                .allows_resolved(&url, &next, &config.resolver)
-                .await
-            {
-                return redirect_refused(&url, &next, "", config);
-            }
-            debug!(from = %url, to = %next, status = code, "robots.txt redirect");
-            visited.push(next.clone());
-            url = next;
-            continue;
         }
-        if status.is_success() {
-            let headers = response.headers().clone();
-            let coding = match Coding::of(&headers) {
-                Ok(coding) => coding,
-                Err(error) => return FetchOutcome::Unreachable(UnreachableCause::Network(error)),
-            };
-            return match read_capped(response.into_body(), coding, config.max_body_bytes).await {
-                Ok(body) => FetchOutcome::Parsed {
-                    status: code,
-                    body,
-                    max_age: max_age(&headers),
-                    redirected_to: (visited.len() > 1).then(|| url.clone()),
-                    validators: Validators::from_headers(&headers),
-                },
-                Err(error) => FetchOutcome::Unreachable(UnreachableCause::Network(error)),
-            };
-        }
-        if status.is_client_error() && code != 429 {
-            return FetchOutcome::Unavailable {
-                status: code,
-                reason: UnavailableReason::Status,
-            };
-        }
-        // 429, 5xx, and anything else that is neither success nor a client error.
-        return FetchOutcome::Unreachable(UnreachableCause::Status {
-            status: code,
-            retry_after: retry_after(response.headers()),
-        });
     }
-}
-
-/// A robots.txt redirect the rule refuses: the crawler's own choice not to go there, so the
-/// rules stay unknown and nothing is allowed (not "no robots.txt", which would allow everything).
-fn redirect_refused(from: &Url, to: &Url, how: &str, config: &FetchConfig) -> FetchOutcome {
-    FetchOutcome::Unreachable(UnreachableCause::Network(NetworkError {
-        kind: NetworkErrorKind::RedirectRefused,
-        message: format!(
-            "robots.txt redirect from {from} to {to}{how} refused: {}",
-            config.redirect_rule
-        ),
-    }))
 }
 
 fn request(
@@ -359,13 +307,6 @@ fn request(
         validators.apply_to(headers);
     }
     Ok(request)
-}
-
-/// The redirect target: `Location` resolved against the current URL, http or https only.
-fn location(current: &Url, headers: &http::HeaderMap) -> Option<Url> {
-    let value = headers.get(header::LOCATION)?.to_str().ok()?;
-    let next = current.join(value.trim()).ok()?;
-    matches!(next.scheme(), "http" | "https").then_some(next)
 }
 
 #[cfg(test)]

@@ -46,6 +46,7 @@ pub mod redirect;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod resolve;
+mod retrieval;
 mod store;
 pub mod telemetry;
 mod time;
@@ -53,11 +54,11 @@ mod validators;
 
 pub use body::{BodyReader, body_reader};
 pub use cache::{
-    CacheConfig, CacheStats, CachedRobots, CrawlerRecord, ParsedRobots, RobotsCache,
-    RobotsCacheBuilder, Rules, Source, path_of_url,
+    CacheConfig, CacheStats, CachedRobots, CrawlerRecord, Kept, KeptCopy, Next, NextRules,
+    ParsedRobots, RobotsCache, RobotsCacheBuilder, Rules, Source, path_of_url,
 };
 pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClient};
-pub use fetch::{FetchConfig, MAX_REDIRECTS, fetch, revalidate};
+pub use fetch::{FetchConfig, fetch, revalidate};
 pub use headers::{RateLimitPause, max_age, rate_limit_pause, retry_after};
 // Public because every crate's messages print durations one way (robots-tower's errors,
 // `RobotsInfo`'s Debug, the CLI), and users' own messages can match them.
@@ -77,6 +78,7 @@ pub use redis_store::{FleetConnection, FleetError, RedisFleet, RedisStore};
 pub use resolve::{
     NameNotResolved, OverrideOnOtherPort, ResolveOverrideError, Resolver, normal_name,
 };
+pub use retrieval::{Answer, MAX_REDIRECTS, Retrieval};
 pub use store::{
     InProcessStore, RobotsStore, StoreError, StoreFuture, StoredKind, StoredOutage, StoredRobots,
 };

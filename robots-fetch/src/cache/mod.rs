@@ -19,6 +19,7 @@
 mod builder;
 mod entry;
 mod evicted;
+mod lifetime;
 mod shared;
 mod transition;
 
@@ -27,6 +28,7 @@ use transition::log_entry;
 
 pub use builder::{CacheConfig, RobotsCacheBuilder};
 pub use entry::{CachedRobots, CrawlerRecord, ParsedRobots, Rules, Source, path_of_url};
+pub use lifetime::{Kept, KeptCopy, Next, NextRules};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -3,7 +3,6 @@
 //! clock it is given and the log line it writes.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
@@ -12,11 +11,12 @@ use crate::origin::Origin;
 use crate::outcome::FetchOutcome;
 use crate::time::later;
 
-use super::{CacheConfig, CachedRobots, RobotsCache, Rules, Source};
+use super::lifetime::{Kept, KeptCopy, NextRules};
+use super::{CachedRobots, RobotsCache, Rules, Source};
 
 impl RobotsCache {
-    /// The entry after a fetch, given the previous one: the spec's outcome table plus the
-    /// cache rules (lifetimes, stale copies, back-off).
+    /// The entry after a fetch, given the previous one: [`super::CacheConfig::next`]'s decision
+    /// (the spec's outcome table and the lifetimes), made into an entry at `now`.
     pub(super) fn next_entry(
         &self,
         origin: &Origin,
@@ -25,74 +25,48 @@ impl RobotsCache {
         now: Instant,
     ) -> CachedRobots {
         let config = &self.inner.config;
-        // A good copy's life: its `max-age` within the bounds, else the default.
-        let expiry = |max_age: Option<Duration>| {
-            later(
-                now,
-                max_age
-                    .unwrap_or(config.default_ttl)
-                    .clamp(config.min_ttl, config.max_ttl),
-            )
-        };
-        let entry = |rules, source, refresh_at, failures| {
+        let kept = kept(previous, now);
+        let next = config.next(kept, &outcome);
+        let renewed_at = later(now, next.lives_for);
+        let entry = |rules, source| {
             CachedRobots::new(
                 origin.clone(),
                 rules,
                 source,
-                refresh_at,
-                failures,
+                renewed_at,
+                next.failures,
                 config.give_up_after,
                 &self.inner.policy_tokens,
             )
         };
-        match outcome {
-            FetchOutcome::Parsed {
-                status,
-                body,
-                max_age,
-                redirected_to,
-                validators,
-            } => {
-                let expires_at = expiry(max_age);
+        match (outcome, previous) {
+            (
+                FetchOutcome::Parsed {
+                    status,
+                    body,
+                    redirected_to,
+                    validators,
+                    ..
+                },
+                _,
+            ) => {
                 let source = Source::Parsed {
                     status,
                     redirected_to: redirected_to.map(|u| Arc::from(u.as_str())),
                     fetched_at: now,
-                    expires_at,
+                    expires_at: renewed_at,
                     not_modified: false,
                 };
-                entry(
-                    Rules::Parsed(Arc::new(self.parse(&body))),
-                    source,
-                    expires_at,
-                    0,
-                )
-                .with_validators(validators)
+                entry(Rules::Parsed(Arc::new(self.parse(&body))), source)
+                    .with_validators(validators)
             }
-            FetchOutcome::NotModified { validators, .. } => {
-                // The copy asked about is still the file: its rules, a new life. (Asked about a
-                // copy this entry no longer has, the answer cannot be used: unreachable.)
-                let kept = previous.filter(|p| {
-                    matches!(p.rules, Rules::Parsed(_))
-                        && matches!(p.source, Source::Parsed { .. } | Source::Stale { .. })
-                });
-                let Some(previous) = kept else {
-                    warn!(%origin, "robots.txt answered 304 Not Modified for a copy not kept: unreachable");
-                    let cause = crate::outcome::UnreachableCause::Status {
-                        status: 304,
-                        retry_after: None,
-                    };
-                    return self.next_entry(
-                        origin,
-                        previous,
-                        FetchOutcome::Unreachable(cause),
-                        now,
-                    );
-                };
+            // The copy asked about is still the file: its rules, a new life.
+            (FetchOutcome::NotModified { validators, .. }, Some(previous))
+                if kept.copy == KeptCopy::Parsed =>
+            {
                 // RFC 9111 section 4.3.4: what the 304 says replaces what is stored, what it
-                // leaves out (a bare 304's `max-age`) keeps the stored value.
+                // leaves out keeps the stored value.
                 let validators = previous.validators.updated_by(&validators);
-                let expires_at = expiry(validators.max_age);
                 let (status, redirected_to) = match &previous.source {
                     Source::Parsed {
                         status,
@@ -106,69 +80,61 @@ impl RobotsCache {
                     status,
                     redirected_to,
                     fetched_at: now,
-                    expires_at,
+                    expires_at: renewed_at,
                     not_modified: true,
                 };
-                entry(previous.rules.clone(), source, expires_at, 0).with_validators(validators)
+                entry(previous.rules.clone(), source).with_validators(validators)
             }
-            FetchOutcome::Unavailable { status, reason } => {
-                let expires_at = later(now, config.default_ttl);
-                let rules = if config.auth_errors_disallow && matches!(status, 401 | 403) {
-                    Rules::DisallowAll
-                } else {
-                    Rules::AllowAll
+            // Asked about a copy this entry no longer has, the answer cannot be used.
+            (FetchOutcome::NotModified { .. }, _) => {
+                warn!(%origin, "robots.txt answered 304 Not Modified for a copy not kept: unreachable");
+                let cause = crate::outcome::UnreachableCause::Status {
+                    status: 304,
+                    retry_after: None,
+                };
+                self.next_entry(origin, previous, FetchOutcome::Unreachable(cause), now)
+            }
+            (FetchOutcome::Unavailable { status, reason }, _) => {
+                let rules = match next.rules {
+                    NextRules::DisallowAll => Rules::DisallowAll,
+                    _ => Rules::AllowAll,
                 };
                 let source = Source::Unavailable {
                     status,
                     reason,
                     fetched_at: now,
-                    expires_at,
+                    expires_at: renewed_at,
                 };
-                entry(rules, source, expires_at, 0)
+                entry(rules, source)
             }
-            FetchOutcome::Unreachable(cause) => {
-                let failures = previous.map_or(0, |p| p.failures).saturating_add(1);
-                let delay = match cause.retry_after() {
-                    Some(asked) => {
-                        if asked > config.retry_after_max {
-                            warn!(%origin, ?asked, applied = ?config.retry_after_max, "robots.txt Retry-After above the maximum: clamped");
-                        }
-                        asked.clamp(config.retry_floor, config.retry_after_max)
-                    }
-                    None => backoff(config, failures),
-                };
-                let next_retry = later(now, delay);
+            (FetchOutcome::Unreachable(cause), previous) => {
+                if let Some(asked) = next.retry_after_clamped {
+                    warn!(%origin, ?asked, applied = ?config.retry_after_max, "robots.txt Retry-After above the maximum: clamped");
+                }
+                let since = now
+                    .checked_sub(next.unreachable_for.unwrap_or_default())
+                    .unwrap_or(now);
                 match previous.and_then(|p| p.good_copy().map(|good| (p, good))) {
                     Some((previous, (status, fetched_at))) => {
-                        let unreachable_since = match previous.source {
-                            Source::Stale {
-                                unreachable_since, ..
-                            } => unreachable_since,
-                            _ => now,
-                        };
                         let source = Source::Stale {
                             status,
                             fetched_at,
                             cause,
-                            unreachable_since,
-                            next_retry,
+                            unreachable_since: since,
+                            next_retry: renewed_at,
                         };
                         // (The good copy's validators stay: once the origin answers, a 304
                         // confirms the copy still used.)
-                        entry(previous.rules.clone(), source, next_retry, failures)
+                        entry(previous.rules.clone(), source)
                             .with_validators(previous.validators.clone())
                     }
                     None => {
-                        let since = match previous.map(|p| &p.source) {
-                            Some(Source::Unreachable { since, .. }) => *since,
-                            _ => now,
-                        };
                         let source = Source::Unreachable {
                             cause,
                             since,
-                            next_retry,
+                            next_retry: renewed_at,
                         };
-                        entry(Rules::DisallowAll, source, next_retry, failures)
+                        entry(Rules::DisallowAll, source)
                     }
                 }
             }
@@ -176,13 +142,30 @@ impl RobotsCache {
     }
 }
 
-/// `retry_base × 2^(failures − 1)`, at most `retry_max`.
-pub(super) fn backoff(config: &CacheConfig, failures: u32) -> Duration {
-    let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(31));
-    config
-        .retry_base
-        .saturating_mul(factor)
-        .min(config.retry_max)
+/// What `previous` holds, as [`super::CacheConfig::next`] needs it.
+fn kept(previous: Option<&CachedRobots>, now: Instant) -> Kept {
+    let Some(previous) = previous else {
+        return Kept::default();
+    };
+    let copy = match (&previous.rules, &previous.source) {
+        (Rules::Parsed(_), Source::Parsed { .. } | Source::Stale { .. }) => KeptCopy::Parsed,
+        _ if previous.good_copy().is_some() => KeptCopy::Answer,
+        _ => KeptCopy::None,
+    };
+    let unreachable_for = match &previous.source {
+        Source::Stale {
+            unreachable_since: since,
+            ..
+        }
+        | Source::Unreachable { since, .. } => Some(now.saturating_duration_since(*since)),
+        _ => None,
+    };
+    Kept {
+        copy,
+        failures: previous.failures,
+        unreachable_for,
+        max_age: previous.validators.max_age,
+    }
 }
 
 pub(super) fn log_entry(entry: &CachedRobots) {
@@ -239,13 +222,5 @@ mod tests {
             "{:?}",
             entry.source
         );
-    }
-
-    #[test]
-    fn backoff_doubles_up_to_the_cap() {
-        let config = CacheConfig::default();
-        let secs: Vec<u64> = (1..=9).map(|n| backoff(&config, n).as_secs()).collect();
-        assert_eq!(secs, [60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
-        assert_eq!(backoff(&config, u32::MAX), config.retry_max);
     }
 }

@@ -5,6 +5,7 @@ mod cache;
 mod fleet;
 mod outcomes;
 mod revalidation;
+mod status_table;
 mod support;
 #[cfg(feature = "redis")]
 use robots_test_support::redis_server;
