@@ -63,8 +63,10 @@ pub struct UserAgentToken<'a> {
 /// Reduces a full User-Agent string (`FooBot/2.1 (+https://foo.example/bot)`) to its product
 /// token, and tells when that cuts the crawler's name short. The form most crawlers send,
 /// `Mozilla/5.0 (compatible; FooBot/2.1; +https://…)`, gives the product after `compatible;`.
-/// A browser's User-Agent without it gives `Mozilla`, which no robots.txt group names: pass the
-/// crawler's token explicitly then.
+/// A browser's string with the crawler's product among its own gives that product: the one
+/// followed by a `(+url)` comment (`Mozilla/5.0 (X11; Linux x86_64) FooBot/2.1 (+https://…)`),
+/// else the one whose name says bot, crawl or spider. A browser's User-Agent with neither gives
+/// `Mozilla`, which no robots.txt group names: pass the crawler's token explicitly then.
 ///
 /// ```
 /// use robots_core::user_agent_token;
@@ -74,6 +76,8 @@ pub struct UserAgentToken<'a> {
 /// assert_eq!(ua.token, "FooBot");
 /// let ua = user_agent_token("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1; +http://www.google.com/bot.html) Chrome/130.0 Safari/537.36");
 /// assert_eq!(ua.token, "Googlebot");
+/// let ua = user_agent_token("Mozilla/5.0 (X11; Linux x86_64) FooBot/2.1 (+https://foo.example/bot)");
+/// assert_eq!(ua.token, "FooBot");
 /// assert_eq!(user_agent_token("Mozilla/5.0 (X11; Linux x86_64)").token, "Mozilla");
 /// let ua = user_agent_token("AB42bot/1.0");
 /// assert_eq!((ua.token, ua.lost), ("AB", Some("AB42bot")));
@@ -81,8 +85,9 @@ pub struct UserAgentToken<'a> {
 pub fn user_agent_token(user_agent: &str) -> UserAgentToken<'_> {
     // Most crawlers send a browser's form, `Mozilla/5.0 (compatible; FooBot/2.1; +https://…)`:
     // the crawler is the product after `compatible;`, not Mozilla (which no group names).
+    // Others put their product among the browser's: `Mozilla/5.0 (X11; …) FooBot/2.1 (+https://…)`.
     if product_token(user_agent).eq_ignore_ascii_case("mozilla")
-        && let Some(crawler) = after_compatible(user_agent)
+        && let Some(crawler) = after_compatible(user_agent).or_else(|| bot_product(user_agent))
     {
         return user_agent_token(crawler);
     }
@@ -107,6 +112,56 @@ fn after_compatible(user_agent: &str) -> Option<&str> {
     // Every byte of the mark is ASCII, so this is a char boundary.
     let rest = user_agent[at + MARK.len()..].trim_start();
     (!product_token(rest).is_empty()).then_some(rest)
+}
+
+/// In a browser's User-Agent without `compatible;`, the crawler's product, from its start: the
+/// first product (outside comments) followed by a comment that starts with `+` (a URL, the
+/// crawlers' convention: `FooBot/2.1 (+https://…)`), else the first whose name says it is a bot
+/// (`bot`, `crawl`, `spider`, in any case). `None` for a browser's.
+fn bot_product(user_agent: &str) -> Option<&str> {
+    // The words outside parentheses, by byte range (each starts after an ASCII delimiter, so
+    // on a char boundary).
+    let mut words: Vec<(usize, usize)> = Vec::new();
+    let (mut depth, mut start) = (0usize, None);
+    for (i, b) in user_agent.bytes().enumerate() {
+        match b {
+            b'(' | b')' => {
+                if let Some(s) = start.take() {
+                    words.push((s, i));
+                }
+                depth = if b == b'(' {
+                    depth.saturating_add(1)
+                } else {
+                    depth.saturating_sub(1)
+                };
+            }
+            b if b.is_ascii_whitespace() => {
+                if let Some(s) = start.take() {
+                    words.push((s, i));
+                }
+            }
+            _ if depth == 0 && start.is_none() => start = Some(i),
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        words.push((s, user_agent.len()));
+    }
+    // The first word is the browser's own `Mozilla/5.0`.
+    let products = || {
+        words
+            .iter()
+            .skip(1)
+            .filter(|&&(s, e)| !product_token(&user_agent[s..e]).is_empty())
+    };
+    let with_url = products().find(|&&(_, e)| user_agent[e..].trim_start().starts_with("(+"));
+    let named_bot = || {
+        products().find(|&&(s, e)| {
+            let name = product_token(&user_agent[s..e]).to_ascii_lowercase();
+            ["bot", "crawl", "spider"].iter().any(|w| name.contains(w))
+        })
+    };
+    with_url.or_else(named_bot).map(|&(s, _)| &user_agent[s..])
 }
 
 /// Byte version of [`product_token`] for user-agent values, which are not UTF-8-validated.
@@ -155,6 +210,39 @@ mod tests {
             ("Mozilla/5.0 (X11; Linux x86_64)", "Mozilla", None),
             // Only a Mozilla form is looked into.
             ("FooBot/1.0 (compatible; BarBot/2.0)", "FooBot", None),
+            // A crawler's product among a browser's: the one with a `(+url)` comment, else the
+            // one named as a bot; a browser's products (Chrome, Safari…) are never taken.
+            (
+                "Mozilla/5.0 (X11; Linux x86_64) MyBot/2.1 (+https://mybot.example)",
+                "MyBot",
+                None,
+            ),
+            (
+                "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36 Acme/1.0 (+https://acme.example/crawler)",
+                "Acme",
+                None,
+            ),
+            (
+                "Mozilla/5.0 (Linux) Chrome/130.0 Safari/537.36 PetalBot",
+                "PetalBot",
+                None,
+            ),
+            (
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36",
+                "Mozilla",
+                None,
+            ),
+            (
+                "Mozilla/5.0 (X11; rv:130.0) Gecko/20100101 Firefox/130.0",
+                "Mozilla",
+                None,
+            ),
+            (
+                "Mozilla/5.0 (X11; Linux) AB42bot/1.0 (+https://ab.example)",
+                "AB",
+                Some("AB42bot"),
+            ),
+            ("Mozilla/5.0 (unclosed MyBot/1 (+x", "Mozilla", None),
         ] {
             let reduced = user_agent_token(given);
             assert_eq!((reduced.token, reduced.lost), (token, lost), "{given}");
