@@ -272,6 +272,23 @@ impl RobotsTxt {
         }
     }
 
+    /// Whether any group names `token` (compared as [`RobotsTxt::matcher`] compares it). A
+    /// crawler no group names gets the `*` groups, so its view is the same as every other such
+    /// crawler's: one compiled view can serve them all.
+    ///
+    /// ```
+    /// use robots_core::RobotsTxt;
+    /// let robots = RobotsTxt::parse(b"User-agent: FooBot\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n");
+    /// assert!(robots.names_token("foobot"));
+    /// assert!(!robots.names_token("BarBot"));
+    /// ```
+    pub fn names_token(&self, token: &str) -> bool {
+        self.groups().any(|g| {
+            g.agents()
+                .any(|a| !a.is_global && a.token().eq_ignore_ascii_case(token.as_bytes()))
+        })
+    }
+
     /// Groups whose user-agents name `token` (ASCII case-insensitive), and groups for `*`.
     pub(crate) fn groups_for_token(&self, token: &str) -> Vec<Group<'_>> {
         self.groups()

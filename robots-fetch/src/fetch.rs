@@ -149,7 +149,9 @@ pub(crate) async fn fetch_with<C: FetchClient>(
             message: format!("no complete answer within {:?}", config.timeout),
         }))
     });
-    span.in_scope(|| debug!(elapsed = ?started.elapsed(), outcome = outcome_name(&outcome), "fetched robots.txt"));
+    span.in_scope(
+        || debug!(elapsed = ?started.elapsed(), outcome = outcome.name(), "fetched robots.txt"),
+    );
     outcome
 }
 
@@ -160,15 +162,6 @@ struct Turns {
     now: AtomicBool,
     /// Waited so far, in nanoseconds.
     total: AtomicU64,
-}
-
-fn outcome_name(outcome: &FetchOutcome) -> &'static str {
-    match outcome {
-        FetchOutcome::Parsed { .. } => "parsed",
-        FetchOutcome::NotModified { .. } => "not_modified",
-        FetchOutcome::Unavailable { .. } => "unavailable",
-        FetchOutcome::Unreachable(_) => "unreachable",
-    }
 }
 
 async fn fetch_following_redirects<C: FetchClient>(

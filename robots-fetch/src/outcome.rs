@@ -42,6 +42,18 @@ pub enum FetchOutcome {
     Unreachable(UnreachableCause),
 }
 
+impl FetchOutcome {
+    /// A short stable name: `parsed`, `not_modified`, `unavailable`, `unreachable`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FetchOutcome::Parsed { .. } => "parsed",
+            FetchOutcome::NotModified { .. } => "not_modified",
+            FetchOutcome::Unavailable { .. } => "unavailable",
+            FetchOutcome::Unreachable(_) => "unreachable",
+        }
+    }
+}
+
 /// Why robots.txt counts as unavailable (allow all).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnavailableReason {
