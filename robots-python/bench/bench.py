@@ -16,6 +16,10 @@ way; a first round, not counted, warms up.
 - can_fetch: then URLs made from each file's own rules (as the differential test makes them,
   up to 15 a file) checked for that crawler, full URLs, the Python call included; ns per call.
   Two crawlers: a product token, and a full User-Agent as Scrapy sends it.
+- broad crawl: what a crawl of many sites asks of each robots.txt: the file parsed, then 8 of its
+  URLs checked for 2 crawlers (a product token and a full User-Agent), first checks included,
+  as `RobotsTxt.parse` and `can_fetch` are called by a crawler that meets each site once;
+  µs a file, and ns a `can_fetch` (the parse apart).
 - hostile: files built so that no rule matches and every one must be tried, the very files of
   the Rust core benchmark (`adversarial`: 15,000 rules `/*a*Y*X*Y*X*Y*z$` against a path of
   runs of every letter; `runs`: 2,400 rules of 96 `*a` segments against 2,000 `a`s), and a
@@ -91,6 +95,31 @@ def check_all(name: str, parsed: list, urls: list[list[str]], agent: str) -> tup
                 can_fetch(url, agent)
             calls += len(file_urls)
     return time.perf_counter() - start, calls
+
+
+BROAD_URLS = 8
+
+
+def broad_crawl(name: str, bodies: list[bytes], texts: list[str], urls: list[list[str]]) -> tuple[float, float]:
+    """Seconds to parse every file, and seconds of `can_fetch` on them, for 8 URLs x 2 crawlers
+    a file on freshly parsed files (each crawler's first check included)."""
+    agents = list(AGENTS.values())
+    parsing = checking = 0.0
+    for body, text, file_urls in zip(bodies, texts, urls):
+        start = time.perf_counter()
+        if name == "robots_core":
+            parser = robots_core.RobotsTxt.parse(body)
+        else:
+            parser = protego.Protego.parse(text)
+        parsed = time.perf_counter()
+        can_fetch = parser.can_fetch
+        for agent in agents:
+            for url in file_urls[:BROAD_URLS]:
+                can_fetch(url, agent)
+        done = time.perf_counter()
+        parsing += parsed - start
+        checking += done - parsed
+    return parsing, checking
 
 
 class XorShift:
@@ -192,6 +221,9 @@ def main() -> None:
     )
 
     speed = {name: [] for name in names}
+    broad_file = {name: [] for name in names[:2]}
+    broad_call = {name: [] for name in names[:2]}
+    broad_calls = sum(min(len(u), BROAD_URLS) for u in urls) * len(AGENTS)
     per_call = {(name, agent): [] for name in names for agent in AGENTS}
     first = {(name, agent): [] for name in names for agent in AGENTS}
     # As timeit does: no garbage collection inside the timed loops (it would land on whichever
@@ -211,6 +243,10 @@ def main() -> None:
             if round_number == 0:
                 continue
             speed[name].append(megabytes / seconds)
+            if name in broad_file:
+                parsing, checking = broad_crawl(name, bodies, texts, urls)
+                broad_file[name].append((parsing + checking) / len(bodies) * 1e6)
+                broad_call[name].append(checking / broad_calls * 1e9)
             for label in AGENTS:
                 first[(name, label)].append(firsts[label])
                 per_call[(name, label)].append(calls_ns[label])
@@ -225,6 +261,9 @@ def main() -> None:
         print(row(f"first check ({label}), µs a file", [first[(name, label)] for name in names], 1))
     for label in AGENTS:
         print(row(f"can_fetch ({label}), ns a call", [per_call[(name, label)] for name in names], 0))
+    # (urllib.robotparser is left out of the broad crawl: it reads neither wildcards nor `$`.)
+    print(row("broad crawl: parse + 8 URLs × 2 crawlers, µs a file", list(broad_file.values()), 1, gap=True))
+    print(row("broad crawl: can_fetch, first checks included, ns a call", list(broad_call.values()), 0, gap=True))
     print()
     print("| hostile input | robots_core: parse / first check / check | Protego: parse / first check / check |")
     print("|---|---|---|")
@@ -232,15 +271,19 @@ def main() -> None:
         print(line)
 
 
-def row(title: str, figures: list[list[float]], digits: int, higher_is_faster: bool = False) -> str:
+def row(title: str, figures: list[list[float]], digits: int, higher_is_faster: bool = False, gap: bool = False) -> str:
     """A table row: robots_core's figures, then each peer's, then how many times faster we are
-    than each peer (per round, summarised)."""
+    than each peer (per round, summarised). `gap`: Protego alone, urllib.robotparser's cells
+    empty."""
     ours, *peers = figures
     cells = [summary(values, digits) for values in figures]
+    ratios = []
     for theirs in peers:
-        ratios = [(o / t if higher_is_faster else t / o) for o, t in zip(ours, theirs)]
-        cells.append(summary(ratios) + "×")
-    return f"| {title} | " + " | ".join(cells) + " |"
+        per_round = [(o / t if higher_is_faster else t / o) for o, t in zip(ours, theirs)]
+        ratios.append(summary(per_round) + "×")
+    if gap:
+        cells, ratios = cells + ["–"], ratios + ["–"]
+    return f"| {title} | " + " | ".join(cells + ratios) + " |"
 
 
 if __name__ == "__main__":

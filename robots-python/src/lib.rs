@@ -8,6 +8,7 @@
 #![deny(unsafe_code)]
 
 mod args;
+mod fetch;
 mod robots;
 mod types;
 mod utf8;
@@ -29,9 +30,27 @@ fn product_token(user_agent: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(robots_core::user_agent_token(&agent).token.to_string())
 }
 
+/// The product token a `user_agent` is reduced to, and the crawler's name as written when the
+/// token cuts it short (`None` otherwise): `"AB42bot/1.0"` gives `("AB", "AB42bot")`, and such
+/// a crawler should name its token explicitly. An agent whose token is empty (`"3bot"`) is
+/// matched as written, so only `*` groups apply to it.
+///
+/// >>> user_agent_token("AB42bot/1.0 (+https://ab.example)")
+/// ('AB', 'AB42bot')
+/// >>> user_agent_token("Mozilla/5.0 (X11; Linux x86_64) MyBot/2.1 (+https://mybot.example)")
+/// ('MyBot', None)
+#[pyfunction]
+fn user_agent_token(user_agent: &Bound<'_, PyAny>) -> PyResult<(String, Option<String>)> {
+    let agent = args::text(user_agent, "user_agent")?;
+    let reduced = robots_core::user_agent_token(&agent);
+    Ok((reduced.token.to_string(), reduced.lost.map(str::to_string)))
+}
+
 #[pymodule]
 fn _robots_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<robots::RobotsTxt>()?;
+    module.add_class::<fetch::Retrieval>()?;
+    module.add_class::<fetch::CachedRobots>()?;
     module.add_class::<types::Verdict>()?;
     module.add_class::<types::Rule>()?;
     module.add_class::<types::Usage>()?;
@@ -39,6 +58,8 @@ fn _robots_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<types::Diagnostic>()?;
     module.add_class::<types::Record>()?;
     module.add_function(wrap_pyfunction!(product_token, module)?)?;
+    module.add_function(wrap_pyfunction!(user_agent_token, module)?)?;
+    module.add_function(wrap_pyfunction!(fetch::server_pause, module)?)?;
     module.add("MAX_BODY_BYTES", robots_core::MAX_BODY_BYTES)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

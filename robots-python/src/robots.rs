@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
+use robots_core::url_path::served_paths;
 use robots_core::{MAX_BODY_BYTES, Matcher};
 
 use crate::args;
@@ -41,24 +42,8 @@ pub struct RobotsTxt {
 }
 
 impl RobotsTxt {
-    /// The view for the agent as given (reduced and compiled once, then kept).
-    fn view(&self, py: Python<'_>, user_agent: &Bound<'_, PyAny>) -> PyResult<Matcher> {
-        let agent = args::text(user_agent, "user_agent")?;
-        Ok(self.views.get(&agent, |token| {
-            if self.body.len() >= DETACH_BYTES {
-                py.detach(|| self.robots.matcher(token))
-            } else {
-                self.robots.matcher(token)
-            }
-        }))
-    }
-}
-
-#[pymethods]
-impl RobotsTxt {
-    #[new]
-    fn new(py: Python<'_>, body: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let body = args::body(body)?;
+    /// Parses `body` (its first 512,000 bytes), with the GIL released for a large one.
+    pub fn from_bytes(py: Python<'_>, body: &[u8]) -> RobotsTxt {
         let kept = &body[..body.len().min(MAX_BODY_BYTES + 1)];
         let parse = || {
             let read = &kept[..kept.len().min(MAX_BODY_BYTES)];
@@ -69,11 +54,62 @@ impl RobotsTxt {
         } else {
             parse()
         };
-        Ok(RobotsTxt {
+        RobotsTxt {
             robots,
             body,
             views: Views::default(),
-        })
+        }
+    }
+
+    /// The view for the agent as given (reduced and compiled once, then kept).
+    pub fn view(&self, py: Python<'_>, agent: &str) -> PyResult<Matcher> {
+        Ok(self.views.get(
+            agent,
+            |token| self.robots.names_token(token),
+            |token| {
+                if self.body.len() >= DETACH_BYTES {
+                    py.detach(|| self.robots.matcher(token))
+                } else {
+                    self.robots.matcher(token)
+                }
+            },
+        ))
+    }
+}
+
+/// `matcher`'s verdict for `url` and for each path a server resolves it to; the first refusal.
+pub fn resolved_verdict(matcher: &Matcher, url: &str) -> Verdict {
+    let path = robots_core::path_of(url);
+    let verdict = matcher.check_path(path.as_bytes());
+    if !verdict.allowed {
+        return Verdict {
+            allowed: false,
+            rule: Rule::of(verdict.rule),
+            resolved_path: None,
+        };
+    }
+    for resolved in served_paths(&path) {
+        let refused = matcher.check_path(resolved.as_bytes());
+        if !refused.allowed {
+            return Verdict {
+                allowed: false,
+                rule: Rule::of(refused.rule),
+                resolved_path: Some(resolved),
+            };
+        }
+    }
+    Verdict {
+        allowed: true,
+        rule: Rule::of(verdict.rule),
+        resolved_path: None,
+    }
+}
+
+#[pymethods]
+impl RobotsTxt {
+    #[new]
+    fn new(py: Python<'_>, body: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Ok(RobotsTxt::from_bytes(py, &args::body(body)?))
     }
 
     /// Parses a robots.txt body (`bytes` or `str`; the first 512,000 bytes are read).
@@ -99,8 +135,8 @@ impl RobotsTxt {
         url: &Bound<'_, PyAny>,
         user_agent: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
-        let url = args::text(url, "url")?;
-        Ok(self.view(py, user_agent)?.is_allowed(&url))
+        let (url, agent) = args::url_and_agent(url, user_agent, "can_fetch")?;
+        Ok(self.view(py, &agent)?.is_allowed(&url))
     }
 
     /// The verdict for `url` with the rule that decided it (`Verdict.rule`: line, kind and
@@ -114,13 +150,35 @@ impl RobotsTxt {
         url: &Bound<'_, PyAny>,
         user_agent: &Bound<'_, PyAny>,
     ) -> PyResult<Verdict> {
-        let url = args::text(url, "url")?;
-        let view = self.view(py, user_agent)?;
+        let (url, agent) = args::url_and_agent(url, user_agent, "check")?;
+        let view = self.view(py, &agent)?;
         let verdict = view.check_url(&url);
         Ok(Verdict {
             allowed: verdict.allowed,
             rule: Rule::of(verdict.rule),
+            resolved_path: None,
         })
+    }
+
+    /// The verdict a polite crawler acts on: `url` is refused when its path, or a path the
+    /// server resolves it to, is disallowed. Servers decode percent-encoded unreserved
+    /// characters and remove dot segments, so `/%7Euser/` and `/public/../private` reach
+    /// `/~user/` and `/private`; `check` judges the path as given (Google's verdict), this judges
+    /// what is served. A refusal by a resolved path names it in `Verdict.resolved_path`.
+    ///
+    /// >>> robots = RobotsTxt.parse(b"User-agent: *\nDisallow: /~user\n")
+    /// >>> robots.check("https://e.com/%7Euser/", "FooBot").allowed
+    /// True
+    /// >>> robots.check_resolved("https://e.com/%7Euser/", "FooBot")
+    /// Verdict(allowed=False, rule=Rule(line=2, kind='disallow', pattern='/~user'), resolved_path='/~user/')
+    fn check_resolved(
+        &self,
+        py: Python<'_>,
+        url: &Bound<'_, PyAny>,
+        user_agent: &Bound<'_, PyAny>,
+    ) -> PyResult<Verdict> {
+        let (url, agent) = args::url_and_agent(url, user_agent, "check_resolved")?;
+        Ok(resolved_verdict(&self.view(py, &agent)?, &url))
     }
 
     /// The crawl verdict for `url` and the AI usage preferences robots.txt states for it
@@ -135,8 +193,8 @@ impl RobotsTxt {
         url: &Bound<'_, PyAny>,
         user_agent: &Bound<'_, PyAny>,
     ) -> PyResult<Usage> {
-        let url = args::text(url, "url")?;
-        let view = self.view(py, user_agent)?;
+        let (url, agent) = args::url_and_agent(url, user_agent, "usage")?;
+        let view = self.view(py, &agent)?;
         Ok(Usage::of(&view.usage(&url)))
     }
 
@@ -146,7 +204,7 @@ impl RobotsTxt {
     /// >>> RobotsTxt.parse(b"User-agent: *\nCrawl-delay: 2.5\n").crawl_delay("FooBot")
     /// 2.5
     fn crawl_delay(&self, py: Python<'_>, user_agent: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
-        let view = self.view(py, user_agent)?;
+        let view = self.view(py, &args::text(user_agent, "user_agent")?)?;
         Ok(view.crawl_delay().map(|delay| delay.delay.as_secs_f64()))
     }
 
@@ -159,7 +217,7 @@ impl RobotsTxt {
         py: Python<'_>,
         user_agent: &Bound<'_, PyAny>,
     ) -> PyResult<Option<RequestRate>> {
-        let view = self.view(py, user_agent)?;
+        let view = self.view(py, &args::text(user_agent, "user_agent")?)?;
         Ok(view.request_rate().map(|(rate, line)| RequestRate {
             requests: rate.requests,
             seconds: rate.per.as_secs_f64(),
@@ -194,7 +252,7 @@ impl RobotsTxt {
         Ok(match user_agent {
             None => self.robots.records().map(|r| Record::of(&r)).collect(),
             Some(agent) => {
-                let view = self.view(py, agent)?;
+                let view = self.view(py, &args::text(agent, "user_agent")?)?;
                 self.robots
                     .records_for(view.selection())
                     .iter()

@@ -1,6 +1,7 @@
 //! The values a check or a lint gives Python: small frozen objects with Rust's field names,
 //! compared by value, and with a `repr` that reads like the call that would make them.
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
@@ -29,6 +30,29 @@ impl Rule {
 
 #[pymethods]
 impl Rule {
+    #[new]
+    fn new(line: u32, kind: &str, pattern: String) -> PyResult<Rule> {
+        let kind = match kind {
+            "allow" => "allow",
+            "disallow" => "disallow",
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "kind must be 'allow' or 'disallow', not {other:?}"
+                )));
+            }
+        };
+        Ok(Rule {
+            line,
+            kind,
+            pattern,
+        })
+    }
+
+    /// Pickles and copies by its fields.
+    fn __getnewargs__(&self) -> (u32, &'static str, String) {
+        (self.line, self.kind, self.pattern.clone())
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
             "Rule(line={}, kind={}, pattern={})",
@@ -40,7 +64,8 @@ impl Rule {
 }
 
 /// Whether a crawler may fetch a URL (`allowed`), and the rule that decided (`rule`: `None`
-/// when no rule matched, so the URL is allowed).
+/// when no rule matched, so the URL is allowed). From `check_resolved`, `resolved_path` is the
+/// path a server resolves the URL to when that path was the one refused.
 #[pyclass(frozen, eq, hash, get_all, module = "robots_core")]
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Verdict {
@@ -48,13 +73,37 @@ pub struct Verdict {
     pub allowed: bool,
     /// The deciding rule, or `None` when no rule matched.
     pub rule: Option<Rule>,
+    /// The resolved path that was refused (`/%7Euser/` resolves to `/~user/`), or `None`.
+    pub resolved_path: Option<String>,
 }
 
 #[pymethods]
 impl Verdict {
+    #[new]
+    #[pyo3(signature = (allowed, rule = None, resolved_path = None))]
+    fn new(
+        allowed: bool,
+        rule: Option<&Bound<'_, Rule>>,
+        resolved_path: Option<String>,
+    ) -> Verdict {
+        Verdict {
+            allowed,
+            rule: rule.map(|rule| rule.get().clone()),
+            resolved_path,
+        }
+    }
+
+    /// Pickles and copies by its fields.
+    fn __getnewargs__(&self) -> (bool, Option<Rule>, Option<String>) {
+        (self.allowed, self.rule.clone(), self.resolved_path.clone())
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
+        let resolved = self.resolved_path.as_ref().map_or(String::new(), |path| {
+            format!(", resolved_path={}", py_str(py, path))
+        });
         format!(
-            "Verdict(allowed={}, rule={})",
+            "Verdict(allowed={}, rule={}{resolved})",
             py_bool(self.allowed),
             self.rule
                 .as_ref()
@@ -106,6 +155,36 @@ fn as_bool(preference: robots_core::Preference) -> Option<bool> {
 
 #[pymethods]
 impl Usage {
+    #[new]
+    #[pyo3(signature = (allowed, rule = None, train_ai = None, search = None, ai_input = None))]
+    fn new(
+        allowed: bool,
+        rule: Option<&Bound<'_, Rule>>,
+        train_ai: Option<bool>,
+        search: Option<bool>,
+        ai_input: Option<bool>,
+    ) -> Usage {
+        Usage {
+            allowed,
+            rule: rule.map(|rule| rule.get().clone()),
+            train_ai,
+            search,
+            ai_input,
+        }
+    }
+
+    /// Pickles and copies by its fields.
+    #[allow(clippy::type_complexity)]
+    fn __getnewargs__(&self) -> (bool, Option<Rule>, Option<bool>, Option<bool>, Option<bool>) {
+        (
+            self.allowed,
+            self.rule.clone(),
+            self.train_ai,
+            self.search,
+            self.ai_input,
+        )
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
         let opt = |v: Option<bool>| v.map_or("None", py_bool);
         format!(
@@ -136,6 +215,21 @@ pub struct RequestRate {
 
 #[pymethods]
 impl RequestRate {
+    #[new]
+    #[pyo3(signature = (requests, seconds, line = 0))]
+    fn new(requests: u32, seconds: f64, line: u32) -> RequestRate {
+        RequestRate {
+            requests,
+            seconds,
+            line,
+        }
+    }
+
+    /// Pickles and copies by its fields.
+    fn __getnewargs__(&self) -> (u32, f64, u32) {
+        (self.requests, self.seconds, self.line)
+    }
+
     /// The seconds between request starts the rate implies (`seconds / requests`).
     #[getter]
     fn interval(&self) -> f64 {
@@ -170,35 +264,57 @@ pub struct Diagnostic {
     /// Line number (1-based).
     pub line: u32,
     /// What it is about, as the `robots lint` command names it (`"missing_colon"`).
-    pub kind: &'static str,
+    pub kind: String,
     /// `"error"` (a crawler reads it otherwise than meant), `"warning"` or `"info"`.
-    pub severity: &'static str,
+    pub severity: String,
     /// A sentence for people.
     pub message: String,
     /// How to fix this kind of finding.
-    pub fix: &'static str,
+    pub fix: String,
 }
 
 impl Diagnostic {
     pub fn of(diagnostic: &robots_core::Diagnostic) -> Diagnostic {
         Diagnostic {
             line: diagnostic.line,
-            kind: diagnostic.kind.as_str(),
-            severity: diagnostic.severity().as_str(),
+            kind: diagnostic.kind.as_str().to_string(),
+            severity: diagnostic.severity().as_str().to_string(),
             message: diagnostic.message.clone(),
-            fix: diagnostic.kind.fix(),
+            fix: diagnostic.kind.fix().to_string(),
         }
     }
 }
 
 #[pymethods]
 impl Diagnostic {
+    #[new]
+    fn new(line: u32, kind: String, severity: String, message: String, fix: String) -> Diagnostic {
+        Diagnostic {
+            line,
+            kind,
+            severity,
+            message,
+            fix,
+        }
+    }
+
+    /// Pickles and copies by its fields.
+    fn __getnewargs__(&self) -> (u32, String, String, String, String) {
+        (
+            self.line,
+            self.kind.clone(),
+            self.severity.clone(),
+            self.message.clone(),
+            self.fix.clone(),
+        )
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
             "Diagnostic(line={}, kind={}, severity={}, message={})",
             self.line,
-            py_str(py, self.kind),
-            py_str(py, self.severity),
+            py_str(py, &self.kind),
+            py_str(py, &self.severity),
             py_str(py, &self.message)
         )
     }
@@ -236,6 +352,16 @@ impl Record {
 
 #[pymethods]
 impl Record {
+    #[new]
+    fn new(line: u32, key: String, value: String) -> Record {
+        Record { line, key, value }
+    }
+
+    /// Pickles and copies by its fields.
+    fn __getnewargs__(&self) -> (u32, String, String) {
+        (self.line, self.key.clone(), self.value.clone())
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
             "Record(line={}, key={}, value={})",

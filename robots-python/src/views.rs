@@ -11,6 +11,10 @@ use robots_core::Matcher;
 /// this bounds memory (each view holds about the file's rules) without ever mattering to it.
 const MAX_VIEWS: usize = 8;
 
+/// The key of the view of the `*` groups, which every token no group names shares (no token
+/// is `*`: a token is letters, `-` and `_`, or a name as written that has none of them first).
+const GLOBAL: &str = "*";
+
 /// Views by agent string, most recently added last.
 #[derive(Default)]
 pub struct Views {
@@ -20,7 +24,7 @@ pub struct Views {
 struct View {
     /// The agent string as the caller passed it.
     agent: Box<str>,
-    /// Its product token, which the view was compiled for.
+    /// Its product token, which the view was compiled for, or [`GLOBAL`] for the `*` groups'.
     token: Box<str>,
     matcher: Matcher,
 }
@@ -28,17 +32,32 @@ struct View {
 impl Views {
     /// The view for `agent` as given: a full User-Agent (`Mozilla/5.0 (compatible; FooBot/2.1)`)
     /// or a product token (`FooBot`), reduced as the `robots` command reduces `--user-agent`.
-    /// `compile` gets the token and runs without the lock held, so a slow compilation blocks
-    /// no other check.
-    pub fn get(&self, agent: &str, compile: impl FnOnce(&str) -> Matcher) -> Matcher {
+    /// A token no group names shares the one view of the `*` groups (`names` says which tokens
+    /// a group names), so that the crawlers a file does not name cost one compilation between
+    /// them. `compile` gets the token and runs without the lock held, so a slow compilation
+    /// blocks no other check.
+    pub fn get(
+        &self,
+        agent: &str,
+        names: impl FnOnce(&str) -> bool,
+        compile: impl FnOnce(&str) -> Matcher,
+    ) -> Matcher {
         if let Some(view) = self.lock().iter().rev().find(|v| &*v.agent == agent) {
             return view.matcher.clone();
         }
-        let token = robots_core::user_agent_token(agent).token;
+        let reduced = robots_core::user_agent_token(agent);
+        // An agent with no product token (`3bot`) is compared as written, as Google's library
+        // compares it: it matches no named group. Its empty token would match every group
+        // whose name also starts with a digit.
+        let token = match (reduced.token, reduced.lost) {
+            ("", Some(name)) => name,
+            (token, _) => token,
+        };
+        let key = if names(token) { token } else { GLOBAL };
         let known = self
             .lock()
             .iter()
-            .find(|v| &*v.token == token)
+            .find(|v| &*v.token == key)
             .map(|v| v.matcher.clone());
         let matcher = known.unwrap_or_else(|| compile(token));
         let mut views = self.lock();
@@ -48,7 +67,7 @@ impl Views {
             }
             views.push(View {
                 agent: agent.into(),
-                token: token.into(),
+                token: key.into(),
                 matcher: matcher.clone(),
             });
         }
@@ -75,10 +94,19 @@ mod tests {
 
     /// `views.get(agent)`, counting the compilations in `compiled`.
     fn get(views: &Views, agent: &str, compiled: &Cell<usize>) -> Matcher {
-        views.get(agent, |token| {
-            compiled.set(compiled.get() + 1);
-            RobotsTxt::parse(BODY).matcher(token)
-        })
+        get_in(BODY, views, agent, compiled)
+    }
+
+    fn get_in(body: &[u8], views: &Views, agent: &str, compiled: &Cell<usize>) -> Matcher {
+        let robots = RobotsTxt::parse(body);
+        views.get(
+            agent,
+            |token| robots.names_token(token),
+            |token| {
+                compiled.set(compiled.get() + 1);
+                robots.matcher(token)
+            },
+        )
     }
 
     #[test]
@@ -101,6 +129,11 @@ mod tests {
         assert_eq!(compiled.get(), 1, "one token, one compilation");
         assert!(!get(&views, "OtherBot", &compiled).is_allowed("https://e.example/all"));
         assert_eq!(compiled.get(), 2);
+        // Every crawler the file does not name shares the `*` groups' view.
+        for agent in ["ThirdBot", "Scrapy/2.13 (+https://scrapy.org)", "3bot"] {
+            assert!(!get(&views, agent, &compiled).is_allowed("https://e.example/all"));
+        }
+        assert_eq!(compiled.get(), 2, "one view for the `*` groups");
     }
 
     #[test]
@@ -109,15 +142,20 @@ mod tests {
         let agents: Vec<String> = (0..3 * MAX_VIEWS)
             .map(|i| format!("Bot{}", char::from(b'a' + i as u8)))
             .collect();
+        let body: String = agents
+            .iter()
+            .map(|agent| format!("User-agent: {agent}\nDisallow: /{agent}\n\n"))
+            .collect();
+        let get = |agent: &str| get_in(body.as_bytes(), &views, agent, &compiled);
         for agent in &agents {
-            get(&views, agent, &compiled);
+            get(agent);
             assert!(views.lock().len() <= MAX_VIEWS);
         }
         assert_eq!(compiled.get(), agents.len());
         // The newest are kept; the first was evicted and is compiled again.
-        get(&views, &agents[agents.len() - 1], &compiled);
+        get(&agents[agents.len() - 1]);
         assert_eq!(compiled.get(), agents.len());
-        get(&views, &agents[0], &compiled);
+        get(&agents[0]);
         assert_eq!(compiled.get(), agents.len() + 1);
     }
 }

@@ -40,7 +40,7 @@ def docstrings() -> list[tuple[str, str]]:
 @pytest.mark.parametrize("name,doc", docstrings(), ids=[name for name, _ in docstrings()])
 def test_docstring_examples_run(name, doc):
     globs = {name: getattr(robots_core, name) for name in robots_core.__all__}
-    globs.update(RobotParser=scrapy_parser.RobotParser)
+    globs.update({name: getattr(scrapy_parser, name) for name in scrapy_parser.__all__})
     test = doctest.DocTestParser().get_doctest(doc, globs, name, None, 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
@@ -60,6 +60,12 @@ def test_the_examples_cover_the_api():
         "records",
         "lint",
         "product_token",
+        "user_agent_token",
+        "server_pause",
+        "check_resolved",
+        "CachedRobots",
+        "Retrieval",
+        "describe_agent",
         "Protego",
         "RobotParser",
     ]:
@@ -77,6 +83,7 @@ def test_the_package_readme_snippets_run(capsys):
         exec(compile(block, str(PACKAGE_README), "exec"), {})
     out = capsys.readouterr().out
     assert "False 2 disallow /cart" in out
+    assert "disallow_all 1 120\nFalse" in out
 
 
 def workspace_section() -> str:

@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 import robots_core
-from robots_core import Diagnostic, RequestRate, RobotsTxt, Rule
+from robots_core import Diagnostic, RequestRate, RobotsTxt, Rule, Verdict, product_token, user_agent_token
 
 SHOP = b"""\
 # A shop's robots.txt
@@ -227,3 +227,74 @@ def test_arguments_of_other_types_are_type_errors(shop, method):
     with pytest.raises(TypeError):
         call("https://shop.example/")  # type: ignore[call-arg]
     assert call(url="https://shop.example/cart", user_agent="FooBot") is not None
+
+
+def test_every_result_object_pickles_and_copies():
+    import copy
+
+    robots = RobotsTxt.parse(
+        b"User-agent: *\nDisallow: /~user\nCrawl-delay: 2\nRequest-rate: 1/5s\nContent-Usage: train-ai=n\nDisalow: /x\n"
+    )
+    verdict = robots.check("https://e.example/~user/a", "FooBot")
+    objects = [
+        verdict,
+        verdict.rule,
+        robots.check_resolved("https://e.example/%7Euser/", "FooBot"),
+        robots.usage("https://e.example/a", "FooBot"),
+        robots.request_rate("FooBot"),
+        robots.records()[0],
+        robots.lint()[0],
+    ]
+    for value in objects:
+        assert value is not None
+        for again in (pickle.loads(pickle.dumps(value)), copy.deepcopy(value), copy.copy(value)):
+            assert type(again) is type(value) and repr(again) == repr(value), value
+            if not isinstance(value, RequestRate):  # (compared by value, and not hashable: a float)
+                assert again == value and hash(again) == hash(value)
+    with pytest.raises(ValueError, match="'allow' or 'disallow'"):
+        Rule(1, "maybe", "/x")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("method", ["can_fetch", "check", "check_resolved", "usage"])
+def test_urllibs_argument_order_is_a_type_error_that_says_the_right_one(shop, method):
+    call = getattr(shop, method)
+    with pytest.raises(TypeError, match=rf"call {method}\(\"https://shop.example/cart\", \"FooBot\"\)"):
+        call("FooBot", "https://shop.example/cart")
+    # A bare path is a URL, and an agent with a URL inside is an agent.
+    call("/cart", "Mozilla/5.0 (compatible; FooBot/2.1; +https://foo.example/bot)")
+    call("https://shop.example/cart", "FooBot/2.1 (+https://foo.example/bot)")
+
+
+def test_an_agent_without_a_product_token_matches_no_named_group():
+    # Protego's test_1996rfc_examples: `3bot` is not a name Google can match, so the `*` group
+    # applies (its empty token would otherwise match `User-agent: 3bot`, whose token is empty too).
+    robots = RobotsTxt.parse(b"User-agent: 3bot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")
+    assert robots.can_fetch("https://e.example/a%3cd.html", "3bot")
+    assert robots.can_fetch("https://e.example/a", "4bot/1.0")
+    assert not RobotsTxt.parse(b"User-agent: *\nDisallow: /\n").can_fetch("https://e.example/", "3bot")
+
+
+def test_check_resolved_judges_what_the_server_serves():
+    robots = RobotsTxt.parse(b"User-agent: *\nDisallow: /~user\nDisallow: /private\n")
+    for url, resolved in [
+        ("https://e.example/%7Euser/", "/~user/"),
+        ("https://e.example/%7euser/page", "/~user/page"),
+        ("https://e.example/public/../private/x", "/private/x"),
+        ("https://e.example/public/%2e%2e/private?q=1", "/private?q=1"),
+    ]:
+        assert robots.check(url, "FooBot").allowed, url  # Google's verdict on the URL as given
+        verdict = robots.check_resolved(url, "FooBot")
+        assert (verdict.allowed, verdict.resolved_path) == (False, resolved), url
+    assert robots.check_resolved("https://e.example/~user/", "FooBot") == Verdict(
+        False, Rule(2, "disallow", "/~user"), None
+    )
+    assert robots.check_resolved("https://e.example/open%20page", "FooBot") == Verdict(True)
+
+
+def test_a_browser_style_user_agent_gives_the_bot_it_carries():
+    robots = RobotsTxt.parse(b"User-agent: MyBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")
+    agent = "Mozilla/5.0 (X11; Linux x86_64) MyBot/2.1 (+https://mybot.example)"
+    assert product_token(agent) == "MyBot"
+    assert not robots.can_fetch("https://e.example/", agent)
+    assert user_agent_token("AB42bot/1.0") == ("AB", "AB42bot")
+    assert user_agent_token("Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0") == ("Mozilla", None)

@@ -11,35 +11,45 @@ False
 >>> robots.check("https://example.com/private/ok.html", "FooBot")
 Verdict(allowed=True, rule=Rule(line=3, kind='allow', pattern='/private/ok'))
 
-For Protego users, ``robots_core.Protego`` has Protego's names and signatures; for Scrapy,
-``ROBOTSTXT_PARSER = "robots_core.scrapy.RobotParser"``.
+For Protego users, ``robots_core.Protego`` has Protego's names and signatures. For Scrapy,
+``robots_core.scrapy.RobotsTxtMiddleware`` replaces Scrapy's robots.txt middleware with Google's
+status rules and per-server pacing. ``CachedRobots`` and ``Retrieval`` are the same rules for any
+other Python client: it moves the bytes, they decide.
 """
 
 from ._robots_core import (
     MAX_BODY_BYTES,
+    CachedRobots,
     Diagnostic,
     Record,
     RequestRate,
+    Retrieval,
     RobotsTxt,
     Rule,
     Usage,
     Verdict,
     __version__,
     product_token,
+    server_pause,
+    user_agent_token,
 )
 
 __all__ = [
     "MAX_BODY_BYTES",
+    "CachedRobots",
     "Diagnostic",
     "Protego",
     "Record",
     "RequestRate",
+    "Retrieval",
     "RobotsTxt",
     "Rule",
     "Usage",
     "Verdict",
     "__version__",
     "product_token",
+    "server_pause",
+    "user_agent_token",
 ]
 
 

@@ -3,14 +3,18 @@ re-exported by its `X as X` import."""
 
 from ._robots_core import (
     MAX_BODY_BYTES as MAX_BODY_BYTES,
+    CachedRobots as CachedRobots,
     Diagnostic as Diagnostic,
     Record as Record,
     RequestRate as RequestRate,
+    Retrieval as Retrieval,
     RobotsTxt as RobotsTxt,
     Rule as Rule,
     Usage as Usage,
     Verdict as Verdict,
     __version__ as __version__,
     product_token as product_token,
+    server_pause as server_pause,
+    user_agent_token as user_agent_token,
 )
 from .protego import Protego as Protego

@@ -1,7 +1,12 @@
 """Type stubs of the extension module (robots-core for Python)."""
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal, TypeVar
+
+from typing_extensions import TypeAlias
+
+_Text: TypeAlias = str | bytes
+_Headers: TypeAlias = Mapping[_Text, _Text | Sequence[_Text]] | Iterable[tuple[_Text, _Text]]
 
 _T = TypeVar("_T", bound="RobotsTxt")
 
@@ -13,9 +18,16 @@ __version__: str
 def product_token(user_agent: str | bytes) -> str:
     """The product token a User-Agent is reduced to (``"Mozilla/5.0 (compatible; FooBot/2.1)"`` → ``"FooBot"``)."""
 
+def user_agent_token(user_agent: str | bytes) -> tuple[str, str | None]:
+    """The product token, and the crawler's name as written when the token cuts it short."""
+
+def server_pause(status: int, headers: _Headers) -> float | None:
+    """Seconds a response asks its server's client to stop (``Retry-After``, rate-limit headers), or ``None``."""
+
 class Rule:
     """The rule that decided a verdict."""
 
+    def __new__(cls, line: int, kind: Literal["allow", "disallow"], pattern: str) -> Rule: ...
     @property
     def line(self) -> int:
         """The rule's line number (1-based)."""
@@ -29,6 +41,10 @@ class Rule:
 class Verdict:
     """Whether a crawler may fetch a URL, and the rule that decided."""
 
+    def __new__(cls, allowed: bool, rule: Rule | None = None, resolved_path: str | None = None) -> Verdict: ...
+    @property
+    def resolved_path(self) -> str | None:
+        """The resolved path that was refused (``check_resolved``), or ``None``."""
     @property
     def allowed(self) -> bool:
         """Whether the crawler may fetch the URL."""
@@ -39,6 +55,14 @@ class Verdict:
 class Usage:
     """The crawl verdict and the AI usage preferences stated for a URL."""
 
+    def __new__(
+        cls,
+        allowed: bool,
+        rule: Rule | None = None,
+        train_ai: bool | None = None,
+        search: bool | None = None,
+        ai_input: bool | None = None,
+    ) -> Usage: ...
     @property
     def allowed(self) -> bool:
         """Whether the crawler may fetch the URL."""
@@ -58,6 +82,7 @@ class Usage:
 class RequestRate:
     """A ``Request-rate`` record; unpacks as ``requests, seconds``."""
 
+    def __new__(cls, requests: int, seconds: float, line: int = 0) -> RequestRate: ...
     @property
     def requests(self) -> int:
         """How many requests…"""
@@ -75,6 +100,7 @@ class RequestRate:
 class Diagnostic:
     """One lint finding."""
 
+    def __new__(cls, line: int, kind: str, severity: str, message: str, fix: str) -> Diagnostic: ...
     @property
     def line(self) -> int:
         """Line number (1-based)."""
@@ -94,6 +120,7 @@ class Diagnostic:
 class Record:
     """A record other than a rule, user-agent or sitemap, as written."""
 
+    def __new__(cls, line: int, key: str, value: str) -> Record: ...
     @property
     def line(self) -> int:
         """Line number (1-based)."""
@@ -115,6 +142,8 @@ class RobotsTxt:
         """Whether ``user_agent`` may fetch ``url``."""
     def check(self, url: str | bytes, user_agent: str | bytes) -> Verdict:
         """The verdict with the rule that decided it."""
+    def check_resolved(self, url: str | bytes, user_agent: str | bytes) -> Verdict:
+        """The verdict for ``url`` and for every path a server resolves it to (a polite crawler's)."""
     def usage(self, url: str | bytes, user_agent: str | bytes) -> Usage:
         """The verdict and the AI usage preferences for ``url``."""
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
@@ -132,3 +161,71 @@ class RobotsTxt:
     def line_count(self) -> int:
         """The number of lines in the body read."""
     def __reduce__(self) -> tuple[type, tuple[bytes]]: ...
+
+class Retrieval:
+    """One retrieval of an origin's robots.txt, without I/O."""
+
+    @property
+    def url(self) -> str:
+        """The URL to request now."""
+    @property
+    def conditional(self) -> bool:
+        """Whether the request carries the kept copy's validators."""
+    def answer(self, status: int, headers: _Headers, body: bytes | str | None = None) -> str | None:
+        """Gives the response; returns the next URL to request, or ``None`` when over."""
+    def fail(self, error: object) -> None:
+        """The request failed below HTTP."""
+    @property
+    def outcome(self) -> Literal["parsed", "not_modified", "unavailable", "unreachable"] | None:
+        """The outcome once over, else ``None``."""
+    @property
+    def status(self) -> int | None:
+        """The last status answered."""
+    @property
+    def error(self) -> str | None:
+        """Why robots.txt was unreachable, or ``None``."""
+
+class CachedRobots:
+    """What a client holds for one origin's robots.txt between retrievals."""
+
+    def __new__(cls, url: str | bytes, *, auth_errors_disallow: bool = False) -> CachedRobots: ...
+    @property
+    def origin(self) -> str:
+        """The origin."""
+    def retrieval(self) -> Retrieval:
+        """A new retrieval of this origin's robots.txt."""
+    def request_headers(self) -> list[tuple[str, str]]:
+        """The validators a conditional refresh sends."""
+    def update(self, retrieval: Retrieval, now: float) -> None:
+        """Takes a finished retrieval's outcome at time ``now``."""
+    @property
+    def rules(self) -> Literal["none", "parsed", "allow_all", "disallow_all"]:
+        """Whose rules apply."""
+    @property
+    def robots(self) -> RobotsTxt | None:
+        """The parsed robots.txt whose rules apply, or ``None``."""
+    @property
+    def refresh_at(self) -> float | None:
+        """When to retrieve robots.txt again, on the caller's clock."""
+    def is_fresh(self, now: float) -> bool:
+        """Whether the rules held are still to be used at ``now``."""
+    @property
+    def failures(self) -> int:
+        """Unreachable retrievals in a row."""
+    @property
+    def outcome(self) -> Literal["parsed", "not_modified", "unavailable", "unreachable"] | None:
+        """The last retrieval's outcome."""
+    @property
+    def status(self) -> int | None:
+        """The last retrieval's final status."""
+    @property
+    def retry_after(self) -> float | None:
+        """The ``Retry-After`` the last unreachable answer asked for."""
+    @property
+    def redirected_to(self) -> str | None:
+        """Where the parsed file was found after redirects."""
+    @property
+    def error(self) -> str | None:
+        """Why the last retrieval found robots.txt unreachable."""
+    def check(self, url: str | bytes, user_agent: str | bytes) -> Verdict:
+        """The verdict a polite crawler acts on for ``url``."""

@@ -1,19 +1,31 @@
-"""A robots.txt parser for Scrapy with Google's verdicts.
+"""Scrapy made polite: a downloader middleware with Google's robots.txt rules and per-server
+pacing, and a robots.txt parser for Scrapy's own middleware.
 
-In a Scrapy project's settings::
+The middleware replaces Scrapy's ``RobotsTxtMiddleware``; in a project's settings::
+
+    ROBOTSTXT_OBEY = True
+    DOWNLOADER_MIDDLEWARES = {
+        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+        "robots_core.scrapy.RobotsTxtMiddleware": 100,
+    }
+
+Only the parser, with Scrapy's middleware (Google's verdicts, none of the status rules or
+pacing)::
 
     ROBOTSTXT_OBEY = True
     ROBOTSTXT_PARSER = "robots_core.scrapy.RobotParser"
 
-Scrapy is not a dependency of this package: the class subclasses
-``scrapy.robotstxt.RobotParser`` when Scrapy is installed, and is a plain class otherwise.
+Scrapy is not a dependency of this package: the classes work with it when it is installed.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import logging
+import time
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlsplit
 
-from ._robots_core import RobotsTxt
+from ._robots_core import CachedRobots, RobotsTxt, server_pause, user_agent_token
 
 if TYPE_CHECKING:
     _Base = object
@@ -23,7 +35,65 @@ else:
     except ImportError:  # Scrapy is optional; the class works without it.
         _Base = object
 
-__all__ = ["RobotParser"]
+__all__ = ["RobotParser", "RobotsTxtMiddleware", "describe_agent"]
+
+logger = logging.getLogger(__name__)
+
+# Longer than a copy of robots.txt lives: refused whatever the policy (spec section 8).
+_LONGEST_INTERVAL = 24 * 3600.0
+_POLICIES = ("refuse", "honour", "clamp")
+_SLOT_KEYS = ("host", "origin", "domain", "ip")
+_SCRAPYS_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+
+
+def _is_token(name: str) -> bool:
+    return bool(name) and all(c.isascii() and (c.isalpha() or c in "-_") for c in name)
+
+
+def describe_agent(user_agent: str | bytes) -> tuple[str, str | None]:
+    """The product token robots.txt is obeyed for, and a warning when it is not a crawler's own.
+
+    >>> describe_agent("Mozilla/5.0 (X11; Linux x86_64) MyBot/2.1 (+https://mybot.example)")
+    ('MyBot', None)
+    >>> token, warning = describe_agent("AB42bot/1.0")
+    >>> token, warning.split(":")[0]
+    ('AB', "the crawler's name 'AB42bot' is cut to 'AB' (Google matches letters, '-' and '_' only)")
+    """
+    agent = user_agent.decode("utf-8", "replace") if isinstance(user_agent, bytes) else user_agent
+    token, lost = user_agent_token(agent)
+    if lost is not None and token:
+        return token, (
+            f"the crawler's name {lost!r} is cut to {token!r} (Google matches letters, '-' and '_' only): "
+            "set ROBOTSTXT_USER_AGENT to the token robots.txt files name you by"
+        )
+    if not token:
+        return lost or agent, (
+            f"the user agent {agent!r} has no product token, so only the '*' groups of robots.txt apply to it: "
+            "set ROBOTSTXT_USER_AGENT to your crawler's token"
+        )
+    if token.lower() == "mozilla":
+        return token, (
+            f"the user agent {agent!r} is a browser's: no robots.txt names 'Mozilla', so only the '*' groups "
+            "apply; set ROBOTSTXT_USER_AGENT to your crawler's token"
+        )
+    return token, None
+
+
+class _AgentLog:
+    """Says once per agent string which token robots.txt is obeyed for, and warns when that is
+    not a crawler's own token."""
+
+    def __init__(self) -> None:
+        self._said: set[str | bytes] = set()
+
+    def say(self, user_agent: str | bytes) -> None:
+        if user_agent in self._said or len(self._said) >= 64:
+            return
+        self._said.add(user_agent)
+        token, warning = describe_agent(user_agent)
+        logger.info("robots.txt is obeyed as %r (user agent %r)", token, user_agent)
+        if warning:
+            logger.warning("robots.txt: %s", warning)
 
 
 class RobotParser(_Base):
@@ -32,12 +102,22 @@ class RobotParser(_Base):
     The body Scrapy downloaded is read as bytes (no decoding step can fail), its first
     500 KiB as Google's crawler does. ``allowed(url, user_agent)`` takes ``str`` or ``bytes``
     (Scrapy passes the request's ``User-Agent`` header as bytes) and reduces a full User-Agent
-    to its product token: ``Scrapy/2.13 (+https://scrapy.org)`` is ``Scrapy``.
+    to its product token: ``Scrapy/2.13 (+https://scrapy.org)`` is ``Scrapy``, and so is
+    ``Mozilla/5.0 (X11; Linux x86_64) Scrapy/2.13 (+https://scrapy.org)``. A URL is refused when
+    its path or the path the server resolves it to (``/%7Euser/`` is ``/~user/``) is
+    disallowed. The token obeyed is logged once per user agent, with a warning when it is a
+    browser's or cut short.
+
+    Scrapy gives a parser only the body, so a robots.txt answered with an error (a 503: Google
+    allows nothing) is parsed as its error page: ``RobotsTxtMiddleware`` applies the status
+    rules.
 
     >>> parser = RobotParser(b"User-agent: *\\nDisallow: /private\\n")
     >>> parser.allowed("https://example.com/private", b"Scrapy/2.13 (+https://scrapy.org)")
     False
     """
+
+    _agents = _AgentLog()
 
     def __init__(self, robotstxt_body: bytes | str, spider: Any = None) -> None:
         self.spider = spider
@@ -49,9 +129,419 @@ class RobotParser(_Base):
         return cls(robotstxt_body, getattr(crawler, "spider", None))
 
     def allowed(self, url: str | bytes, user_agent: str | bytes) -> bool:
-        """Whether ``user_agent`` may fetch ``url``."""
-        return self.robots.can_fetch(url, user_agent)
+        """Whether ``user_agent`` may fetch ``url`` (or what the server resolves it to)."""
+        self._agents.say(user_agent)
+        return self.robots.check_resolved(url, user_agent).allowed
 
     def crawl_delay(self, user_agent: str | bytes) -> float | None:
         """The ``Crawl-delay`` for ``user_agent`` in seconds, or ``None``."""
         return self.robots.crawl_delay(user_agent)
+
+
+class RobotsTxtMiddleware:
+    """A downloader middleware that replaces Scrapy's ``RobotsTxtMiddleware``: robots.txt as
+    Google's crawler reads it (RFC 9309), fetched through Scrapy's downloader, and every server
+    paced as its robots.txt asks.
+
+    - **Status rules.** A 2xx is parsed (its first 500 KiB); redirects are followed up to 5
+      hops, and the rules found belong to the original origin only; a 4xx allows everything;
+      a 429, a 5xx or a network error allows nothing until robots.txt is had again (the last
+      good copy goes on being used, and after 30 days with none, everything is allowed).
+      Copies live their ``Cache-Control: max-age`` within 1 minute and 24 hours. Requests for
+      one origin wait for its single fetch. The decisions are robots-fetch's, the Rust crate's.
+    - **Pacing per server**, through Scrapy's download slots: the slot is the server's
+      (``ROBOTSTXT_SLOT_KEY``: ``host``, the default, ``origin``, ``domain`` or ``ip``) and its
+      delay is at least the ``Crawl-delay`` or ``Request-rate`` of the crawler's group and at
+      least ``DOWNLOAD_DELAY``, without jitter below it. A delay over ``ROBOTSTXT_MAX_DELAY``
+      (30 s) is refused by default (``ROBOTSTXT_LONG_DELAY``: ``refuse``, ``honour`` or
+      ``clamp``); over 24 hours, always. A ``Retry-After`` on a 429 or 5xx, or rate-limit
+      headers that say nothing is left, pause the slot (at most ``ROBOTSTXT_MAX_RETRY_AFTER``,
+      600 s).
+    - **What the server serves**: a URL is refused when its path or the path the server resolves
+      it to (``/%7Euser/`` is ``/~user/``, dot segments removed) is disallowed.
+    - **The agent**: ``ROBOTSTXT_USER_AGENT``, else the request's ``User-Agent``, reduced to its
+      product token (also from a browser-style string carrying one:
+      ``Mozilla/5.0 (X11; …) MyBot/2.1 (+https://…)``). The token is logged at start-up, with a
+      warning when it is a browser's or cut short.
+
+    Stats: ``robotstxt/request_count``, ``robotstxt/response_status_count/<status>``,
+    ``robotstxt/outcome/<outcome>``, ``robotstxt/forbidden``, ``robotstxt/refused/unreachable``,
+    ``robotstxt/refused/delay``, ``robotstxt/pause_count``, ``robotstxt/delay_max``.
+    """
+
+    DOWNLOAD_PRIORITY: int = 1000
+
+    def __init__(self, crawler: Any) -> None:
+        from scrapy.exceptions import NotConfigured
+
+        settings = crawler.settings
+        if not settings.getbool("ROBOTSTXT_OBEY"):
+            raise NotConfigured
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self._robots_agent: str | None = settings.get("ROBOTSTXT_USER_AGENT") or None
+        self._default_agent: str = settings.get("USER_AGENT") or "Scrapy"
+        self._slot_key: str = settings.get("ROBOTSTXT_SLOT_KEY", "host")
+        self._policy: str = settings.get("ROBOTSTXT_LONG_DELAY", "refuse")
+        if self._slot_key not in _SLOT_KEYS:
+            raise ValueError(f"ROBOTSTXT_SLOT_KEY must be one of {_SLOT_KEYS}, not {self._slot_key!r}")
+        if self._policy not in _POLICIES:
+            raise ValueError(f"ROBOTSTXT_LONG_DELAY must be one of {_POLICIES}, not {self._policy!r}")
+        self._max_delay = float(settings.getfloat("ROBOTSTXT_MAX_DELAY", 30.0))
+        self._max_pause = float(settings.getfloat("ROBOTSTXT_MAX_RETRY_AFTER", 600.0))
+        self._robots: dict[tuple[str, str, int], CachedRobots] = {}
+        self._waiting: dict[tuple[str, str, int], list[Any]] = {}
+        self._addresses: dict[str, str] = {}
+        self._floors: dict[str, float] = {}
+        self._paused_until: dict[str, float] = {}
+        self._clamped: set[str] = set()
+        self._max_origins = max(1, settings.getint("ROBOTSTXT_CACHE_ORIGINS", 10_000))
+        self._unreachable_wait = float(settings.getfloat("ROBOTSTXT_UNREACHABLE_WAIT", 600.0))
+        self._unreachable_retries = int(settings.getint("ROBOTSTXT_UNREACHABLE_RETRIES", 3))
+        self._deferred = 0
+        self._agents = _AgentLog()
+        self._agents.say(self._robots_agent or self._default_agent)
+        if self._robots_agent and not _is_token(self._robots_agent):
+            logger.warning(
+                "robots.txt: ROBOTSTXT_USER_AGENT %r has characters Google never matches (letters, '-' and '_' "
+                "only): it is obeyed as %r",
+                self._robots_agent,
+                describe_agent(self._robots_agent)[0],
+            )
+        scrapys = settings.getwithbase("DOWNLOADER_MIDDLEWARES").get(_SCRAPYS_MIDDLEWARE)
+        if scrapys is not None:
+            # Both would fetch robots.txt, and Scrapy's would let through what a 5xx hides.
+            logger.warning(
+                "Scrapy's RobotsTxtMiddleware is enabled beside robots_core's: set DOWNLOADER_MIDDLEWARES[%r] = None",
+                _SCRAPYS_MIDDLEWARE,
+            )
+        from scrapy import signals
+
+        crawler.signals.connect(self._response_downloaded, signal=signals.response_downloaded)
+        crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> RobotsTxtMiddleware:
+        return cls(crawler)
+
+    async def process_request(self, request: Any, spider: Any = None) -> None:
+        parts = urlsplit(request.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return
+        slot = await self._slot_of(request.url)
+        request.meta["download_slot"] = slot
+        if request.meta.get("dont_obey_robotstxt"):
+            return
+        robots = await self._robots_for(request.url)
+        agent = self._agent(request)
+        self._agents.say(agent)
+        verdict = robots.check(request.url, agent)
+        if not verdict.allowed:
+            self._refuse(request, robots, verdict)
+        interval = self._interval(robots, agent)
+        if interval is not None:
+            interval = self._allowed_interval(request, robots, interval)
+        self._pace(request, slot, interval or 0.0)
+
+    def _agent(self, request: Any) -> str | bytes:
+        if self._robots_agent:
+            return self._robots_agent
+        agent: str | bytes | None = request.headers.get(b"User-Agent")
+        return agent or self._default_agent
+
+    def _refuse(self, request: Any, robots: CachedRobots, verdict: Any) -> None:
+        from scrapy.exceptions import IgnoreRequest
+
+        if robots.rules == "disallow_all" and robots.outcome == "unreachable":
+            self.stats.inc_value("robotstxt/refused/unreachable")
+            reason = f"robots.txt of {robots.origin} is unreachable ({robots.error})"
+            wait = (robots.refresh_at or 0.0) - time.monotonic()
+            tries = request.meta.get("robotstxt_unreachable_tries", 0)
+            if tries < self._unreachable_retries and wait <= self._unreachable_wait:
+                # Temporary: the request goes again once robots.txt is due again.
+                self._defer(request.replace(dont_filter=True), max(wait, 0.0), tries + 1)
+                reason += f": the request is tried again in {max(wait, 0.0):.1f} s"
+        else:
+            self.stats.inc_value("robotstxt/forbidden")
+            rule = f" by line {verdict.rule.line} ({verdict.rule.pattern})" if verdict.rule else ""
+            resolved = f" (resolved to {verdict.resolved_path})" if verdict.resolved_path else ""
+            reason = f"Forbidden by robots.txt{rule}{resolved}"
+        logger.debug("%s: %s", reason, request, extra={"spider": self.crawler.spider})
+        raise IgnoreRequest(reason)
+
+    def _defer(self, request: Any, wait: float, tries: int) -> None:
+        request.meta["robotstxt_unreachable_tries"] = tries
+        self._deferred += 1
+        self.stats.inc_value("robotstxt/deferred")
+
+        def again() -> None:
+            self._deferred -= 1
+            engine = self.crawler.engine
+            try:
+                engine.crawl(request)
+            except TypeError:  # Scrapy before 2.10 wants the spider too.
+                engine.crawl(request, self.crawler.spider)
+
+        _call_later(wait + 0.05, again)
+
+    def _spider_idle(self, spider: Any = None) -> None:
+        from scrapy.exceptions import DontCloseSpider
+
+        if self._deferred > 0:
+            raise DontCloseSpider
+
+    def _interval(self, robots: CachedRobots, agent: str | bytes) -> float | None:
+        parsed = robots.robots
+        if parsed is None:
+            return None
+        delay = parsed.crawl_delay(agent)
+        rate = parsed.request_rate(agent)
+        asked = [value for value in (delay, rate.interval if rate else None) if value is not None]
+        return max(asked) if asked else None
+
+    def _allowed_interval(self, request: Any, robots: CachedRobots, interval: float) -> float:
+        """The interval a site asked for, under the long-delay policy (spec section 8)."""
+        from scrapy.exceptions import IgnoreRequest
+
+        if interval <= self._max_delay:
+            return interval
+        if interval > _LONGEST_INTERVAL or self._policy == "refuse":
+            self.stats.inc_value("robotstxt/refused/delay")
+            raise IgnoreRequest(
+                f"{robots.origin} asks for {interval:g} s between requests, above ROBOTSTXT_MAX_DELAY "
+                f"({self._max_delay:g} s)"
+                + (" and above 24 hours" if interval > _LONGEST_INTERVAL else "")
+                + ": refused (ROBOTSTXT_LONG_DELAY = 'honour' or 'clamp' to crawl it)"
+            )
+        if self._policy == "clamp":
+            if robots.origin not in self._clamped:
+                self._clamped.add(robots.origin)
+                logger.warning(
+                    "%s asks for %g s between requests: clamped to ROBOTSTXT_MAX_DELAY (%g s)",
+                    robots.origin,
+                    interval,
+                    self._max_delay,
+                )
+            return self._max_delay
+        return interval
+
+    # Slots: one per server group, paced at least as robots.txt asks.
+
+    async def _slot_of(self, url: str) -> str:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        if self._slot_key == "origin":
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            return f"{parts.scheme}://{host}:{port}"
+        if self._slot_key == "domain":
+            return _registrable_domain(host)
+        if self._slot_key == "ip":
+            return await self._address_of(host)
+        return host
+
+    async def _address_of(self, host: str) -> str:
+        if host in self._addresses:
+            return self._addresses[host]
+        from scrapy.utils.defer import maybe_deferred_to_future
+        from twisted.internet import reactor
+
+        try:
+            address = await maybe_deferred_to_future(cast(Any, reactor).resolve(host))
+        except Exception:  # An unresolvable name fails at download; its name is its group.
+            address = host
+        if len(self._addresses) > 100_000:
+            self._addresses.clear()
+        self._addresses[host] = address
+        return str(address)
+
+    def _pace(self, request: Any, key: str, interval: float) -> None:
+        floor = max(self._floors.get(key, 0.0), interval)
+        if len(self._floors) > 100_000:  # Forget the floors of slots Scrapy dropped.
+            slots = self.crawler.engine.downloader.slots
+            self._floors = {k: f for k, f in self._floors.items() if k in slots}
+        self._floors[key] = floor
+        slot = self._slot(request, key)
+        if slot is not None and floor > 0:
+            self._apply_floor(slot, floor)
+        if interval > (self.stats.get_value("robotstxt/delay_max") or 0):
+            self.stats.max_value("robotstxt/delay_max", interval)
+
+    def _slot(self, request: Any, key: str) -> Any:
+        downloader = self.crawler.engine.downloader
+        slot = downloader.slots.get(key)
+        if slot is None:
+            try:
+                _, slot = downloader._get_slot(request)
+            except TypeError:  # Scrapy before 2.13 wants the spider too.
+                _, slot = downloader._get_slot(request, self.crawler.spider)
+        return slot
+
+    def _apply_floor(self, slot: Any, floor: float) -> None:
+        if slot.delay < floor:
+            slot.delay = floor
+        if slot.delay <= floor:
+            # Jitter would start some requests sooner than the site asked.
+            if hasattr(slot, "jitter"):
+                slot.jitter = 0.0
+            else:
+                slot.randomize_delay = False
+
+    def _response_downloaded(self, response: Any, request: Any, spider: Any = None) -> None:
+        # Sent before the slot takes its next request, so a pause holds that one too.
+        key = request.meta.get("download_slot")
+        if key is None:
+            return
+        downloader = self.crawler.engine.downloader
+        slot = downloader.slots.get(key)
+        if slot is None:
+            return
+        floor = self._floors.get(key)
+        if floor:
+            self._apply_floor(slot, floor)  # AutoThrottle may have lowered it.
+        pause = server_pause(response.status, response.headers)
+        if pause is not None and pause > 0:
+            self._pause(downloader, slot, key, min(pause, self._max_pause))
+
+    def _pause(self, downloader: Any, slot: Any, key: str, pause: float) -> None:
+        """Holds the slot's queue for ``pause`` seconds (longer pauses win)."""
+        until = time.monotonic() + pause
+        if self._paused_until.get(key, 0.0) >= until:
+            return
+        if slot.latercall is not None:
+            slot.latercall.cancel()
+        resume = getattr(downloader, "_latercall", None)
+        if resume is None:  # Scrapy before 2.14.
+
+            def resume(slot: Any) -> None:
+                slot.latercall = None
+                downloader._process_queue(self.crawler.spider, slot)
+
+        slot.latercall = _call_later(pause, resume, slot)
+        if len(self._paused_until) > 100_000:
+            now = time.monotonic()
+            self._paused_until = {k: t for k, t in self._paused_until.items() if t > now}
+        self._paused_until[key] = until
+        self.stats.inc_value("robotstxt/pause_count")
+        self.stats.max_value("robotstxt/pause_max", pause)
+        logger.info("%s asked to pause: %.1f s", key, pause)
+
+    # robots.txt per origin: fetched once at a time, through the downloader.
+
+    async def _robots_for(self, url: str) -> CachedRobots:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        key = (parts.scheme, (parts.hostname or "").lower(), port)
+        robots = self._robots.get(key)
+        if robots is not None and robots.is_fresh(time.monotonic()):
+            return robots
+        if key in self._waiting:
+            from scrapy.utils.defer import maybe_deferred_to_future
+            from twisted.internet.defer import Deferred
+
+            waiter: Deferred[CachedRobots] = Deferred()
+            self._waiting[key].append(waiter)
+            result: CachedRobots = await maybe_deferred_to_future(waiter)
+            return result
+        if robots is None:
+            robots = CachedRobots(url)
+            self._remember(key, robots)
+        self._waiting[key] = []
+        try:
+            await self._retrieve(robots)
+        finally:
+            for waiter in self._waiting.pop(key):
+                waiter.callback(robots)
+        return robots
+
+    def _remember(self, key: tuple[str, str, int], robots: CachedRobots) -> None:
+        """Keeps at most ``ROBOTSTXT_CACHE_ORIGINS`` origins, the oldest going first."""
+        while len(self._robots) >= self._max_origins:
+            oldest = next((k for k in self._robots if k not in self._waiting), None)
+            if oldest is None:
+                break
+            del self._robots[oldest]
+        self._robots[key] = robots
+
+    async def _retrieve(self, robots: CachedRobots) -> None:
+        from scrapy import Request
+        from scrapy.exceptions import IgnoreRequest
+
+        retrieval = robots.retrieval()
+        headers = dict(robots.request_headers()) if retrieval.conditional else {}
+        next_url: str | None = retrieval.url
+        while next_url is not None:
+            request = Request(
+                next_url,
+                headers=headers,
+                priority=self.DOWNLOAD_PRIORITY,
+                dont_filter=True,
+                meta={
+                    "dont_obey_robotstxt": True,
+                    "dont_redirect": True,
+                    "dont_retry": True,
+                    "handle_httpstatus_all": True,
+                    "allow_offsite": True,
+                },
+                callback=_no_callback(),
+            )
+            self.stats.inc_value("robotstxt/request_count")
+            try:
+                response = await self._download(request)
+            except Exception as error:
+                if not isinstance(error, IgnoreRequest):
+                    self.stats.inc_value(f"robotstxt/exception_count/{type(error)}")
+                retrieval.fail(error)
+                break
+            self.stats.inc_value("robotstxt/response_count")
+            self.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
+            next_url = retrieval.answer(response.status, response.headers, response.body)
+        robots.update(retrieval, time.monotonic())
+        self.stats.inc_value(f"robotstxt/outcome/{robots.outcome}")
+        if robots.outcome == "unreachable":
+            logger.info("robots.txt of %s unreachable (%s): rules %s", robots.origin, robots.error, robots.rules)
+
+    async def _download(self, request: Any) -> Any:
+        engine = self.crawler.engine
+        if hasattr(engine, "download_async"):
+            return await engine.download_async(request)
+        from scrapy.utils.defer import maybe_deferred_to_future
+
+        return await maybe_deferred_to_future(engine.download(request))
+
+
+def _no_callback() -> Any:
+    try:
+        from scrapy.http.request import NO_CALLBACK
+
+        return NO_CALLBACK
+    except ImportError:  # Scrapy before 2.8.
+        return None
+
+
+def _call_later(delay: float, function: Any, *args: Any) -> Any:
+    try:
+        from scrapy.utils.asyncio import call_later
+
+        return call_later(delay, function, *args)
+    except ImportError:  # Scrapy before 2.14.
+        from twisted.internet import reactor
+
+        return cast(Any, reactor).callLater(delay, function, *args)
+
+
+_extractor: Any = None
+
+
+def _registrable_domain(host: str) -> str:
+    """The registrable domain by the Public Suffix List (tldextract's bundled copy, never
+    fetched), or the host itself for an IP address or a name with no public suffix."""
+    global _extractor
+    if not host or host.replace(".", "").isdigit() or ":" in host:
+        return host
+    if _extractor is None:
+        import tldextract
+
+        _extractor = tldextract.TLDExtract(suffix_list_urls=(), include_psl_private_domains=True)
+    parts = _extractor(host)
+    domain = getattr(parts, "top_domain_under_public_suffix", None) or parts.registered_domain
+    return str(domain or host)

@@ -1,0 +1,499 @@
+//! robots-fetch's sans-I/O steps for Python: `Retrieval` (what each answer to a robots.txt
+//! request means) and `CachedRobots` (what is held for an origin between retrievals, and for how
+//! long). A Python client moves the bytes (Scrapy's downloader, in `robots_core.scrapy`); every
+//! decision is robots-fetch's, the same table the Rust fetcher and cache apply.
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderName, HeaderValue};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use robots_core::MAX_BODY_BYTES;
+use robots_fetch::{
+    Answer, CacheConfig, FetchOutcome, HopRule, Kept, NetworkError, NetworkErrorKind, NextRules,
+    Origin, Validators,
+};
+
+use crate::args;
+use crate::robots::{RobotsTxt, resolved_verdict};
+use crate::types::Verdict;
+
+/// One retrieval of an origin's robots.txt, without I/O: request `url`, give each response to
+/// `answer`, and request the URL it returns (a redirect) until it returns `None`. A failure
+/// below HTTP (DNS, connection, timeout) is `fail`. Redirects are followed as Google's crawler
+/// follows them: up to five hops, a loop or a sixth hop counts as a 404, and a hop from a
+/// public host into an internal address (loopback, private, link-local) is not followed.
+///
+/// >>> robots = CachedRobots("https://example.com/a/page")
+/// >>> retrieval = robots.retrieval()
+/// >>> retrieval.url
+/// 'https://example.com/robots.txt'
+/// >>> retrieval.answer(301, {"Location": "https://www.example.com/robots.txt"})
+/// 'https://www.example.com/robots.txt'
+/// >>> retrieval.answer(200, [], b"User-agent: *\nDisallow: /a\n") is None
+/// True
+/// >>> retrieval.outcome
+/// 'parsed'
+#[pyclass(module = "robots_core")]
+pub struct Retrieval {
+    steps: robots_fetch::Retrieval,
+    outcome: Option<FetchOutcome>,
+    status: Option<u16>,
+}
+
+#[pymethods]
+impl Retrieval {
+    /// The URL to request now.
+    #[getter]
+    fn url(&self) -> String {
+        self.steps.url().to_string()
+    }
+
+    /// Whether the request must carry the kept copy's validators (`request_headers`), so that
+    /// `304 Not Modified` can confirm the copy.
+    #[getter]
+    fn conditional(&self) -> bool {
+        self.steps.is_conditional()
+    }
+
+    /// Gives the response to `url`: its status, its headers (a mapping, whose values may be
+    /// lists, or `(name, value)` pairs; `str` or `bytes`) and, for a 2xx, its body (the first
+    /// 512,000 bytes are kept). Returns the next URL to request (a redirect), or `None` when the
+    /// retrieval is over.
+    #[pyo3(signature = (status, headers, body = None))]
+    fn answer(
+        &mut self,
+        status: u16,
+        headers: &Bound<'_, PyAny>,
+        body: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<String>> {
+        if self.outcome.is_some() {
+            return Err(PyValueError::new_err("this retrieval is over"));
+        }
+        self.status = Some(status);
+        let headers = header_map(headers)?;
+        let outcome = match self.steps.answer(status, &headers) {
+            Answer::Done(outcome) => outcome,
+            Answer::ReadBody => {
+                let body = match body {
+                    Some(body) => args::body(body)?,
+                    None => {
+                        return Err(PyTypeError::new_err(format!(
+                            "a {status} answer needs its body"
+                        )));
+                    }
+                };
+                let kept = &body[..body.len().min(MAX_BODY_BYTES)];
+                self.steps
+                    .body(status, &headers, Bytes::copy_from_slice(kept))
+            }
+            Answer::Redirect(next) => {
+                let rule = HopRule::default();
+                if rule.allows(self.steps.url(), &next) {
+                    self.steps.follow(next);
+                    return Ok(Some(self.steps.url().to_string()));
+                }
+                self.steps.refused(&next, &rule, "")
+            }
+        };
+        self.outcome = Some(outcome);
+        Ok(None)
+    }
+
+    /// The request failed below HTTP (`error` says how: an exception or a message). robots.txt
+    /// is then unreachable: nothing is allowed until it is had again, or the last copy is kept.
+    fn fail(&mut self, error: &Bound<'_, PyAny>) -> PyResult<()> {
+        if self.outcome.is_some() {
+            return Err(PyValueError::new_err("this retrieval is over"));
+        }
+        let message = error.str()?.to_string();
+        let lower = message.to_ascii_lowercase();
+        let kind = if lower.contains("timeout") || lower.contains("timed out") {
+            NetworkErrorKind::Timeout
+        } else if lower.contains("dns") || lower.contains("lookup") {
+            NetworkErrorKind::Dns
+        } else if lower.contains("refused") || lower.contains("connect") {
+            NetworkErrorKind::Connect
+        } else {
+            NetworkErrorKind::Other
+        };
+        let name = error.get_type().name()?;
+        self.outcome = Some(FetchOutcome::Unreachable(
+            robots_fetch::UnreachableCause::Network(NetworkError {
+                kind,
+                message: format!("{name}: {message}"),
+            }),
+        ));
+        Ok(())
+    }
+
+    /// `None` while the retrieval goes on, then `"parsed"`, `"not_modified"`, `"unavailable"`
+    /// (a 4xx or an unfollowable redirect: allow all) or `"unreachable"` (429, 5xx, a network
+    /// failure or a refused redirect: disallow all, or the last copy).
+    #[getter]
+    fn outcome(&self) -> Option<&'static str> {
+        self.outcome.as_ref().map(FetchOutcome::name)
+    }
+
+    /// The last status answered, or `None`.
+    #[getter]
+    fn status(&self) -> Option<u16> {
+        self.status
+    }
+
+    /// Why robots.txt was unreachable (or the redirect refused), or `None`.
+    #[getter]
+    fn error(&self) -> Option<String> {
+        match &self.outcome {
+            Some(FetchOutcome::Unreachable(cause)) => Some(cause.to_string()),
+            _ => None,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<Retrieval {} {}>",
+            self.steps.url(),
+            self.outcome.as_ref().map_or("pending", FetchOutcome::name)
+        )
+    }
+}
+
+/// What a client holds for one origin's robots.txt between retrievals, as robots-fetch's cache
+/// holds it (Google's rules, RFC 9309): the rules of a 2xx, allow all after a 4xx, disallow all
+/// while robots.txt is unreachable (429, 5xx, network errors) with no earlier copy — the last
+/// good copy goes on being used when there is one, and after 30 days unreachable with none,
+/// everything is allowed. A good copy lives its `Cache-Control: max-age` within 1 minute and 24
+/// hours (24 hours without one); an unreachable origin is retried after its `Retry-After` or a
+/// back-off doubling from 1 minute up to 1 hour.
+///
+/// `now` is the caller's clock in seconds (`time.monotonic()`).
+///
+/// >>> robots = CachedRobots("https://example.com")
+/// >>> retrieval = robots.retrieval()
+/// >>> retrieval.answer(503, {"Retry-After": "120"}) is None
+/// True
+/// >>> robots.update(retrieval, now=1000.0)
+/// >>> robots.rules, robots.refresh_at, robots.failures
+/// ('disallow_all', 1120.0, 1)
+/// >>> robots.check("https://example.com/", "FooBot").allowed
+/// False
+#[pyclass(module = "robots_core")]
+pub struct CachedRobots {
+    origin: Origin,
+    config: CacheConfig,
+    kept: Kept,
+    validators: Validators,
+    rules: Held,
+    updated_at: Option<f64>,
+    refresh_at: Option<f64>,
+    last: Option<Last>,
+}
+
+/// The rules held.
+enum Held {
+    /// Not retrieved yet.
+    Nothing,
+    Parsed(Py<RobotsTxt>),
+    AllowAll,
+    DisallowAll,
+}
+
+/// What the last retrieval said.
+struct Last {
+    outcome: &'static str,
+    status: Option<u16>,
+    retry_after: Option<f64>,
+    redirected_to: Option<String>,
+    error: Option<String>,
+}
+
+#[pymethods]
+impl CachedRobots {
+    /// For the origin of `url` (any URL of it). `ValueError` for a URL with no http(s) origin.
+    /// `auth_errors_disallow` reads 401 and 403 as disallow all (the older convention).
+    #[new]
+    #[pyo3(signature = (url, *, auth_errors_disallow = false))]
+    fn new(url: &Bound<'_, PyAny>, auth_errors_disallow: bool) -> PyResult<CachedRobots> {
+        let url = args::text(url, "url")?;
+        let origin = Origin::parse(&url).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(CachedRobots {
+            origin,
+            config: CacheConfig {
+                auth_errors_disallow,
+                ..CacheConfig::default()
+            },
+            kept: Kept::default(),
+            validators: Validators::default(),
+            rules: Held::Nothing,
+            updated_at: None,
+            refresh_at: None,
+            last: None,
+        })
+    }
+
+    /// The origin (`https://example.com`, `http://example.com:8080`).
+    #[getter]
+    fn origin(&self) -> &str {
+        self.origin.as_str()
+    }
+
+    /// A new retrieval of this origin's robots.txt, conditional when the copy held came with
+    /// validators.
+    fn retrieval(&self) -> Retrieval {
+        Retrieval {
+            steps: robots_fetch::Retrieval::revalidating(&self.origin, &self.validators),
+            outcome: None,
+            status: None,
+        }
+    }
+
+    /// The headers a retrieval's first request carries for a conditional refresh
+    /// (`If-None-Match`, `If-Modified-Since`), as `(name, value)` pairs.
+    fn request_headers(&self) -> Vec<(String, String)> {
+        let mut headers = HeaderMap::new();
+        self.validators.apply_to(&mut headers);
+        headers
+            .iter()
+            .map(|(name, value)| {
+                let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+                (name.to_string(), value)
+            })
+            .collect()
+    }
+
+    /// Takes a finished retrieval's outcome at time `now`: what is held next, and until when.
+    fn update(&mut self, py: Python<'_>, retrieval: &Retrieval, now: f64) -> PyResult<()> {
+        let Some(outcome) = &retrieval.outcome else {
+            return Err(PyValueError::new_err(
+                "the retrieval is not over: answer it until answer() returns None",
+            ));
+        };
+        if !now.is_finite() {
+            return Err(PyValueError::new_err(
+                "now must be a finite number of seconds",
+            ));
+        }
+        let elapsed = self.updated_at.map_or(0.0, |then| (now - then).max(0.0));
+        let kept = self
+            .kept
+            .aged(std::time::Duration::try_from_secs_f64(elapsed).unwrap_or_default());
+        let next = self.config.next(kept, outcome);
+        self.rules = match next.rules {
+            NextRules::Parsed => match outcome {
+                FetchOutcome::Parsed { body, .. } => {
+                    Held::Parsed(Py::new(py, RobotsTxt::from_bytes(py, body))?)
+                }
+                _ => Held::DisallowAll,
+            },
+            NextRules::Kept => std::mem::replace(&mut self.rules, Held::Nothing),
+            NextRules::AllowAll => Held::AllowAll,
+            NextRules::DisallowAll => Held::DisallowAll,
+        };
+        match outcome {
+            FetchOutcome::Parsed { validators, .. } => self.validators = validators.clone(),
+            FetchOutcome::NotModified { validators, .. } if next.rules == NextRules::Kept => {
+                self.validators = self.validators.updated_by(validators);
+            }
+            FetchOutcome::Unavailable { .. } => self.validators = Validators::default(),
+            _ => {}
+        }
+        self.kept = kept.after(outcome, &next);
+        self.updated_at = Some(now);
+        self.refresh_at = Some(now + next.lives_for.as_secs_f64());
+        let (retry_after, error) = match outcome {
+            FetchOutcome::Unreachable(cause) => (
+                cause.retry_after().map(|d| d.as_secs_f64()),
+                Some(cause.to_string()),
+            ),
+            _ => (None, None),
+        };
+        self.last = Some(Last {
+            outcome: outcome.name(),
+            status: retrieval.status,
+            retry_after,
+            redirected_to: match outcome {
+                FetchOutcome::Parsed { redirected_to, .. } => {
+                    redirected_to.as_ref().map(ToString::to_string)
+                }
+                _ => None,
+            },
+            error,
+        });
+        Ok(())
+    }
+
+    /// Whose rules apply: `"none"` (never retrieved), `"parsed"`, `"allow_all"` or
+    /// `"disallow_all"`.
+    #[getter]
+    fn rules(&self) -> &'static str {
+        match self.rules {
+            Held::Nothing => "none",
+            Held::Parsed(_) => "parsed",
+            Held::AllowAll => "allow_all",
+            Held::DisallowAll => "disallow_all",
+        }
+    }
+
+    /// The parsed robots.txt whose rules apply, or `None`.
+    #[getter]
+    fn robots(&self, py: Python<'_>) -> Option<Py<RobotsTxt>> {
+        match &self.rules {
+            Held::Parsed(robots) => Some(robots.clone_ref(py)),
+            _ => None,
+        }
+    }
+
+    /// When to retrieve robots.txt again, on the caller's clock, or `None` before the first.
+    #[getter]
+    fn refresh_at(&self) -> Option<f64> {
+        self.refresh_at
+    }
+
+    /// Whether the rules held are still to be used at `now` (retrieved, and not due again).
+    fn is_fresh(&self, now: f64) -> bool {
+        self.refresh_at.is_some_and(|at| now < at)
+    }
+
+    /// Unreachable retrievals in a row.
+    #[getter]
+    fn failures(&self) -> u32 {
+        self.kept.failures
+    }
+
+    /// The last retrieval's outcome (`"parsed"`, `"not_modified"`, `"unavailable"`,
+    /// `"unreachable"`), or `None`.
+    #[getter]
+    fn outcome(&self) -> Option<&'static str> {
+        self.last.as_ref().map(|last| last.outcome)
+    }
+
+    /// The last retrieval's final status, or `None`.
+    #[getter]
+    fn status(&self) -> Option<u16> {
+        self.last.as_ref().and_then(|last| last.status)
+    }
+
+    /// The `Retry-After` the last (unreachable) answer asked for, in seconds, or `None`.
+    #[getter]
+    fn retry_after(&self) -> Option<f64> {
+        self.last.as_ref().and_then(|last| last.retry_after)
+    }
+
+    /// Where the parsed file was found when robots.txt redirected (the rules still belong to
+    /// this origin alone), or `None`.
+    #[getter]
+    fn redirected_to(&self) -> Option<String> {
+        self.last
+            .as_ref()
+            .and_then(|last| last.redirected_to.clone())
+    }
+
+    /// Why the last retrieval found robots.txt unreachable, or `None`.
+    #[getter]
+    fn error(&self) -> Option<String> {
+        self.last.as_ref().and_then(|last| last.error.clone())
+    }
+
+    /// The verdict a polite crawler acts on for `url` ([`RobotsTxt.check_resolved`] on a parsed
+    /// copy): allowed after a 4xx, refused while robots.txt is unreachable with no copy, and
+    /// refused before the first retrieval.
+    fn check(
+        &self,
+        py: Python<'_>,
+        url: &Bound<'_, PyAny>,
+        user_agent: &Bound<'_, PyAny>,
+    ) -> PyResult<Verdict> {
+        let (url, agent) = args::url_and_agent(url, user_agent, "check")?;
+        let whole = |allowed| Verdict {
+            allowed,
+            rule: None,
+            resolved_path: None,
+        };
+        Ok(match &self.rules {
+            Held::Parsed(robots) => resolved_verdict(&robots.get().view(py, &agent)?, &url),
+            Held::AllowAll => whole(true),
+            Held::DisallowAll | Held::Nothing => whole(false),
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<CachedRobots {} {} failures={}>",
+            self.origin.as_str(),
+            self.rules(),
+            self.kept.failures
+        )
+    }
+}
+
+/// Response headers from Python: a mapping (values a `str`, `bytes`, or a list of them, as
+/// Scrapy's `Headers` holds them) or `(name, value)` pairs. Names or values HTTP cannot carry
+/// are skipped, as a client would have refused them.
+fn header_map(headers: &Bound<'_, PyAny>) -> PyResult<HeaderMap> {
+    let pairs = if headers.hasattr("items")? {
+        headers.call_method0("items")?
+    } else {
+        headers.clone()
+    };
+    let mut map = HeaderMap::new();
+    for pair in pairs.try_iter()? {
+        let pair = pair?;
+        let pair = pair.cast::<PyTuple>().map_err(|_| {
+            PyTypeError::new_err("headers must be a mapping or (name, value) pairs")
+        })?;
+        if pair.len() != 2 {
+            return Err(PyTypeError::new_err(
+                "headers must be a mapping or (name, value) pairs",
+            ));
+        }
+        let name = args::text(&pair.get_item(0)?, "header name")?.into_owned();
+        let Ok(name) = HeaderName::from_bytes(name.trim().as_bytes()) else {
+            continue;
+        };
+        let value = pair.get_item(1)?;
+        let values: Vec<Bound<'_, PyAny>> = match value.cast::<PyList>() {
+            Ok(list) => list.iter().collect(),
+            Err(_) => match value.cast::<PyTuple>() {
+                Ok(tuple) => tuple.iter().collect(),
+                Err(_) => vec![value],
+            },
+        };
+        for value in values {
+            let text = match args::body(&value) {
+                Ok(bytes) => bytes.into_owned(),
+                Err(_) => args::text(&value, "header value")?
+                    .into_owned()
+                    .into_bytes(),
+            };
+            if let Ok(value) = HeaderValue::from_bytes(&text) {
+                map.append(name.clone(), value);
+            }
+        }
+    }
+    Ok(map)
+}
+
+/// How long a response asks its server's client to stop, in seconds, or `None`: its
+/// `Retry-After` (seconds or an HTTP date) on a 429, 500, 502, 503 or 504, and the reset of
+/// rate-limit headers that say nothing is left (`RateLimit`, `RateLimit-Remaining`,
+/// `X-RateLimit-Remaining: 0` with their resets), whichever is longer. Uncapped: the caller
+/// caps it (the Scrapy middleware at `ROBOTSTXT_MAX_RETRY_AFTER`, 10 minutes).
+///
+/// >>> server_pause(503, {"Retry-After": "120"})
+/// 120.0
+/// >>> server_pause(200, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "30"})
+/// 30.0
+/// >>> server_pause(404, {"Retry-After": "120"}) is None
+/// True
+#[pyfunction]
+pub fn server_pause(status: u16, headers: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+    let headers = header_map(headers)?;
+    let asked = matches!(status, 429 | 500 | 502 | 503 | 504)
+        .then(|| robots_fetch::retry_after(&headers))
+        .flatten();
+    let limited = robots_fetch::rate_limit_pause(&headers)
+        .map(|pause| pause.reset)
+        .filter(|reset| !reset.is_zero());
+    Ok(asked.max(limited).map(|pause| pause.as_secs_f64()))
+}

@@ -1,0 +1,75 @@
+"""Local HTTP servers on free ports of 127.0.0.1 whose answers a test writes, and which log
+every request (when, which Host, which path, what status), so that a test reads what a
+crawler did from the server's side."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Hit:
+    """One request as the server saw it."""
+
+    at: float
+    host: str
+    path: str
+    status: int
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b"<title>Page</title><p>page</p>"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+# A route answers by the request's Host and how many times its path was asked before.
+Route = Callable[[str, int], Reply]
+
+
+class Server:
+    """Serves ``routes`` (path → a reply, or a function of Host and count); any other path is a
+    page (200)."""
+
+    def __init__(self, routes: dict[str, Reply | Route]) -> None:
+        self.log: list[Hit] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                host = self.headers.get("Host", "")
+                with server._lock:
+                    count = sum(1 for hit in server.log if hit.path == self.path and hit.host == host)
+                    route = routes.get(self.path, Reply())
+                    reply = route if isinstance(route, Reply) else route(host, count)
+                    server.log.append(Hit(time.monotonic(), host, self.path, reply.status))
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def paths(self, host: str | None = None) -> list[str]:
+        """The paths requested, in order (of one Host when given: ``localhost:PORT``)."""
+        return [hit.path for hit in self.log if host is None or hit.host == host]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,231 @@
+"""Real Scrapy crawls of local servers with ``robots_core.scrapy.RobotsTxtMiddleware`` in place
+of Scrapy's own, each beside the same crawl with Scrapy's middleware: what each fetched is read
+from the servers' logs. Each crawl runs in a process of its own (``scrapy_crawl.py``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("scrapy")
+
+from servers import Reply, Server  # noqa: E402
+
+CRAWL = Path(__file__).with_name("scrapy_crawl.py")
+# Scrapy starts a request and the server logs it a moment later: gaps between two requests, as
+# the server sees them, may be that much shorter than the delay between their starts.
+MEASURE = 0.05
+
+
+def crawl(middleware: str, start_urls: list[str], **settings: Any) -> dict[str, Any]:
+    """Runs one crawl; its pages, stats and log."""
+    with tempfile.TemporaryDirectory() as folder:
+        config, out = Path(folder, "config.json"), Path(folder, "out.json")
+        config.write_text(json.dumps({"middleware": middleware, "start_urls": start_urls, "settings": settings}))
+        run = subprocess.run(
+            [sys.executable, str(CRAWL), str(config), str(out)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=Path(__file__).parent,
+        )
+        assert run.returncode == 0, run.stderr[-4000:]
+        result: dict[str, Any] = json.loads(out.read_text())
+        result["log"] = run.stderr
+        return result
+
+
+def pages(server: Server, host: str | None = None) -> list[str]:
+    return [path for path in server.paths(host) if path != "/robots.txt"]
+
+
+def both(routes: dict[str, Any], paths: list[str], **settings: Any) -> tuple[Server, Server, dict[str, Any]]:
+    """The same site crawled with our middleware and with Scrapy's, each on a server of its own."""
+    ours, theirs = Server(routes), Server(routes)
+    try:
+        result = crawl("ours", [ours.base + p for p in paths], **settings)
+        crawl("scrapy", [theirs.base + p for p in paths], **settings)
+    finally:
+        ours.close()
+        theirs.close()
+    return ours, theirs, result
+
+
+def test_a_503_robots_txt_gives_no_page_until_it_recovers_then_the_pages():
+    def robots(started: list[float]) -> Any:
+        def route(host: str, count: int) -> Reply:
+            started.append(time.monotonic()) if not started else None
+            if time.monotonic() - started[0] < 1.5:
+                return Reply(503, b"<h1>Down for maintenance</h1>", {"Retry-After": "1"})
+            return Reply(200, b"User-agent: *\nAllow: /\n")
+
+        return route
+
+    ours, theirs = Server({"/robots.txt": robots([])}), Server({"/robots.txt": robots([])})
+    try:
+        result = crawl("ours", [ours.base + p for p in ["/", "/a", "/b"]])
+        crawl("scrapy", [theirs.base + p for p in ["/", "/a", "/b"]])
+    finally:
+        ours.close()
+        theirs.close()
+    statuses = [(hit.path, hit.status) for hit in ours.log]
+    recovered = next(i for i, (path, status) in enumerate(statuses) if path == "/robots.txt" and status == 200)
+    assert all(path == "/robots.txt" for path, _ in statuses[:recovered]), statuses
+    assert [status for _, status in statuses[:recovered]].count(503) >= 1
+    assert sorted(pages(ours)) == ["/", "/a", "/b"], statuses
+    assert len(result["pages"]) == 3
+    assert result["stats"]["robotstxt/refused/unreachable"] >= 3
+    assert result["stats"]["robotstxt/response_status_count/503"] >= 1
+    # Scrapy's middleware parses the 503 page as rules: every page goes while robots.txt is down.
+    served = [(hit.path, hit.status) for hit in theirs.log]
+    first_ok = next((i for i, (p, s) in enumerate(served) if p == "/robots.txt" and s == 200), len(served))
+    assert sorted(p for p, _ in served[:first_ok] if p != "/robots.txt") == ["/", "/a", "/b"], served
+
+
+def test_a_404_robots_txt_gives_every_page():
+    ours, theirs, result = both({"/robots.txt": Reply(404, b"<h1>Not found</h1>")}, ["/", "/a", "/b"])
+    assert sorted(pages(ours)) == ["/", "/a", "/b"]
+    assert result["stats"]["robotstxt/outcome/unavailable"] == 1
+    assert sorted(pages(theirs)) == ["/", "/a", "/b"]
+
+
+def redirect_crawl(middleware: str) -> tuple[Server, Server]:
+    other = Server(
+        {
+            "/shared-robots.txt": Reply(200, b"User-agent: *\nDisallow: /private\n"),
+            "/robots.txt": Reply(200, b"User-agent: *\nDisallow: /other-only\n"),
+        }
+    )
+    elsewhere = f"http://localhost:{other.port}"
+    site = Server({"/robots.txt": Reply(301, b"", {"Location": elsewhere + "/shared-robots.txt"})})
+    try:
+        crawl(
+            middleware,
+            [site.base + "/private/x", site.base + "/open", elsewhere + "/private/x", elsewhere + "/other-only"],
+        )
+    finally:
+        site.close()
+        other.close()
+    return site, other
+
+
+def test_a_redirect_to_another_hosts_robots_txt_gives_its_rules_to_the_original_origin_only():
+    for middleware in ("ours", "scrapy"):
+        site, other = redirect_crawl(middleware)
+        assert pages(site) == ["/open"], middleware
+        # The other host keeps its own rules: /private is allowed there, /other-only is not.
+        assert sorted(other.paths()) == ["/private/x", "/robots.txt", "/shared-robots.txt"], middleware
+
+
+def test_crawl_delay_paces_each_server_and_two_host_names_of_one_server_share_it():
+    server = Server({"/robots.txt": Reply(200, b"User-agent: *\nCrawl-delay: 2\n")})
+    try:
+        names = [server.base, f"http://localhost:{server.port}"]
+        paths = ["/a", "/b"]
+        result = crawl(
+            "ours",
+            [name + path for name in names for path in paths],
+            CONCURRENT_REQUESTS=16,
+            CONCURRENT_REQUESTS_PER_DOMAIN=16,
+            ROBOTSTXT_SLOT_KEY="ip",
+        )
+    finally:
+        server.close()
+    hits = [hit for hit in server.log if hit.path != "/robots.txt"]
+    assert len(hits) == 4 and {hit.host.split(":")[0] for hit in hits} == {"127.0.0.1", "localhost"}
+    gaps = [b.at - a.at for a, b in zip(hits, hits[1:])]
+    assert min(gaps) >= 2.0 - MEASURE, gaps
+    assert result["stats"]["robotstxt/delay_max"] == 2.0
+
+    # Scrapy's middleware never reads Crawl-delay: the same pages go at once.
+    theirs = Server({"/robots.txt": Reply(200, b"User-agent: *\nCrawl-delay: 2\n")})
+    try:
+        crawl("scrapy", [theirs.base + p for p in ["/a", "/b", "/c", "/d"]], CONCURRENT_REQUESTS=16)
+    finally:
+        theirs.close()
+    hits = [hit for hit in theirs.log if hit.path != "/robots.txt"]
+    assert hits[-1].at - hits[0].at < 1.0
+
+
+def test_a_429_with_retry_after_pauses_its_server():
+    def first_429(host: str, count: int) -> Reply:
+        return Reply(429, b"slow down", {"Retry-After": "5"}) if count == 0 else Reply()
+
+    # One request at a time, half a second apart: the next one is the first to meet the pause.
+    settings = {"CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0.5}
+    ours, theirs, result = both({"/a": first_429}, ["/a", "/b", "/c"], **settings)
+    hits = ours.log
+    limited = next(i for i, hit in enumerate(hits) if hit.status == 429)
+    after = hits[limited + 1]
+    assert after.at - hits[limited].at >= 5.0 - MEASURE, [(h.path, h.status, h.at) for h in hits]
+    assert sorted(pages(ours)) == ["/a", "/a", "/b", "/c"]
+    assert result["stats"]["robotstxt/pause_count"] >= 1
+    hits = theirs.log
+    limited = next(i for i, hit in enumerate(hits) if hit.status == 429)
+    assert hits[limited + 1].at - hits[limited].at < 5.0
+
+
+def test_a_browser_style_user_agent_obeys_the_group_of_the_bot_it_names():
+    agent = "Mozilla/5.0 (X11; Linux x86_64) MyBot/2.1 (+https://mybot.example)"
+    routes = {"/robots.txt": Reply(200, b"User-agent: MyBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")}
+    ours, theirs, result = both(routes, ["/", "/a"], USER_AGENT=agent)
+    assert ours.paths() == ["/robots.txt"]
+    assert theirs.paths() == ["/robots.txt"]  # Protego finds `MyBot` inside the string
+    assert result["stats"]["robotstxt/forbidden"] == 2
+    assert "robots.txt is obeyed as 'MyBot'" in result["log"]
+    # A browser's User-Agent alone is said at start-up, with a warning.
+    browser = Server({"/robots.txt": Reply(200, b"User-agent: *\nAllow: /\n")})
+    try:
+        said = crawl("ours", [browser.base + "/"], USER_AGENT="Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0")
+    finally:
+        browser.close()
+    assert "is a browser's" in said["log"]
+
+
+def test_a_percent_encoded_path_is_judged_as_the_server_resolves_it():
+    routes = {"/robots.txt": Reply(200, b"User-agent: *\nDisallow: /~user\n")}
+    ours, theirs, result = both(routes, ["/%7Euser/", "/%7euser/page", "/ok"])
+    assert pages(ours) == ["/ok"]
+    assert result["stats"]["robotstxt/forbidden"] == 2
+    # Protego, Scrapy's default parser, decodes paths too (Google's verdict on the URL as given
+    # allows them: `RobotsTxt.check`).
+    assert pages(theirs) == ["/ok"]
+
+
+def test_an_over_long_crawl_delay_is_refused_by_default():
+    routes = {"/robots.txt": Reply(200, b"User-agent: *\nCrawl-delay: 45\n")}
+    server, theirs = Server(routes), Server(routes)
+    try:
+        result = crawl("ours", [server.base + "/a"])
+        clamped = crawl("ours", [server.base + "/b"], ROBOTSTXT_LONG_DELAY="clamp", ROBOTSTXT_MAX_DELAY=1)
+        crawl("scrapy", [theirs.base + "/a"])
+    finally:
+        server.close()
+        theirs.close()
+    assert pages(server) == ["/b"]
+    assert pages(theirs) == ["/a"]
+    assert result["stats"]["robotstxt/refused/delay"] == 1
+    assert "clamped to ROBOTSTXT_MAX_DELAY" in clamped["log"]
+
+
+def test_the_wrong_wiring_is_said_loudly():
+    server = Server({"/robots.txt": Reply(200, b"User-agent: *\nAllow: /\n")})
+    try:
+        both_on = crawl(
+            "scrapy",
+            [server.base + "/"],
+            DOWNLOADER_MIDDLEWARES={"robots_core.scrapy.RobotsTxtMiddleware": 100},
+            ROBOTSTXT_USER_AGENT="My Bot",
+        )
+    finally:
+        server.close()
+    assert "Scrapy's RobotsTxtMiddleware is enabled beside robots_core's" in both_on["log"]
+    assert "has characters Google never matches" in both_on["log"]
+    assert "it is obeyed as 'My'" in both_on["log"]
