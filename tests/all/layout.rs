@@ -39,6 +39,18 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The folders of the packages whose `src/` is product code (`""`: the facade at the root).
+const PRODUCT_PACKAGES: [&str; 8] = [
+    "",
+    "robots-core",
+    "robots-sitemap",
+    "robots-fetch",
+    "robots-tower",
+    "robots-spider",
+    "robots-cli",
+    "robots-python",
+];
+
 /// The code of a file without comments and without its unit-test module.
 fn code_of(text: &str) -> String {
     let mut code = String::new();
@@ -320,7 +332,7 @@ fn the_circle_finder_finds_circles() {
 /// "expected `Client`, found `Client`").
 #[test]
 fn the_client_crates_are_re_exported_in_the_versions_that_fit() {
-    let middleware = polite_robots::tower::RobotsMiddleware::builder("FooBot/1.0")
+    let middleware = polite_robots::client::RobotsMiddleware::builder("FooBot/1.0")
         .build()
         .expect("middleware");
     let client: polite_robots::reqwest_middleware::ClientWithMiddleware =
@@ -428,19 +440,13 @@ fn the_architecture_page_lists_the_crates_dependencies() {
 #[test]
 fn no_path_include_crosses_a_package() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let packages = [
-        "robots-core",
-        "robots-sitemap",
-        "robots-fetch",
-        "robots-tower",
-        "robots-spider",
-        "robots-cli",
-        "robots-python",
-        "test-support",
-        "",
-    ];
+    let packages: Vec<&str> = PRODUCT_PACKAGES
+        .iter()
+        .copied()
+        .chain(["test-support"])
+        .collect();
     let mut crossing = Vec::new();
-    for package in packages {
+    for &package in &packages {
         let dir = root.join(package);
         let mut files = Vec::new();
         for sub in ["src", "tests", "benches", "examples"] {
@@ -475,6 +481,33 @@ fn no_path_include_crosses_a_package() {
         }
     }
     assert!(crossing.is_empty(), "{crossing:#?}");
+}
+
+/// No product file grows past 700 lines: a file that long holds more than one idea, and is
+/// split along them (a folder per concern, a module per idea). Tests (`tests.rs`, `tests/`)
+/// are not product files.
+#[test]
+fn no_product_file_is_over_700_lines() {
+    const MAX_LINES: usize = 700;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for package in PRODUCT_PACKAGES {
+        rust_files(&root.join(package).join("src"), &mut files);
+    }
+    assert!(
+        files.len() > 100,
+        "only {} product files found",
+        files.len()
+    );
+    let long: Vec<String> = files
+        .iter()
+        .filter(|file| file.file_name().is_some_and(|name| name != "tests.rs"))
+        .filter_map(|file| {
+            let lines = std::fs::read_to_string(file).ok()?.lines().count();
+            (lines > MAX_LINES).then(|| format!("{} ({lines} lines)", file.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "over {MAX_LINES} lines: {long:#?}");
 }
 
 /// One way out (spec section 8, issue 53): every request the workspace sends leaves through a

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use robots_fetch::{
-    Answer, CacheConfig, FetchOutcome, HopRule, Kept, NetworkError, NetworkErrorKind, Next,
-    Origin, Retrieval, UnreachableCause, Validators,
+    Answer, CacheConfig, FetchOutcome, HopRule, Kept, NetworkError, NetworkErrorKind, Next, Origin,
+    Retrieval, UnreachableCause, Validators,
 };
 
 const TABLE: &str = include_str!("../data/status-table.tsv");

@@ -274,3 +274,54 @@ pub enum Retried {
     /// It was retried [`FrontierConfig::max_retries`] times already: given up, counted.
     GaveUp,
 }
+
+/// What a frontier holds and has done, from [`Frontier::stats`](crate::Frontier::stats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FrontierStats {
+    /// URLs queued now.
+    pub queued: usize,
+    /// Groups with a URL queued or handed out.
+    pub groups: usize,
+    /// URLs handed out whose [`Job`](crate::Job)s have not been dropped.
+    pub in_progress: usize,
+    /// Bytes the queue holds, as counted against [`FrontierConfig::max_bytes`].
+    pub bytes: usize,
+    /// The budget.
+    pub max_bytes: usize,
+    /// Bytes de-duplication holds (fixed when the frontier was made).
+    pub dedup_bytes: usize,
+    /// URLs queued since the start.
+    pub pushed: u64,
+    /// URLs handed out by [`Frontier::next`](crate::Frontier::next) (a retried URL each time). Not all were
+    /// fetched: see `fetched`, `disallowed`, `refused`.
+    pub handed_out: u64,
+    /// Under [`Frontier::run`](crate::Frontier::run): URLs whose response reached the handler ([`Visit::Fetched`]),
+    /// what the server saw as pages.
+    pub fetched: u64,
+    /// URLs robots.txt disallows, never sent: dropped by the frontier once their robots.txt was
+    /// cached (at the push, or at their turn), and under [`Frontier::run`](crate::Frontier::run) those the front end
+    /// refused as disallowed ([`Visit::Refused`]; a site's first URL goes out before its
+    /// robots.txt is known).
+    pub disallowed: u64,
+    /// Under [`Frontier::run`](crate::Frontier::run): URLs the front end refused for another reason (the address
+    /// rule, an overlong Crawl-delay…), never sent.
+    pub refused: u64,
+    /// Under [`Frontier::run`](crate::Frontier::run): URLs that failed otherwise ([`Visit::Failed`]).
+    pub failed: u64,
+    /// Retries scheduled ([`Job::retry_after`](crate::Job::retry_after), [`Visit::Retry`], an unreachable robots.txt).
+    pub retried: u64,
+    /// URLs given up after [`FrontierConfig::max_retries`] retries.
+    pub gave_up: u64,
+    /// Links a job found that were refused past its overdraft
+    /// ([`FrontierConfig::job_overdraft`]).
+    pub over_budget: u64,
+    /// URLs dropped as pushed before ([`Dedup`]).
+    pub duplicates: u64,
+    /// URLs refused by [`FrontierConfig::max_per_group`].
+    pub over_group_cap: u64,
+    /// Times the frontier asked the pacing when a group could go: once when a group gets
+    /// its first URL and once when a job ends, while its group has URLs queued (more only while
+    /// a request it did not hand out holds the group's place).
+    pub gate_asks: u64,
+}

@@ -6,7 +6,9 @@
 
 mod config;
 mod dedup;
+mod job;
 mod queues;
+mod run;
 #[cfg(test)]
 mod tests;
 
@@ -21,8 +23,11 @@ use tokio::time::Instant;
 use tracing::debug;
 use url::Url;
 
-pub use config::{Dedup, Dropped, FrontierConfig, PushError, Pushed, Retried, Visit};
+pub use config::{
+    Dedup, Dropped, FrontierConfig, FrontierStats, PushError, Pushed, Retried, Visit,
+};
 use dedup::Seen;
+pub use job::Job;
 use queues::{Answer, Key, Queues, Refused, URL_OVERHEAD};
 
 use crate::engine::gate::Gate;
@@ -161,163 +166,6 @@ struct Counts {
     over_budget: u64,
 }
 
-/// What a frontier holds and has done, from [`Frontier::stats`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct FrontierStats {
-    /// URLs queued now.
-    pub queued: usize,
-    /// Groups with a URL queued or handed out.
-    pub groups: usize,
-    /// URLs handed out whose [`Job`]s have not been dropped.
-    pub in_progress: usize,
-    /// Bytes the queue holds, as counted against [`FrontierConfig::max_bytes`].
-    pub bytes: usize,
-    /// The budget.
-    pub max_bytes: usize,
-    /// Bytes de-duplication holds (fixed when the frontier was made).
-    pub dedup_bytes: usize,
-    /// URLs queued since the start.
-    pub pushed: u64,
-    /// URLs handed out by [`Frontier::next`] (a retried URL each time). Not all were
-    /// fetched: see `fetched`, `disallowed`, `refused`.
-    pub handed_out: u64,
-    /// Under [`Frontier::run`]: URLs whose response reached the handler ([`Visit::Fetched`]),
-    /// what the server saw as pages.
-    pub fetched: u64,
-    /// URLs robots.txt disallows, never sent: dropped by the frontier once their robots.txt was
-    /// cached (at the push, or at their turn), and under [`Frontier::run`] those the front end
-    /// refused as disallowed ([`Visit::Refused`]; a site's first URL goes out before its
-    /// robots.txt is known).
-    pub disallowed: u64,
-    /// Under [`Frontier::run`]: URLs the front end refused for another reason (the address
-    /// rule, an overlong Crawl-delay…), never sent.
-    pub refused: u64,
-    /// Under [`Frontier::run`]: URLs that failed otherwise ([`Visit::Failed`]).
-    pub failed: u64,
-    /// Retries scheduled ([`Job::retry_after`], [`Visit::Retry`], an unreachable robots.txt).
-    pub retried: u64,
-    /// URLs given up after [`FrontierConfig::max_retries`] retries.
-    pub gave_up: u64,
-    /// Links a job found that were refused past its overdraft
-    /// ([`FrontierConfig::job_overdraft`]).
-    pub over_budget: u64,
-    /// URLs dropped as pushed before ([`Dedup`]).
-    pub duplicates: u64,
-    /// URLs refused by [`FrontierConfig::max_per_group`].
-    pub over_group_cap: u64,
-    /// Times the frontier asked the pacing when a group could go: once when a group gets
-    /// its first URL and once when a job ends, while its group has URLs queued (more only while
-    /// a request it did not hand out holds the group's place).
-    pub gate_asks: u64,
-}
-
-/// A URL handed out by [`Frontier::next`]: its group's place is held until the job is dropped,
-/// so keep it until the response's body has been read (or given up).
-pub struct Job {
-    url: Url,
-    priority: i32,
-    attempt: u32,
-    waited: Duration,
-    key: Key,
-    shared: Arc<Shared>,
-}
-
-impl std::fmt::Debug for Job {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Job")
-            .field("url", &self.url.as_str())
-            .field("priority", &self.priority)
-            .field("group", &&*self.key)
-            .finish()
-    }
-}
-
-impl Job {
-    /// The URL to fetch.
-    pub fn url(&self) -> &Url {
-        &self.url
-    }
-
-    /// The priority it was pushed with (0 for [`Frontier::push`]).
-    pub fn priority(&self) -> i32 {
-        self.priority
-    }
-
-    /// Its politeness group.
-    pub fn group(&self) -> &str {
-        &self.key
-    }
-
-    /// How long its group kept it for politeness: from when it stood first in its group's
-    /// line with a place free (pushed, or the job before it ended) to when it was handed out
-    /// (the interval, a Crawl-delay, a pause). Time queued behind the group's other URLs, or
-    /// behind a request in flight, is not counted.
-    pub fn waited(&self) -> Duration {
-        self.waited
-    }
-
-    /// How many times it was retried before (0 the first time it is handed out).
-    pub fn attempt(&self) -> u32 {
-        self.attempt
-    }
-
-    /// Queues a link this job found, at priority 0 (see [`Job::push_with`]).
-    pub fn push(&self, url: Url) -> Result<Pushed, PushError> {
-        self.push_with(url, 0)
-    }
-
-    /// Queues a link this job found, like [`Frontier::try_push_with`] but never refused for
-    /// the budget alone while within the overdraft ([`FrontierConfig::job_overdraft`]): a job
-    /// holds its group's place, and room is made only as URLs are handed out, so a job that
-    /// waited for room could wait for ever. Never waits.
-    pub fn push_with(&self, url: Url, priority: i32) -> Result<Pushed, PushError> {
-        Frontier {
-            shared: self.shared.clone(),
-        }
-        .offer_found(url, priority)
-    }
-
-    /// Gives the URL back, to be handed out again once `wait` has passed, whatever the
-    /// de-duplication (after a 503, a network error, [`crate::RobotsError::RobotsUnreachable`]'s
-    /// `retry_after`), at most [`FrontierConfig::max_retries`] times. Its group's place is
-    /// freed now.
-    ///
-    /// ```
-    /// # async fn crawl(frontier: robots_tower::Frontier, client: reqwest_middleware::ClientWithMiddleware) {
-    /// use robots_tower::RobotsError;
-    /// while let Some(job) = frontier.next().await {
-    ///     match client.get(job.url().clone()).send().await {
-    ///         Err(error) => match RobotsError::from_middleware_error(&error) {
-    ///             Some(RobotsError::RobotsUnreachable { retry_after, .. }) => {
-    ///                 let retry_after = *retry_after;
-    ///                 job.retry_after(retry_after);
-    ///             }
-    ///             _ => eprintln!("{}: {error}", job.url()),
-    ///         },
-    ///         Ok(response) => drop(response.bytes().await),
-    ///     }
-    /// }
-    /// # }
-    /// ```
-    pub fn retry_after(self, wait: Duration) -> Retried {
-        Frontier {
-            shared: self.shared.clone(),
-        }
-        .retry(self.url.as_str(), self.priority, self.attempt, wait)
-    }
-}
-
-impl Drop for Job {
-    fn drop(&mut self) {
-        self.shared
-            .lock()
-            .queues
-            .job_ended(&self.key, Instant::now());
-        self.shared.changed.notify_waiters();
-    }
-}
-
 impl std::fmt::Debug for Frontier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Frontier")
@@ -342,26 +190,6 @@ impl Shared {
     }
 }
 
-/// A visit of [`Frontier::run`] under way: counted until its links are queued, so the crawl
-/// is not taken for over while its job is already dropped.
-struct Visiting(Arc<Shared>);
-
-impl Visiting {
-    fn new(shared: &Arc<Shared>) -> Visiting {
-        shared.lock().visiting += 1;
-        Visiting(shared.clone())
-    }
-}
-
-impl Drop for Visiting {
-    fn drop(&mut self) {
-        let mut state = self.0.lock();
-        state.visiting = state.visiting.saturating_sub(1);
-        drop(state);
-        self.0.changed.notify_waiters();
-    }
-}
-
 /// The retries whose time came, taken out of the waiting heap (their bytes with them).
 fn take_due(state: &mut State, now: Instant) -> Vec<RetryAt> {
     let mut due = Vec::new();
@@ -374,12 +202,6 @@ fn take_due(state: &mut State, now: Instant) -> Vec<RetryAt> {
         }
     }
     due
-}
-
-/// What [`Frontier::run`] waited for: a visit's end, or the next job (none: the crawl is over).
-enum Event<T> {
-    Visited(T),
-    Next(Option<Job>),
 }
 
 /// When the gate says `origin`'s group can take a request.
@@ -799,136 +621,6 @@ impl Frontier {
         self.shared.changed.notify_waiters();
         Retried::Scheduled {
             attempt: attempt + 1,
-        }
-    }
-
-    /// Runs a whole crawl: hands each URL to `visit` as its group can take it, up to `workers`
-    /// at once, queues the links each visit returns ([`Visit::Fetched`], as [`Job::push`]
-    /// does: never waiting, within the overdraft), retries what asks for it, and ends by
-    /// itself once nothing is queued or waiting for a retry, no visit is running and no job is
-    /// held; the frontier is closed then, and its stats returned.
-    ///
-    /// Push the start URLs before, or from a visit; a URL dropped as disallowed at its turn
-    /// ends the crawl as well as a fetched one. `visit` gets the [`Job`], holding its group's
-    /// place: keep it until the response's body was read.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// # let site = wiremock::MockServer::start().await; // a local stand-in for a real site
-    /// # wiremock::Mock::given(wiremock::matchers::path("/robots.txt"))
-    /// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /private\n"))
-    /// #     .mount(&site).await;
-    /// # wiremock::Mock::given(wiremock::matchers::path("/"))
-    /// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("/a /b /private/c"))
-    /// #     .mount(&site).await;
-    /// # wiremock::Mock::given(wiremock::matchers::any())
-    /// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("/a"))
-    /// #     .mount(&site).await;
-    /// use std::time::Duration;
-    /// use robots_tower::{Dedup, FrontierConfig, RobotsError, RobotsMiddleware, Visit};
-    ///
-    /// let robots = RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)")
-    ///     .min_delay(Duration::from_millis(20))
-    ///     .build()?;
-    /// let client = robots.client()?;
-    /// let frontier = robots.frontier_with(FrontierConfig::default().dedup(Dedup::Exact { last: 100_000 }));
-    /// frontier.push(format!("{}/", site.uri()).parse()?).await?;
-    /// let stats = frontier
-    ///     .run(4, |job| {
-    ///         let client = client.clone();
-    ///         async move {
-    ///             let response = match client.get(job.url().clone()).send().await {
-    ///                 Ok(response) => response,
-    ///                 Err(error) => return match RobotsError::from_middleware_error(&error) {
-    ///                     Some(refused) => Visit::Refused(refused.clone()),
-    ///                     None => Visit::Failed,
-    ///                 },
-    ///             };
-    ///             let base = response.url().clone();
-    ///             let body = response.text().await.unwrap_or_default();
-    ///             // Links, however they are found (here: the words of the page).
-    ///             let links = body.split_whitespace().filter_map(|l| base.join(l).ok()).collect();
-    ///             Visit::Fetched(links) // `job` is dropped here, after the body
-    ///         }
-    ///     })
-    ///     .await;
-    /// assert_eq!((stats.fetched, stats.disallowed), (3, 1)); // /, /a, /b; /private/c never sent
-    /// # Ok(()) }
-    /// ```
-    pub async fn run<F, Fut>(&self, workers: usize, mut visit: F) -> FrontierStats
-    where
-        F: FnMut(Job) -> Fut,
-        Fut: std::future::Future<Output = Visit>,
-    {
-        use futures_util::StreamExt;
-        use std::future::Future;
-        let workers = workers.max(1);
-        let mut running = futures_util::stream::FuturesUnordered::new();
-        let mut asking = None;
-        let mut over = false;
-        loop {
-            if !over && asking.is_none() && running.len() < workers {
-                asking = Some(Box::pin(self.next_until(true)));
-            }
-            if running.is_empty() && asking.is_none() {
-                break;
-            }
-            // A visit's end first (its links queued before the next ask), then the next job.
-            let event = std::future::poll_fn(|cx| {
-                if let std::task::Poll::Ready(Some(done)) = running.poll_next_unpin(cx) {
-                    return std::task::Poll::Ready(Event::Visited(done));
-                }
-                match asking.as_mut().map(|next| next.as_mut().poll(cx)) {
-                    Some(std::task::Poll::Ready(job)) => std::task::Poll::Ready(Event::Next(job)),
-                    _ => std::task::Poll::Pending,
-                }
-            })
-            .await;
-            match event {
-                Event::Visited((retry, visiting, visited)) => {
-                    self.visited(retry, visited);
-                    drop(visiting);
-                }
-                Event::Next(Some(job)) => {
-                    asking = None;
-                    let visiting = Visiting::new(&self.shared);
-                    let retry = (
-                        Box::<str>::from(job.url.as_str()),
-                        job.priority,
-                        job.attempt,
-                    );
-                    let visited = visit(job);
-                    running.push(async move { (retry, visiting, visited.await) });
-                }
-                Event::Next(None) => {
-                    asking = None;
-                    over = true;
-                }
-            }
-        }
-        self.stats()
-    }
-
-    /// What a visit of [`Frontier::run`] came to, counted; its links queued, its retry made.
-    fn visited(&self, (url, priority, attempt): (Box<str>, i32, u32), visit: Visit) {
-        let count = |bump: fn(&mut Counts)| bump(&mut self.shared.lock().counts);
-        match visit {
-            Visit::Fetched(links) => {
-                count(|c| c.fetched += 1);
-                for link in links {
-                    let _ = self.offer_found(link, 0);
-                }
-            }
-            Visit::Refused(error) if is_disallowed(&error) => count(|c| c.disallowed += 1),
-            Visit::Refused(RobotsError::RobotsUnreachable { retry_after, .. }) => {
-                self.retry(&url, priority, attempt, retry_after);
-            }
-            Visit::Refused(_) => count(|c| c.refused += 1),
-            Visit::Retry(wait) => {
-                self.retry(&url, priority, attempt, wait);
-            }
-            Visit::Failed => count(|c| c.failed += 1),
         }
     }
 

@@ -43,6 +43,7 @@
 //! local pacing with the interval multiplied by the fleet size, or refusal.
 
 mod call;
+mod keys;
 pub(crate) mod lease;
 mod outbox;
 mod recall;
@@ -63,6 +64,8 @@ use crate::pacing::observed::{GroupPause, Observed};
 use crate::pacing::rules::Outcome;
 use crate::pacing::rules::PolitenessConfig;
 use call::ScriptCall;
+pub(super) use keys::GroupKeys;
+use keys::{KeyNames, Waiter, request_id};
 use lease::{FleetPermit, Lease, Release};
 use outbox::Outbox;
 use settle::Settle;
@@ -639,52 +642,6 @@ impl FleetPacing {
     }
 }
 
-/// A request in a group's queue of waiters; dropped before its turn came (the request was given
-/// up), it leaves the queue in the background, so that it holds no one up.
-struct Waiter {
-    /// None once the turn came.
-    fleet: Option<RedisFleet>,
-    keys: Arc<GroupKeys>,
-    id: String,
-}
-
-impl Drop for Waiter {
-    fn drop(&mut self) {
-        let Some(fleet) = self.fleet.take() else {
-            return;
-        };
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let keys = self.keys.clone();
-        let id = std::mem::take(&mut self.id);
-        runtime.spawn(async move {
-            let Ok(mut connection) = fleet.connection() else {
-                return;
-            };
-            let mut pipe = redis::pipe();
-            pipe.zrem(&keys.waiters, &id)
-                .ignore()
-                .zrem(&keys.waiting, &id)
-                .ignore();
-            let _ = fleet.run(pipe.query_async::<()>(&mut connection)).await;
-        });
-    }
-}
-
-/// A request's id in the fleet (its lease and its place among the waiters): the process id, a
-/// random number drawn once per process (process ids repeat across machines), and a counter.
-fn request_id() -> String {
-    static PROCESS: OnceLock<u64> = OnceLock::new();
-    static REQUESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    format!(
-        "{}-{:x}-{}",
-        std::process::id(),
-        PROCESS.get_or_init(|| fastrand::u64(..)),
-        REQUESTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    )
-}
-
 /// How the acquire script is asked.
 #[derive(Debug, Clone, Copy)]
 enum Mode {
@@ -706,75 +663,6 @@ impl Mode {
     }
 }
 
-/// A group's Redis keys, built once and shared by its requests while the group is in use.
-pub(super) struct GroupKeys {
-    pub(super) pace: String,
-    pub(super) leases: String,
-    pub(super) epoch: String,
-    pub(super) waiters: String,
-    pub(super) waiting: String,
-}
-
-impl GroupKeys {
-    fn of(fleet: &RedisFleet, group: &str) -> Arc<GroupKeys> {
-        Arc::new(GroupKeys {
-            pace: fleet.key(group, "pace"),
-            leases: fleet.key(group, "leases"),
-            epoch: fleet.epoch_key(group),
-            waiters: fleet.key(group, "waiters"),
-            waiting: fleet.key(group, "waiting"),
-        })
-    }
-
-    /// The bytes it holds, with its group's name.
-    fn weight(group: &str, keys: &GroupKeys) -> u64 {
-        let names = [
-            &keys.pace,
-            &keys.leases,
-            &keys.epoch,
-            &keys.waiters,
-            &keys.waiting,
-        ];
-        (group.len() + names.iter().map(|name| name.len()).sum::<usize>() + 128) as u64
-    }
-}
-
-/// The most bytes of key names kept for groups in use.
-const KEY_NAMES_BUDGET: u64 = 1 << 20;
-
-/// Recently used groups' key names. Building them (five names, the epoch key's hash slot) was
-/// about a tenth of a paced request's own CPU in the `fleet` bench; a hit is one lookup.
-struct KeyNames(quick_cache::sync::Cache<String, Arc<GroupKeys>, KeyNamesWeight>);
-
-#[derive(Clone)]
-struct KeyNamesWeight;
-
-impl quick_cache::Weighter<String, Arc<GroupKeys>> for KeyNamesWeight {
-    fn weight(&self, group: &String, keys: &Arc<GroupKeys>) -> u64 {
-        GroupKeys::weight(group, keys)
-    }
-}
-
-impl KeyNames {
-    fn new() -> KeyNames {
-        // (About 200 bytes a group: some 5,000 groups.)
-        KeyNames(quick_cache::sync::Cache::with_weighter(
-            5_000,
-            KEY_NAMES_BUDGET,
-            KeyNamesWeight,
-        ))
-    }
-
-    fn of(&self, fleet: &RedisFleet, group: &str) -> Arc<GroupKeys> {
-        if let Some(keys) = self.0.get(group) {
-            return keys;
-        }
-        let keys = GroupKeys::of(fleet, group);
-        self.0.insert(group.to_string(), keys.clone());
-        keys
-    }
-}
-
 /// What the acquire script said.
 enum Answer {
     /// A lease, starting after the release's `wait_ms`.
@@ -787,77 +675,4 @@ enum Answer {
 
 // (They need the workspace's unpublished test helpers: left out of a packaged copy.)
 #[cfg(all(test, feature = "__workspace-tests"))]
-mod tests {
-    use super::*;
-    use robots_test_support::redis_server::RedisServer;
-
-    /// The pace state lives while anything it holds or announces does, each alone beside an idle
-    /// ttl far shorter (1 s): waiters it says may be queued, its first place, other places, the
-    /// reservation ahead, a pause. (The waiters' 4 s outlast every idle ttl in the fleet's other
-    /// tests, which therefore cannot tell whether `queued` counts.)
-    #[test]
-    fn the_pace_state_lives_while_anything_it_announces_does() {
-        let Some(redis) = RedisServer::start() else {
-            return;
-        };
-        let script = concat!(
-            include_str!("pace.lua"),
-            "local t = redis.call('TIME')
-            local now = t[1] * 1000 + math.floor(t[2] / 1000)
-            local p = load_pace(KEYS[1])
-            p[ARGV[1]] = now + 4000
-            save_pace(KEYS[1], p, now, 1000)
-            return redis.call('PTTL', KEYS[1])"
-        );
-        for field in ["queued", "lease_until", "others", "tat", "pause"] {
-            let key = format!("g:{field}");
-            let pttl = redis.integer(&["EVAL", script, "1", &key, field]);
-            assert!(pttl.is_some_and(|ms| ms > 3_900), "{field}: {pttl:?}");
-        }
-    }
-
-    /// A response that pauses the group (released on its own call, `release.lua`) never shortens
-    /// the group's state below the reservations ahead either (see the settle's test in
-    /// `outbox`).
-    #[tokio::test]
-    async fn a_pausing_release_never_shortens_the_state_below_the_reservations_ahead() {
-        let Some(redis) = RedisServer::start() else {
-            return;
-        };
-        let fleet = RedisFleet::new(&redis.url()).unwrap();
-        let config = PolitenessConfig {
-            backoff_max: Duration::from_secs(60),
-            ..PolitenessConfig::default()
-        };
-        let pacing = FleetPacing::new(
-            fleet.clone(),
-            config,
-            FleetFallback::LocalFallback,
-            1,
-            Duration::from_secs(30),
-            Duration::from_secs(2),
-        );
-        let keys = GroupKeys::of(&fleet, "g");
-        let wall_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        let tat = (wall_ms + 3_600_000).to_string();
-        redis.set_pace(&keys.pace, &[("tat", &tat)]);
-        redis.command(&["PEXPIRE", &keys.pace, "3660000"]);
-        // A 503 seen after the fact: the fleet pauses the group, for a few seconds.
-        let observed = Observed {
-            outcome: Outcome::Status(503),
-            retry_after: Some(Duration::from_secs(5)),
-            rate_limited: None,
-            rate_limit_step: false,
-        };
-        pacing.observe("g", observed);
-        assert!(fleet.settle(Duration::from_secs(2)).await);
-        assert!(redis.pace_field(&keys.pace, "pause").is_some(), "paused");
-        let pttl = redis.integer(&["PTTL", &keys.pace]).unwrap();
-        assert!(
-            pttl > 3_600_000,
-            "the state lives {pttl} ms, under its reservations"
-        );
-    }
-}
+mod tests;

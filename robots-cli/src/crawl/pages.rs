@@ -1,0 +1,298 @@
+//! The polite client, one URL fetched through it, and the links of a page.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use robots_tower::{DecidingRule, Resolver, RobotsError, RobotsInfo, RobotsMiddleware};
+use url::Url;
+
+use crate::CliError;
+
+use super::CrawlArgs;
+use super::report::{Done, outcome_of, refusal};
+
+pub(super) fn client(
+    args: &CrawlArgs,
+) -> Result<(reqwest_middleware::ClientWithMiddleware, RobotsMiddleware), CliError> {
+    let seconds = Duration::from_secs_f64;
+    let mut resolver = Resolver::new();
+    for text in &args.resolve {
+        resolver = resolver
+            .with_override_text(text)
+            .map_err(|e| CliError::Usage(format!("--resolve: {e}")))?;
+    }
+    let crawler = args.crawler.crawler(None)?;
+    let mut config = RobotsMiddleware::builder(&crawler.user_agent)
+        .politeness_key(args.politeness_key)
+        .resolver(resolver.clone())
+        .min_delay(seconds(args.min_delay))
+        .max_delay(seconds(args.max_delay))
+        .overlong_crawl_delay(args.overlong_crawl_delay)
+        .backoff(seconds(args.backoff_base), seconds(args.backoff_max))
+        .max_retry_after(seconds(args.max_retry_after))
+        .retries(args.retries)
+        .delay_factor(args.delay_factor)
+        .concurrency(args.concurrency as usize)
+        .fetch_timeout(seconds(args.timeout))
+        .cache_config(robots_fetch::CacheConfig {
+            min_ttl: seconds(args.robots_min_ttl),
+            ..robots_fetch::CacheConfig::default()
+        });
+    config = config.tokens(crawler.tokens);
+    if let Some(path) = &args.signing_key {
+        // (The key's own message names the file and says why, never the key.)
+        let key = robots_fetch::SigningKey::from_file(path)
+            .map_err(|e| CliError::Usage(format!("--signing-key: {e}")))?;
+        let mut signer =
+            robots_fetch::RequestSigner::new(key).validity(seconds(args.signature_validity));
+        if let Some(agent) = &args.signature_agent {
+            signer = signer
+                .signature_agent(agent.clone())
+                .map_err(|e| CliError::Usage(format!("--signature-agent: {e}")))?;
+        }
+        config = config.signer(signer);
+    }
+    if let Some(url) = &args.redis {
+        let fleet =
+            robots_tower::RedisFleet::new(url).map_err(|e| CliError::Usage(e.to_string()))?;
+        config = config
+            .fleet(&fleet)
+            .fleet_size(args.fleet_size)
+            .fleet_outage_grace(seconds(args.fleet_outage_grace))
+            // A request cannot outlive --timeout, so a place held longer belongs to a process
+            // that died: it is freed then.
+            .fleet_lease(seconds(args.timeout) + Duration::from_secs(2));
+    }
+    let middleware = config
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;
+    // Pages connect through the resolver the middleware groups and judges hops by.
+    let inner = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(seconds(args.timeout))
+        .dns_resolver(std::sync::Arc::new(resolver))
+        .build()
+        .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;
+    Ok((
+        reqwest_middleware::ClientBuilder::new(inner)
+            .with(middleware.clone())
+            .build(),
+        middleware,
+    ))
+}
+
+/// Fetches `url` (the text given), holding its frontier `job`, when it has one, until the
+/// response's body is done: its group's next URL comes out then.
+pub(super) async fn fetch(
+    client: &reqwest_middleware::ClientWithMiddleware,
+    url: String,
+    job: Option<robots_tower::Job>,
+    follow: bool,
+    at: Option<String>,
+) -> Done {
+    let outcome = |outcome, status, rule: Option<&DecidingRule>, waited: Duration, error| {
+        outcome_of(url.clone(), outcome, status, rule, waited, error)
+    };
+    // The same words as `check` and `sitemaps` for the same cause; here one line's error.
+    let parsed = match job.as_ref() {
+        Some(job) => job.url().clone(),
+        None => match crate::check::url_to_fetch(&url) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                return Done {
+                    outcome: outcome("error", None, None, Duration::ZERO, Some(e.to_string())),
+                    links: Vec::new(),
+                    not_a_url: true,
+                    at,
+                };
+            }
+        },
+    };
+    let group_wait = job
+        .as_ref()
+        .map_or(Duration::ZERO, robots_tower::Job::waited);
+    let done = match client.get(parsed).send().await {
+        Ok(response) => {
+            let status = response.status().as_u16();
+            let info = response.extensions().get::<RobotsInfo>().cloned();
+            let final_url = response.url().clone();
+            let html = response
+                .headers()
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|t| t.to_ascii_lowercase().contains("html"));
+            let nofollow = info.as_ref().is_some_and(|i| i.directives().nofollow);
+            let links = if follow && html && !nofollow && (200..300).contains(&status) {
+                // Bodies are read only to find links, and only up to 2 MB.
+                let body = read_limited(response, 2 * 1024 * 1024).await;
+                same_origin_links(&final_url, &body)
+            } else {
+                Vec::new()
+            };
+            Done {
+                outcome: outcome(
+                    "fetched",
+                    Some(status),
+                    info.as_ref().and_then(|i| i.rule()),
+                    // Its turn in the frontier (how long its group kept it), then any wait
+                    // the middleware added.
+                    group_wait + info.as_ref().map_or(Duration::ZERO, |i| i.waited()),
+                    None,
+                ),
+                links,
+                not_a_url: false,
+                at: None,
+            }
+        }
+        Err(error) => {
+            let robots = match &error {
+                reqwest_middleware::Error::Middleware(e) => e.downcast_ref::<RobotsError>(),
+                reqwest_middleware::Error::Reqwest(_) => None,
+            };
+            let outcome = match robots {
+                Some(robots) => refusal(url.clone(), robots, error.to_string()),
+                None => outcome("error", None, None, Duration::ZERO, Some(error.to_string())),
+            };
+            Done {
+                outcome,
+                links: Vec::new(),
+                not_a_url: false,
+                at: None,
+            }
+        }
+    };
+    // The body is done (read, or dropped with its response): the job ends now.
+    drop(job);
+    Done { at, ..done }
+}
+
+/// How many pages `crawl` remembers to queue each once (sitemap pages; with --follow, the
+/// seeds and links): a hash in a set and in a queue, about 40 MB at most.
+pub(super) const SEEN_REMEMBERED: usize = 1 << 20;
+
+/// Pages seen, by hash, the last `SEEN_REMEMBERED` of them.
+#[derive(Default)]
+pub(super) struct Seen {
+    pub(super) seen: HashSet<u64>,
+    pub(super) order: std::collections::VecDeque<u64>,
+}
+
+impl Seen {
+    /// Whether `hash` is among the pages remembered.
+    pub(super) fn contains(&self, hash: u64) -> bool {
+        self.seen.contains(&hash)
+    }
+
+    /// Whether `hash` was not among the pages remembered (it is from now on).
+    pub(super) fn first_time(&mut self, hash: u64) -> bool {
+        if !self.seen.insert(hash) {
+            return false;
+        }
+        self.order.push_back(hash);
+        if self.order.len() > SEEN_REMEMBERED
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.seen.remove(&oldest);
+        }
+        true
+    }
+}
+
+/// A page URL's 64-bit hash, for de-duplication (collisions: one in about 2^64 per pair).
+pub(super) fn page_hash(url: &Url) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    // Fixed keys: the same URL hashes the same for the whole run.
+    let mut hasher =
+        std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+            .build_hasher();
+    hasher.write(url.as_str().as_bytes());
+    hasher.finish()
+}
+
+pub(super) async fn read_limited(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < limit {
+        match response.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    body.truncate(limit);
+    body
+}
+
+/// Same-origin `href` targets of an HTML page (attribute names in any case, quoted or not),
+/// resolved against the page, without fragments.
+pub(super) fn same_origin_links(page: &Url, html: &[u8]) -> Vec<Url> {
+    let lower = html.to_ascii_lowercase();
+    let mut links = Vec::new();
+    let mut at = 0;
+    while let Some(found) = memchr::memmem::find(&lower[at..], b"href") {
+        let mut i = at + found + 4;
+        at = i;
+        while lower.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        if lower.get(i) != Some(&b'=') {
+            continue;
+        }
+        i += 1;
+        while lower.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        let (start, end) = match html.get(i) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let end = memchr::memchr(q, &html[i + 1..]).map_or(html.len(), |e| i + 1 + e);
+                (i + 1, end)
+            }
+            Some(_) => {
+                let end = html[i..]
+                    .iter()
+                    .position(|b| b.is_ascii_whitespace() || *b == b'>')
+                    .map_or(html.len(), |e| i + e);
+                (i, end)
+            }
+            None => break,
+        };
+        let Ok(target) = std::str::from_utf8(&html[start..end]) else {
+            continue;
+        };
+        if let Ok(mut link) = page.join(target.trim()) {
+            link.set_fragment(None);
+            if link.origin() == page.origin() {
+                links.push(link);
+            }
+        }
+    }
+    links
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn pages_are_remembered_up_to_the_bound() {
+        let mut listed = Seen::default();
+        assert!(listed.first_time(1));
+        assert!(!listed.first_time(1));
+        for hash in 2..=SEEN_REMEMBERED as u64 + 1 {
+            assert!(listed.first_time(hash));
+        }
+        // The oldest was forgotten; the set holds the bound, no more.
+        assert_eq!(listed.seen.len(), SEEN_REMEMBERED);
+        assert!(listed.first_time(1));
+    }
+
+    use super::*;
+
+    #[test]
+    fn links_of_a_page() {
+        let page = Url::parse("http://h.example/dir/page.html").unwrap();
+        let html = br#"<a href="/a">a</a> <A HREF='b#frag'>b</A> <a href=c.html>c</a>
+            <a href="http://other.example/x">x</a> <a href = "/d" >d</a> <a href="mailto:x@y">m</a>"#;
+        let links: Vec<String> = same_origin_links(&page, html)
+            .iter()
+            .map(|u| u.path().to_string())
+            .collect();
+        assert_eq!(links, ["/a", "/dir/b", "/dir/c.html", "/d"]);
+    }
+}
