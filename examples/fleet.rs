@@ -14,7 +14,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use polite_robots::tower::{RedisFleet, RobotsError, RobotsMiddleware};
+use polite_robots::client::{RedisFleet, RobotsError, RobotsMiddleware};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

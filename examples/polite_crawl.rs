@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use polite_robots::tower::{RobotsError, RobotsInfo, RobotsMiddleware};
+use polite_robots::client::{RobotsError, RobotsInfo, RobotsMiddleware};
 use url::Url;
 
 #[derive(Parser)]
@@ -182,7 +182,7 @@ async fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
                 entry
                     .sitemaps()
                     .map(String::from)
-                    .partition(|s| polite_robots::core::is_absolute_sitemap(s.as_bytes()))
+                    .partition(|s| polite_robots::robots_txt::is_absolute_sitemap(s.as_bytes()))
             })
             .unwrap_or_default();
     println!(

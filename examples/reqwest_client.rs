@@ -5,7 +5,7 @@
 //! cargo run --example reqwest_client -- https://example.com/
 //! ```
 
-use polite_robots::tower::{RobotsError, RobotsInfo, RobotsMiddleware};
+use polite_robots::client::{RobotsError, RobotsInfo, RobotsMiddleware};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use polite_robots::tower::{RobotsError, RobotsInfo, RobotsLayer};
+use polite_robots::client::{RobotsError, RobotsInfo, RobotsLayer};
 use tower::{ServiceBuilder, ServiceExt};
 use tower_http::follow_redirect::FollowRedirectLayer;
 

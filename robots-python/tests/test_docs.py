@@ -1,7 +1,6 @@
 """What the documentation shows works: every docstring example (those of the Rust-made classes
-too), every Python snippet of the package README and of the workspace README's "From Python and
-Scrapy" section (the Scrapy spider run as a user runs it, against a local site), and the
-package's typing files."""
+too), every Python snippet of the package README (its Scrapy spider run as a user runs it,
+against a local site), and the package's typing files."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from demo_site import Site
 from robots_core import protego, scrapy as scrapy_parser
 
 PACKAGE_README = Path(__file__).resolve().parents[1] / "README.md"
-WORKSPACE_README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def docstrings() -> list[tuple[str, str]]:
@@ -77,7 +75,7 @@ def python_blocks(text: str) -> list[str]:
 
 
 def test_the_package_readme_snippets_run(capsys):
-    blocks = python_blocks(PACKAGE_README.read_text())
+    blocks = [b for b in python_blocks(PACKAGE_README.read_text()) if "CrawlerProcess" not in b]
     assert len(blocks) >= 3
     for block in blocks:
         exec(compile(block, str(PACKAGE_README), "exec"), {})
@@ -86,21 +84,9 @@ def test_the_package_readme_snippets_run(capsys):
     assert "disallow_all 1 120\nFalse" in out
 
 
-def workspace_section() -> str:
-    text = WORKSPACE_README.read_text()
-    return text.split("## From Python and Scrapy", 1)[1].split("\n## ", 1)[0]
-
-
-def test_the_workspace_readme_python_snippet_runs(capsys):
-    plain = [b for b in python_blocks(workspace_section()) if "CrawlerProcess" not in b]
-    assert plain
-    for block in plain:
-        exec(compile(block, str(WORKSPACE_README), "exec"), {})
-
-
-def test_the_workspace_readme_scrapy_spider_crawls_politely(tmp_path):
+def test_the_readme_scrapy_spider_crawls_politely(tmp_path):
     pytest.importorskip("scrapy")
-    spiders = [b for b in python_blocks(workspace_section()) if "CrawlerProcess" in b]
+    spiders = [b for b in python_blocks(PACKAGE_README.read_text()) if "CrawlerProcess" in b]
     assert len(spiders) == 1
     site = Site(b"User-agent: *\nDisallow: /private\n", ["/about", "/private/x", "/private"])
     try:

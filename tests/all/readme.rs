@@ -14,9 +14,9 @@ struct Snippet {
     runs: bool,
 }
 
-/// The READMEs a user reads: the project's and each published crate's.
+/// The pages a user reads: each published crate's README (the facade's is docs/library.md).
 const READMES: [&str; 7] = [
-    "README.md",
+    "docs/library.md",
     "robots-core/README.md",
     "robots-sitemap/README.md",
     "robots-fetch/README.md",
@@ -50,6 +50,7 @@ fn snippets(root: &Path) -> Vec<Snippet> {
                         readme
                             .trim_end_matches("/README.md")
                             .trim_end_matches(".md")
+                            .replace('/', "-")
                             .to_lowercase(),
                         found.len() + 1
                     ),

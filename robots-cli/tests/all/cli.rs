@@ -945,8 +945,8 @@ fn a_scheme_less_host_and_path_is_checked_as_google_reads_it() {
 /// The README's `check --format json` example is what the binary prints (it had lost a field).
 #[test]
 fn the_readme_check_json_example_is_what_check_prints() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .expect("the README");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("the tool's README");
     let example = readme
         .split("`--format json` prints one\nobject per URL, in input order:\n\n```json\n")
         .nth(1)
