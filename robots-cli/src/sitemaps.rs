@@ -140,14 +140,14 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
                     ignored,
                 },
             )?,
+            // Stdout holds the sitemaps alone, a line each (for pipes); what is said about them
+            // goes to stderr.
             Format::Text => {
                 if sitemaps.is_empty() {
-                    writeln!(
-                        out,
-                        "# {origin}: no sitemaps ({})",
+                    crate::say(format_args!(
+                        "{origin}: no sitemaps ({})",
                         crate::output::once(source)
-                    )
-                    .map_err(CliError::Write)?;
+                    ));
                 }
                 for sitemap in sitemaps {
                     writeln!(out, "{origin}  {sitemap}").map_err(CliError::Write)?;
@@ -157,12 +157,10 @@ pub fn run(args: &SitemapsArgs) -> Result<ExitCode, CliError> {
                         .resolved
                         .map(|url| format!(" (it would be {url} if resolved; crawlers do not)"))
                         .unwrap_or_default();
-                    writeln!(
-                        out,
-                        "# {origin}: ignored by crawlers: `Sitemap: {}` is not an absolute http(s) URL{resolved}",
+                    crate::say(format_args!(
+                        "{origin}: ignored by crawlers: `Sitemap: {}` is not an absolute http(s) URL{resolved}",
                         ignored.value
-                    )
-                    .map_err(CliError::Write)?;
+                    ));
                 }
             }
         }

@@ -2,6 +2,11 @@
 //! decides: the deciding rule the response carries shares the cached rules' bytes instead of
 //! copying its pattern. Counted by a global allocator; this file is its own test binary and
 //! its one test does all the counting, so no other test allocates at the same time.
+//!
+//! The count is deterministic: it is the allocations of the one thread the requests run on (a
+//! current-thread runtime), so another thread of the process cannot add to it, and the runtime's
+//! clock is paused, so that however slow a loaded machine runs it, no time-driven work (a
+//! timer, an idle group's expiry) falls inside a request.
 
 use robots_test_support::alloc::Counting;
 use std::convert::Infallible;
@@ -20,6 +25,7 @@ static GLOBAL: Counting = Counting;
 fn a_deciding_allow_rule_costs_no_allocation() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .start_paused(true)
         .build()
         .unwrap();
     let inner = tower::service_fn(|_request: http::Request<Full<Bytes>>| async {
@@ -41,9 +47,9 @@ fn a_deciding_allow_rule_costs_no_allocation() {
         let request = http::Request::get(uri).body(Full::default()).unwrap();
         let service = service.clone();
         runtime.block_on(async move {
-            let before = robots_test_support::alloc::allocations();
+            let before = robots_test_support::alloc::thread_allocations();
             let response = service.oneshot(request).await.unwrap();
-            let allocations = robots_test_support::alloc::allocations() - before;
+            let allocations = robots_test_support::alloc::thread_allocations() - before;
             let info = response.extensions().get::<RobotsInfo>().cloned();
             (allocations, info)
         })

@@ -510,6 +510,53 @@ fn no_product_file_is_over_700_lines() {
     assert!(long.is_empty(), "over {MAX_LINES} lines: {long:#?}");
 }
 
+/// What a user of a published package reads (its crates.io page, its docs.rs front page, the
+/// guides rendered in the facade's docs, the Python package's PyPI page) points nowhere its
+/// reader cannot follow: every link is a web address (docs.rs, crates.io, a standard) or an
+/// anchor of the page, and no sentence sends the reader to a file of the repository, which a
+/// package does not carry.
+#[test]
+fn published_pages_point_only_where_their_readers_can_follow() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pages = [
+        "docs/library.md",
+        "docs/behaviour.md",
+        "docs/composition.md",
+        "docs/frameworks.md",
+        "docs/json.md",
+        "robots-core/README.md",
+        "robots-sitemap/README.md",
+        "robots-fetch/README.md",
+        "robots-tower/README.md",
+        "robots-spider/README.md",
+        "robots-cli/README.md",
+        "robots-python/README.md",
+    ];
+    let mut found = Vec::new();
+    for page in pages {
+        let text = std::fs::read_to_string(root.join(page)).expect("the page");
+        for (number, line) in text.lines().enumerate() {
+            let mut rest = line;
+            while let Some(at) = rest.find("](") {
+                let target = rest[at + 2..].split(')').next().unwrap_or_default();
+                if !(target.starts_with("https://")
+                    || target.starts_with("http://")
+                    || target.starts_with('#'))
+                {
+                    found.push(format!("{page}:{}: link to `{target}`", number + 1));
+                }
+                rest = &rest[at + 2..];
+            }
+            for words in ["in the repository", "BENCHMARKS.md", "README.md", "`docs/"] {
+                if line.contains(words) {
+                    found.push(format!("{page}:{}: `{words}`", number + 1));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
 /// One way out (spec section 8, issue 53): every request the workspace sends leaves through a
 /// front end of robots-tower, which asks the gate (the address rule, robots.txt, the group's
 /// turn, identity, distress), or is a robots.txt fetch, whose client is the gate's paced one.

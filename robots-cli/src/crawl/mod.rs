@@ -413,7 +413,8 @@ async fn crawl(
     let mut out = stdout.lock();
     match args.format {
         Format::Json => output::json_line(&mut out, &serde_json::json!({ "summary": summary }))?,
-        Format::Text => writeln!(out, "{}", summary.text()).map_err(CliError::Write)?,
+        // On stderr: text output is for pipes, its lines the URLs' results.
+        Format::Text => crate::say(summary.text()),
     }
     out.flush().map_err(CliError::Write)?;
     drop(out);

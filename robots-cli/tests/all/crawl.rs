@@ -666,9 +666,13 @@ async fn one_shot_commands_say_unreachable_with_the_cause_only() {
     );
     let out = crate::cli::robots(&["sitemaps", &down.url("/x")], b"");
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        format!("# {origin}: no sitemaps (unreachable: the server answered 503)")
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!(
+            "robots: {origin}: no sitemaps (unreachable: the server answered 503)"
+        )),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
     for text in [&out.stdout, &out.stderr] {
         let text = String::from_utf8_lossy(text);
@@ -759,27 +763,46 @@ async fn crawl_names_a_bad_stdin_line_and_fetches_the_others() {
     assert_eq!(by_url(&lines, &site.url("/a"))["outcome"], "fetched");
 }
 
-/// Issue 36, point 5: in text, the last line says how the crawl ended, fetched pages counted by
+/// Issue 36, point 5, and issue 56: in text, stdout is for pipes, one line a URL (`| wc -l`
+/// counts them); the summary says on stderr how the crawl ended, fetched pages counted by
 /// status class (a 404 is a fetched page, and exit 0).
 #[tokio::test(flavor = "multi_thread")]
-async fn the_text_output_ends_with_a_summary_line() {
+async fn the_text_output_is_a_line_a_url_and_the_summary_goes_to_stderr() {
     let site = Site::start(route).await;
+    let urls = ["/page", "/private/x", "/missing"].map(|p| site.url(p));
     let args = ["--agent", "FooBot", "--min-delay", "0"]
         .into_iter()
         .map(String::from)
-        .chain(["/page", "/private/x", "/missing"].map(|p| site.url(p)))
+        .chain(urls.clone())
         .collect();
     let out = crawl_async(args).await;
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 3, "{text}");
+    let said = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
-        text.lines().last(),
+        said.lines().last(),
         Some(
-            "summary: 2 fetched (1 2xx, 1 4xx), 1 disallowed, 0 refused for their Crawl-delay, \
-             0 unreachable, 0 failed; done"
+            "robots: summary: 2 fetched (1 2xx, 1 4xx), 1 disallowed, 0 refused for their \
+             Crawl-delay, 0 unreachable, 0 failed; done"
         ),
-        "{text}"
+        "{said}"
     );
+    // As a user pipes it.
+    let command = format!(
+        "{} crawl --agent FooBot --min-delay 0 {} | wc -l",
+        env!("CARGO_BIN_EXE_robots"),
+        urls.join(" ")
+    );
+    let piped = tokio::task::spawn_blocking(move || {
+        Command::new("sh")
+            .args(["-c", &command])
+            .output()
+            .expect("sh runs")
+    })
+    .await
+    .expect("the pipe finishes");
+    assert_eq!(String::from_utf8_lossy(&piped.stdout).trim(), "3");
 }
 
 /// The fleet's record of `site`'s robots.txt in `redis`: its key and text.
