@@ -92,6 +92,9 @@ def test_a_503_robots_txt_gives_no_page_until_it_recovers_then_the_pages():
 def test_a_404_robots_txt_gives_every_page():
     ours, theirs, result = both({"/robots.txt": Reply(404, b"<h1>Not found</h1>")}, ["/", "/a", "/b"])
     assert sorted(pages(ours)) == ["/", "/a", "/b"]
+    # Three requests at once for one origin: one fetch of its robots.txt, first.
+    assert ours.paths().count("/robots.txt") == 1 and ours.paths()[0] == "/robots.txt"
+    assert result["stats"]["robotstxt/request_count"] == 1
     assert result["stats"]["robotstxt/outcome/unavailable"] == 1
     assert sorted(pages(theirs)) == ["/", "/a", "/b"]
 

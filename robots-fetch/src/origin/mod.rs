@@ -36,7 +36,7 @@ pub enum OriginError {
     },
     /// The URL is not `http` or `https` (a redirect to `file:`, `ftp:`…): robots.txt is an
     /// HTTP resource.
-    #[error("`{url}` is a {scheme}: URL; only http and https URLs have a robots.txt")]
+    #[error("`{url}` has the scheme `{scheme}`; only http and https URLs have a robots.txt")]
     UnsupportedScheme {
         /// The URL as given.
         url: String,

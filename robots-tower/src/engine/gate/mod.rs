@@ -641,10 +641,9 @@ impl Gate {
                 url: target.to_string(),
             });
         }
-        if hops >= limit.min(self.redirects.max_hops()) {
-            return refused(robots_fetch::RedirectRefusal::TooManyHops {
-                limit: limit.min(self.redirects.max_hops()),
-            });
+        let most = limit.min(self.redirects.max_hops());
+        if hops >= most {
+            return refused(robots_fetch::RedirectRefusal::TooManyHops { limit: most });
         }
         if let Err(reason) = self
             .redirects
