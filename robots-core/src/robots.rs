@@ -272,6 +272,27 @@ impl RobotsTxt {
         }
     }
 
+    /// Heap bytes held (the lines' bytes and their index), for callers that bound memory in
+    /// bytes.
+    ///
+    /// ```
+    /// use robots_core::RobotsTxt;
+    /// let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /private\n");
+    /// assert!(robots.heap_bytes() >= "/private".len());
+    /// ```
+    pub fn heap_bytes(&self) -> usize {
+        fn held<T>(items: &Vec<T>) -> usize {
+            items.capacity() * std::mem::size_of::<T>()
+        }
+        self.arena.capacity()
+            + held(&self.agents)
+            + held(&self.rules)
+            + held(&self.records)
+            + held(&self.sitemaps)
+            + held(&self.groups)
+            + held(&self.orphan_rules)
+    }
+
     /// Whether any group names `token` (compared as [`RobotsTxt::matcher`] compares it). A
     /// crawler no group names gets the `*` groups, so its view is the same as every other such
     /// crawler's: one compiled view can serve them all.

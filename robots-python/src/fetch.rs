@@ -355,6 +355,16 @@ impl CachedRobots {
         self.refresh_at.is_some_and(|at| now < at)
     }
 
+    /// Heap bytes held: the parsed copy (with the views compiled from it) and the validators.
+    #[getter]
+    fn heap_bytes(&self) -> usize {
+        let rules = match &self.rules {
+            Held::Parsed(robots) => robots.get().heap_bytes(),
+            _ => 0,
+        };
+        size_of::<CachedRobots>() + self.origin.heap_bytes() + self.validators.heap_bytes() + rules
+    }
+
     /// Unreachable retrievals in a row.
     #[getter]
     fn failures(&self) -> u32 {

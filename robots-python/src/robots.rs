@@ -277,6 +277,13 @@ impl RobotsTxt {
         diagnostics.iter().map(Diagnostic::of).collect()
     }
 
+    /// Heap bytes this object holds: the body kept, its parse, and the views compiled so far
+    /// (they grow as new crawlers ask). For caches bounded in bytes.
+    #[getter]
+    pub fn heap_bytes(&self) -> usize {
+        self.body.len() + self.robots.heap_bytes() + self.views.heap_bytes()
+    }
+
     /// The number of lines in the body read.
     #[getter]
     fn line_count(&self) -> u32 {

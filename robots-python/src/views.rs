@@ -74,6 +74,15 @@ impl Views {
         matcher
     }
 
+    /// Heap bytes the kept views hold (each compiled view shared by several agents counted once
+    /// per agent: an upper bound).
+    pub fn heap_bytes(&self) -> usize {
+        self.lock()
+            .iter()
+            .map(|v| v.agent.len() + v.token.len() + v.matcher.heap_bytes() + size_of::<View>())
+            .sum()
+    }
+
     /// The lock, even if a thread panicked while holding it: the list is whole at every step.
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<View>> {
         self.views

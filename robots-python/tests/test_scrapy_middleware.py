@@ -232,3 +232,30 @@ def test_the_wrong_wiring_is_said_loudly():
     assert "Scrapy's RobotsTxtMiddleware is enabled beside robots_core's" in both_on["log"]
     assert "has characters Google never matches" in both_on["log"]
     assert "it is obeyed as 'My'" in both_on["log"]
+
+
+def test_the_robots_txt_kept_are_bounded_in_bytes():
+    from robots_core import CachedRobots
+    from robots_core.scrapy import RobotsTxtMiddleware
+    from scrapy.utils.test import get_crawler
+
+    crawler = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True, "ROBOTSTXT_CACHE_BYTES": 4 << 20})
+    middleware = RobotsTxtMiddleware(crawler)
+    # 400 KB files of 16,000 rules each: a handful fills 4 MiB.
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /p%05d/x\n" % i for i in range(16_000))
+    keys = []
+    for port in range(8000, 8012):
+        robots = CachedRobots(f"http://127.0.0.1:{port}/")
+        retrieval = robots.retrieval()
+        retrieval.answer(200, [], body)
+        robots.update(retrieval, now=0.0)
+        robots.check(f"http://127.0.0.1:{port}/p00001/x", "FooBot")  # compiles a view
+        key = ("http", "127.0.0.1", port)
+        middleware._robots[key] = robots
+        middleware._account(key, robots)
+        keys.append(key)
+        assert middleware._bytes <= 4 << 20 or len(middleware._robots) == 1
+    assert robots.heap_bytes > len(body)
+    kept = list(middleware._robots)
+    assert 1 < len(kept) < len(keys) and kept == keys[-len(kept) :], kept
+    assert middleware._bytes == sum(r.heap_bytes for r in middleware._robots.values())

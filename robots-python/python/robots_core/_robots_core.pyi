@@ -160,6 +160,9 @@ class RobotsTxt:
     @property
     def line_count(self) -> int:
         """The number of lines in the body read."""
+    @property
+    def heap_bytes(self) -> int:
+        """Heap bytes held: the body, its parse and the views compiled so far."""
     def __reduce__(self) -> tuple[type, tuple[bytes]]: ...
 
 class Retrieval:
@@ -209,6 +212,9 @@ class CachedRobots:
         """When to retrieve robots.txt again, on the caller's clock."""
     def is_fresh(self, now: float) -> bool:
         """Whether the rules held are still to be used at ``now``."""
+    @property
+    def heap_bytes(self) -> int:
+        """Heap bytes held: the parsed copy with its views, and the validators."""
     @property
     def failures(self) -> int:
         """Unreachable retrievals in a row."""

@@ -196,6 +196,9 @@ class RobotsTxtMiddleware:
         self._paused_until: dict[str, float] = {}
         self._clamped: set[str] = set()
         self._max_origins = max(1, settings.getint("ROBOTSTXT_CACHE_ORIGINS", 10_000))
+        self._max_bytes = max(1 << 20, settings.getint("ROBOTSTXT_CACHE_BYTES", 64 << 20))
+        self._sizes: dict[tuple[str, str, int], int] = {}
+        self._bytes = 0
         self._unreachable_wait = float(settings.getfloat("ROBOTSTXT_UNREACHABLE_WAIT", 600.0))
         self._unreachable_retries = int(settings.getint("ROBOTSTXT_UNREACHABLE_RETRIES", 3))
         self._deferred = 0
@@ -236,6 +239,7 @@ class RobotsTxtMiddleware:
         agent = self._agent(request)
         self._agents.say(agent)
         verdict = robots.check(request.url, agent)
+        self._account(_origin_key(request.url), robots)  # a first check compiles a view
         if not verdict.allowed:
             self._refuse(request, robots, verdict)
         interval = self._interval(robots, agent)
@@ -428,11 +432,10 @@ class RobotsTxtMiddleware:
     # robots.txt per origin: fetched once at a time, through the downloader.
 
     async def _robots_for(self, url: str) -> CachedRobots:
-        parts = urlsplit(url)
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        key = (parts.scheme, (parts.hostname or "").lower(), port)
+        key = _origin_key(url)
         robots = self._robots.get(key)
         if robots is not None and robots.is_fresh(time.monotonic()):
+            self._robots[key] = self._robots.pop(key)  # the most recently used go last
             return robots
         if key in self._waiting:
             from scrapy.utils.defer import maybe_deferred_to_future
@@ -444,23 +447,29 @@ class RobotsTxtMiddleware:
             return result
         if robots is None:
             robots = CachedRobots(url)
-            self._remember(key, robots)
+            self._robots[key] = robots
         self._waiting[key] = []
         try:
             await self._retrieve(robots)
         finally:
             for waiter in self._waiting.pop(key):
                 waiter.callback(robots)
+            self._account(key, robots)
         return robots
 
-    def _remember(self, key: tuple[str, str, int], robots: CachedRobots) -> None:
-        """Keeps at most ``ROBOTSTXT_CACHE_ORIGINS`` origins, the oldest going first."""
-        while len(self._robots) >= self._max_origins:
-            oldest = next((k for k in self._robots if k not in self._waiting), None)
+    def _account(self, key: tuple[str, str, int], robots: CachedRobots) -> None:
+        """Counts what `robots` holds now (its copy, and the views compiled from it so far), then
+        keeps at most ``ROBOTSTXT_CACHE_ORIGINS`` origins and ``ROBOTSTXT_CACHE_BYTES`` bytes,
+        the oldest going first (never `key`, nor an origin being fetched)."""
+        size = robots.heap_bytes
+        self._bytes += size - self._sizes.get(key, 0)
+        self._sizes[key] = size
+        while len(self._robots) > self._max_origins or self._bytes > self._max_bytes:
+            oldest = next((k for k in self._robots if k != key and k not in self._waiting), None)
             if oldest is None:
                 break
             del self._robots[oldest]
-        self._robots[key] = robots
+            self._bytes -= self._sizes.pop(oldest, 0)
 
     async def _retrieve(self, robots: CachedRobots) -> None:
         from scrapy import Request
@@ -507,6 +516,12 @@ class RobotsTxtMiddleware:
         from scrapy.utils.defer import maybe_deferred_to_future
 
         return await maybe_deferred_to_future(engine.download(request))
+
+
+def _origin_key(url: str) -> tuple[str, str, int]:
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return (parts.scheme, (parts.hostname or "").lower(), port)
 
 
 def _no_callback() -> Any:
