@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use crate::agent::{is_global_agent, product_token_bytes};
-use crate::directive::{escape_pattern, escape_pattern_hinted};
+use crate::directive::{ValueHints, escape_pattern, escape_pattern_hinted};
 use crate::events::{Event, events};
 pub use crate::verdict::RuleKind;
 
@@ -24,6 +24,9 @@ pub(crate) struct Span {
 pub(crate) struct RuleData {
     pub(crate) line: u32,
     pub(crate) kind: RuleKind,
+    /// What the line scan learnt of the value (a `*` in it or not), kept so that compiling a
+    /// view need not scan each pattern again.
+    pub(crate) hints: ValueHints,
     pub(crate) pattern: Span,
     pub(crate) written: Span,
 }
@@ -129,6 +132,7 @@ impl RobotsTxt {
                     let rule = RuleData {
                         line,
                         kind,
+                        hints,
                         pattern,
                         written,
                     };
@@ -351,6 +355,14 @@ impl<'a> Group<'a> {
         robots.rules[self.data.rules.clone()]
             .iter()
             .map(move |r| robots.view_rule(r))
+    }
+
+    /// The rules with what the parse learnt of each value, for compiling a view.
+    pub(crate) fn rules_with_hints(&self) -> impl Iterator<Item = (Rule<'a>, ValueHints)> + 'a {
+        let robots = self.robots;
+        robots.rules[self.data.rules.clone()]
+            .iter()
+            .map(move |r| (robots.view_rule(r), r.hints))
     }
 
     /// Other records (Crawl-delay, Request-rate, Host…) inside this group, in file order.
