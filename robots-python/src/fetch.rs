@@ -106,21 +106,13 @@ impl Retrieval {
         if self.outcome.is_some() {
             return Err(PyValueError::new_err("this retrieval is over"));
         }
+        // The exception's type and words say what failed (robots-fetch classifies a Rust
+        // client's errors by their causes; a Python exception has none to walk).
         let message = error.str()?.to_string();
-        let lower = message.to_ascii_lowercase();
-        let kind = if lower.contains("timeout") || lower.contains("timed out") {
-            NetworkErrorKind::Timeout
-        } else if lower.contains("dns") || lower.contains("lookup") {
-            NetworkErrorKind::Dns
-        } else if lower.contains("refused") || lower.contains("connect") {
-            NetworkErrorKind::Connect
-        } else {
-            NetworkErrorKind::Other
-        };
         let name = error.get_type().name()?;
         self.outcome = Some(FetchOutcome::Unreachable(
             robots_fetch::UnreachableCause::Network(NetworkError {
-                kind,
+                kind: NetworkErrorKind::Other,
                 message: format!("{name}: {message}"),
             }),
         ));

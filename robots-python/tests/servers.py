@@ -26,6 +26,9 @@ class Reply:
     status: int = 200
     body: bytes = b"<title>Page</title><p>page</p>"
     headers: dict[str, str] = field(default_factory=dict)
+    # The body, then comment lines for as long as the client reads (at most 60 s): a body that
+    # never ends.
+    endless: bool = False
 
 
 # A route answers by the request's Host and how many times its path was asked before.
@@ -54,6 +57,17 @@ class Server:
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
+                if reply.endless:
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    self.wfile.write(reply.body)
+                    until = time.monotonic() + 60
+                    try:
+                        while time.monotonic() < until:
+                            self.wfile.write(b"# more\n" * 8192)
+                    except OSError:  # The client stopped reading.
+                        pass
+                    return
                 self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
                 self.wfile.write(reply.body)

@@ -259,3 +259,23 @@ def test_the_robots_txt_kept_are_bounded_in_bytes():
     kept = list(middleware._robots)
     assert 1 < len(kept) < len(keys) and kept == keys[-len(kept) :], kept
     assert middleware._bytes == sum(r.heap_bytes for r in middleware._robots.values())
+    # A copy dropped while its request waited is not counted again when the request goes on.
+    dropped = next(key for key in keys if key not in middleware._robots)
+    before = middleware._bytes
+    middleware._account(dropped, robots)
+    assert middleware._bytes == before and dropped not in middleware._sizes
+
+
+def test_a_robots_txt_that_never_ends_is_read_to_500_kib_and_obeyed():
+    body = b"User-agent: *\nDisallow: /private\n"
+    server = Server({"/robots.txt": Reply(200, body, endless=True)})
+    try:
+        started = time.monotonic()
+        result = crawl("ours", [server.base + "/private/x", server.base + "/open"])
+        took = time.monotonic() - started
+    finally:
+        server.close()
+    assert pages(server) == ["/open"]
+    assert result["stats"]["robotstxt/body_cut"] == 1
+    assert result["stats"]["robotstxt/outcome/parsed"] == 1
+    assert took < 30, took  # not Scrapy's download timeout (180 s)

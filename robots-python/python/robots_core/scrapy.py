@@ -25,7 +25,7 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
-from ._robots_core import CachedRobots, RobotsTxt, server_pause, user_agent_token
+from ._robots_core import MAX_BODY_BYTES, CachedRobots, RobotsTxt, server_pause, user_agent_token
 
 if TYPE_CHECKING:
     _Base = object
@@ -44,6 +44,8 @@ _LONGEST_INTERVAL = 24 * 3600.0
 _POLICIES = ("refuse", "honour", "clamp")
 _SLOT_KEYS = ("host", "origin", "domain", "ip")
 _SCRAPYS_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+# A robots.txt request's meta key: the body bytes received so far.
+_BODY_BYTES_SEEN = "robots_core_body_bytes"
 
 
 def _is_token(name: str) -> bool:
@@ -222,6 +224,7 @@ class RobotsTxtMiddleware:
 
         crawler.signals.connect(self._response_downloaded, signal=signals.response_downloaded)
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> RobotsTxtMiddleware:
@@ -287,6 +290,20 @@ class RobotsTxtMiddleware:
                 engine.crawl(request, self.crawler.spider)
 
         _call_later(wait + 0.05, again)
+
+    def _bytes_received(self, data: bytes, request: Any, spider: Any = None) -> None:
+        """Stops a robots.txt download past the bytes read (500 KiB, as Google's crawler reads),
+        keeping what came: a body that never ends costs that much, not Scrapy's 1 GiB limit."""
+        counted = request.meta.get(_BODY_BYTES_SEEN)
+        if counted is None:
+            return
+        counted += len(data)
+        request.meta[_BODY_BYTES_SEEN] = counted
+        if counted > MAX_BODY_BYTES:
+            from scrapy.exceptions import StopDownload
+
+            self.stats.inc_value("robotstxt/body_cut")
+            raise StopDownload(fail=False)
 
     def _spider_idle(self, spider: Any = None) -> None:
         from scrapy.exceptions import DontCloseSpider
@@ -460,7 +477,10 @@ class RobotsTxtMiddleware:
     def _account(self, key: tuple[str, str, int], robots: CachedRobots) -> None:
         """Counts what `robots` holds now (its copy, and the views compiled from it so far), then
         keeps at most ``ROBOTSTXT_CACHE_ORIGINS`` origins and ``ROBOTSTXT_CACHE_BYTES`` bytes,
-        the oldest going first (never `key`, nor an origin being fetched)."""
+        the oldest going first (never `key`, nor an origin being fetched). A copy no longer kept
+        (dropped while its request waited) is not counted: its bytes go with the request."""
+        if self._robots.get(key) is not robots:
+            return
         size = robots.heap_bytes
         self._bytes += size - self._sizes.get(key, 0)
         self._sizes[key] = size
@@ -490,6 +510,7 @@ class RobotsTxtMiddleware:
                     "dont_retry": True,
                     "handle_httpstatus_all": True,
                     "allow_offsite": True,
+                    _BODY_BYTES_SEEN: 0,
                 },
                 callback=_no_callback(),
             )
