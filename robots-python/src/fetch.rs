@@ -499,3 +499,23 @@ pub fn server_pause(status: u16, headers: &Bound<'_, PyAny>) -> PyResult<Option<
         .filter(|reset| !reset.is_zero());
     Ok(asked.max(limited).map(|pause| pause.as_secs_f64()))
 }
+
+/// Whether a URL a server handed on (a redirect's `Location`, a link) may be followed from
+/// the page that handed it: not from a public host into an internal address (loopback,
+/// private, link-local such as 169.254.169.254, shared, unspecified; IPv4-mapped forms
+/// included), judged by the URLs' text. From an internal host anything may follow. A string
+/// that is not a URL is a `ValueError`.
+///
+/// >>> hop_allowed("https://example.com/a", "http://169.254.169.254/latest/meta-data/")
+/// False
+/// >>> hop_allowed("https://example.com/a", "https://example.org/b")
+/// True
+#[pyfunction]
+pub fn hop_allowed(from_url: &Bound<'_, PyAny>, to_url: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let parse = |value: &Bound<'_, PyAny>, name: &str| -> PyResult<url::Url> {
+        let text = args::text(value, name)?;
+        url::Url::parse(&text).map_err(|e| PyValueError::new_err(format!("{name} {text:?}: {e}")))
+    };
+    let (from, to) = (parse(from_url, "from_url")?, parse(to_url, "to_url")?);
+    Ok(HopRule::default().allows(&from, &to))
+}

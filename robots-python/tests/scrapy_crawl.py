@@ -11,11 +11,23 @@ from typing import Any
 
 import scrapy
 from scrapy.crawler import CrawlerProcess
+from scrapy.resolver import CachingThreadedResolver
+from twisted.internet import defer
 
 OURS = {
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "robots_core.scrapy.RobotsTxtMiddleware": 100,
 }
+
+
+class LoopbackResolver(CachingThreadedResolver):
+    """Every `*.example` name resolves to 127.0.0.1 (the test's servers), as a public name
+    would resolve to a public server: a site that is public by its URLs' text."""
+
+    def getHostByName(self, name: str, timeout: Any = ()) -> Any:  # noqa: N802 (Twisted's name)
+        if name.endswith(".example"):
+            return defer.succeed("127.0.0.1")
+        return super().getHostByName(name, timeout)
 
 
 class StartSpider(scrapy.Spider):

@@ -279,3 +279,22 @@ def test_a_robots_txt_that_never_ends_is_read_to_500_kib_and_obeyed():
     assert result["stats"]["robotstxt/body_cut"] == 1
     assert result["stats"]["robotstxt/outcome/parsed"] == 1
     assert took < 30, took  # not Scrapy's download timeout (180 s)
+
+
+def test_a_redirect_from_a_public_site_into_an_internal_address_is_not_followed():
+    # `public.example` is public by its text (the crawl resolves it to this machine).
+    internal = Server({})
+    site = Server({"/go": Reply(302, b"", {"Location": f"{internal.base}/secret"})})
+    try:
+        result = crawl(
+            "ours",
+            [f"http://public.example:{site.port}/go", internal.base + "/given"],
+            DNS_RESOLVER="scrapy_crawl.LoopbackResolver",
+        )
+    finally:
+        site.close()
+        internal.close()
+    # The redirect was answered and its target never requested; a start URL may be internal.
+    assert "/go" in site.paths()
+    assert "/secret" not in internal.paths() and "/given" in internal.paths(), internal.paths()
+    assert result["stats"]["robotstxt/refused/address"] == 1

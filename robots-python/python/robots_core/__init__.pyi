@@ -13,6 +13,7 @@ from ._robots_core import (
     Usage as Usage,
     Verdict as Verdict,
     __version__ as __version__,
+    hop_allowed as hop_allowed,
     product_token as product_token,
     server_pause as server_pause,
     user_agent_token as user_agent_token,

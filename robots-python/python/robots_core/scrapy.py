@@ -25,7 +25,7 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
-from ._robots_core import MAX_BODY_BYTES, CachedRobots, RobotsTxt, server_pause, user_agent_token
+from ._robots_core import MAX_BODY_BYTES, CachedRobots, RobotsTxt, hop_allowed, server_pause, user_agent_token
 
 if TYPE_CHECKING:
     _Base = object
@@ -161,6 +161,10 @@ class RobotsTxtMiddleware:
       600 s).
     - **What the server serves**: a URL is refused when its path or the path the server resolves
       it to (``/%7Euser/`` is ``/~user/``, dot segments removed) is disallowed.
+    - **Nothing a server hands on leads inside**: a redirect's target or a link (a request with
+      ``redirect_urls`` or a ``Referer``) is refused when it goes from a public host into an
+      internal address (loopback, private, link-local such as 169.254.169.254), by the URLs'
+      text; start URLs may be internal.
     - **The agent**: ``ROBOTSTXT_USER_AGENT``, else the request's ``User-Agent``, reduced to its
       product token (also from a browser-style string carrying one:
       ``Mozilla/5.0 (X11; …) MyBot/2.1 (+https://…)``). The token is logged at start-up, with a
@@ -168,7 +172,7 @@ class RobotsTxtMiddleware:
 
     Stats: ``robotstxt/request_count``, ``robotstxt/response_status_count/<status>``,
     ``robotstxt/outcome/<outcome>``, ``robotstxt/forbidden``, ``robotstxt/refused/unreachable``,
-    ``robotstxt/refused/delay``, ``robotstxt/pause_count``, ``robotstxt/delay_max``.
+    ``robotstxt/refused/delay``, ``robotstxt/refused/address``, ``robotstxt/pause_count``, ``robotstxt/delay_max``.
     """
 
     DOWNLOAD_PRIORITY: int = 1000
@@ -238,6 +242,7 @@ class RobotsTxtMiddleware:
         request.meta["download_slot"] = slot
         if request.meta.get("dont_obey_robotstxt"):
             return
+        self._check_address(request)
         robots = await self._robots_for(request.url)
         agent = self._agent(request)
         self._agents.say(agent)
@@ -249,6 +254,26 @@ class RobotsTxtMiddleware:
         if interval is not None:
             interval = self._allowed_interval(request, robots, interval)
         self._pace(request, slot, interval or 0.0)
+
+    def _check_address(self, request: Any) -> None:
+        """A URL a server handed on (a redirect's target, a link: the request has the URL it came
+        from in `redirect_urls` or its `Referer`) may not lead from a public host into an internal
+        address: loopback, private, link-local (cloud metadata), judged by the URLs' text. Start
+        URLs (no such source) may be internal."""
+        from scrapy.exceptions import IgnoreRequest
+
+        redirects = request.meta.get("redirect_urls")
+        source: str | bytes | None = redirects[-1] if redirects else request.headers.get(b"Referer")
+        if not source:
+            return
+        try:
+            allowed = hop_allowed(source, request.url)
+        except ValueError:  # A Referer that is no URL names no page.
+            return
+        if not allowed:
+            self.stats.inc_value("robotstxt/refused/address")
+            source_text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+            raise IgnoreRequest(f"{request.url}, handed on by {source_text}, leads into an internal address: refused")
 
     def _agent(self, request: Any) -> str | bytes:
         if self._robots_agent:
