@@ -28,6 +28,10 @@ use robots_core::{MAX_BODY_BYTES, Matcher, RobotsTxt, path_of};
 
 use robots_test_support::corpus;
 
+#[path = "core/rules.rs"]
+mod rules;
+use rules::RulesFile;
+
 /// A crawler with its own group in many files, one often named, and one never named.
 const CRAWLERS: [&str; 3] = ["Googlebot", "bingbot", "FooBot"];
 
@@ -42,6 +46,8 @@ struct File {
     /// query strings, and their paths (for robotxt).
     wild_urls: Vec<String>,
     wild_paths: Vec<String>,
+    /// The second workload: URLs from the file's own rules, for crawlers it names.
+    rules: RulesFile,
 }
 
 /// At most this many of a file's own crawler names are parsed for (some files name hundreds).
@@ -52,7 +58,11 @@ impl File {
         let robots = RobotsTxt::parse(&bytes);
         let urls = urls_for(&robots);
         let wild_urls = wild_urls_for(&urls);
+        let seed = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
         File {
+            rules: RulesFile::new(&robots, seed),
             text: String::from_utf8_lossy(&bytes).into_owned(),
             paths: urls.iter().map(|u| path_of(u).into_owned()).collect(),
             wild_paths: wild_urls.iter().map(|u| path_of(u).into_owned()).collect(),
@@ -545,6 +555,185 @@ fn crawler_workload(c: &mut Criterion, files: &[File], round: usize) {
     );
 }
 
+/// The second workload (see `rules.rs`): each file parsed into the view of each crawler it
+/// names, and URLs made from its own rules checked by those views.
+fn rules_workload(c: &mut Criterion, files: &[File], round: usize) {
+    let parses = files.iter().map(|f| f.rules.crawlers.len()).sum::<usize>();
+    timed(
+        c,
+        "parse_corpus_rules",
+        "robots-core",
+        round,
+        parses,
+        || {
+            for f in files {
+                for agent in &f.rules.crawlers {
+                    black_box(Matcher::from_body(black_box(&f.bytes), [agent.as_str()]));
+                }
+            }
+        },
+    );
+    timed(c, "parse_corpus_rules", "robotxt", round, parses, || {
+        for f in files {
+            for agent in &f.rules.crawlers {
+                let _ = black_box(robotxt::Robots::parse(black_box(&f.bytes), agent));
+            }
+        }
+    });
+    timed(
+        c,
+        "parse_corpus_rules",
+        "texting_robots",
+        round,
+        parses,
+        || {
+            for f in files {
+                for agent in &f.rules.crawlers {
+                    let _ = black_box(texting_robots::Robot::new(agent, black_box(&f.bytes)));
+                }
+            }
+        },
+    );
+
+    let ours: Vec<Vec<Matcher>> = files
+        .iter()
+        .map(|f| {
+            let robots = f.rules.crawlers.iter();
+            robots
+                .map(|a| Matcher::from_body(&f.bytes, [a.as_str()]))
+                .collect()
+        })
+        .collect();
+    let robotxt: Vec<Vec<_>> = files
+        .iter()
+        .map(|f| {
+            let crawlers = f.rules.crawlers.iter();
+            crawlers
+                .map(|a| robotxt::Robots::parse(&f.bytes, a))
+                .collect()
+        })
+        .collect();
+    let texting: Vec<Vec<_>> = files
+        .iter()
+        .map(|f| {
+            let crawlers = f.rules.crawlers.iter();
+            crawlers
+                .map(|a| texting_robots::Robot::new(a, &f.bytes).ok())
+                .collect()
+        })
+        .collect();
+    let checks = files
+        .iter()
+        .map(|f| f.rules.urls.len() * f.rules.crawlers.len())
+        .sum::<usize>();
+    timed(
+        c,
+        "check_corpus_rules",
+        "robots-core",
+        round,
+        checks,
+        || {
+            for (views, f) in ours.iter().zip(files) {
+                for m in views {
+                    for url in &f.rules.urls {
+                        black_box(m.check_url(black_box(url)).allowed);
+                    }
+                }
+            }
+        },
+    );
+    timed(
+        c,
+        "check_corpus_rules",
+        "robots-core-path",
+        round,
+        checks,
+        || {
+            for (views, f) in ours.iter().zip(files) {
+                for m in views {
+                    for path in &f.rules.paths {
+                        black_box(m.check_path(black_box(path.as_bytes())).allowed);
+                    }
+                }
+            }
+        },
+    );
+    timed(c, "check_corpus_rules", "robotxt", round, checks, || {
+        for (views, f) in robotxt.iter().zip(files) {
+            for r in views {
+                for path in &f.rules.paths {
+                    black_box(r.is_allowed(black_box(path)));
+                }
+            }
+        }
+    });
+    timed(
+        c,
+        "check_corpus_rules",
+        "texting_robots",
+        round,
+        checks,
+        || {
+            for (views, f) in texting.iter().zip(files) {
+                for r in views.iter().flatten() {
+                    for url in &f.rules.urls {
+                        black_box(r.allowed(black_box(url)));
+                    }
+                }
+            }
+        },
+    );
+}
+
+/// The compile of a view against the parse of its file, file by file (issue 57: at most 2× at
+/// the median and at p99): `RobotsTxt::parse`, then `RobotsTxt::matcher` for each of the second
+/// workload's crawlers (their mean). Each is timed as the fastest of 5 batches of enough runs to
+/// last about 20 µs. Printed: the ratio's median, p90, p99 and max, and the totals' ratio.
+fn report_compile(files: &[File]) {
+    fn fastest(runs: usize, mut f: impl FnMut()) -> f64 {
+        (0..5)
+            .map(|_| {
+                let start = Instant::now();
+                for _ in 0..runs {
+                    f();
+                }
+                start.elapsed().as_nanos() as f64 / runs as f64
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+    let mut ratios = Vec::with_capacity(files.len());
+    let (mut parse_total, mut compile_total) = (0.0, 0.0);
+    for f in files {
+        let runs = (20_000 / f.bytes.len().max(1)).clamp(1, 200);
+        let parse = fastest(runs, || {
+            black_box(RobotsTxt::parse(black_box(&f.bytes)));
+        });
+        let robots = RobotsTxt::parse(&f.bytes);
+        let crawlers = &f.rules.crawlers;
+        let compile = fastest(runs, || {
+            for agent in crawlers {
+                black_box(robots.matcher(black_box(agent)));
+            }
+        }) / crawlers.len() as f64;
+        ratios.push(compile / parse);
+        parse_total += parse;
+        compile_total += compile;
+    }
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "compile ÷ parse, per file ({} files): median {:.2}, p90 {:.2}, p99 {:.2}, max {:.2}; totals {:.2} (compile {} a file and crawler, parse {} a file)",
+        ratios.len(),
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        at(1.0),
+        compile_total / parse_total,
+        human(compile_total / files.len() as f64),
+        human(parse_total / files.len() as f64),
+    );
+}
+
 /// Views' memory: the median file, the largest file, and the largest file that has rules for us.
 fn report_memory(files: &[File]) {
     let mut by_size: Vec<&File> = files.iter().collect();
@@ -734,23 +923,23 @@ fn report() {
             println!("| {g} | {name} | {} | {ratio} |", human(mid));
         }
     }
-    // The path check against robotxt is its own comparison (target 8×).
-    if let (Some(path), Some(peer)) = (
-        results
-            .times
-            .get(&("check_corpus".into(), "robots-core-path".into())),
-        results
-            .times
-            .get(&("check_corpus".into(), "robotxt".into())),
-    ) {
-        let mut ratios: Vec<f64> = peer.iter().zip(path).map(|(p, o)| p / o).collect();
-        ratios.sort_by(f64::total_cmp);
-        println!(
-            "| check_corpus | robotxt vs robots-core-path | | {:.2}× / {:.2}× / {:.2}× |",
-            ratios[0],
-            median(&mut ratios.clone()),
-            ratios[ratios.len() - 1]
-        );
+    // The path check against robotxt is its own comparison.
+    for group in ["check_corpus", "check_corpus_wild", "check_corpus_rules"] {
+        if let (Some(path), Some(peer)) = (
+            results
+                .times
+                .get(&(group.into(), "robots-core-path".into())),
+            results.times.get(&(group.into(), "robotxt".into())),
+        ) {
+            let mut ratios: Vec<f64> = peer.iter().zip(path).map(|(p, o)| p / o).collect();
+            ratios.sort_by(f64::total_cmp);
+            println!(
+                "| {group} | robotxt vs robots-core-path | | {:.2}× / {:.2}× / {:.2}× |",
+                ratios[0],
+                median(&mut ratios.clone()),
+                ratios[ratios.len() - 1]
+            );
+        }
     }
 }
 
@@ -786,7 +975,19 @@ fn benches(c: &mut Criterion) {
                 .map(|f| f.wild_urls.len() * f.named.len())
                 .sum::<usize>()
         );
+        println!(
+            "rules workload: {} views (at most {} a file), {} checks of URLs made from the files' own rules",
+            files.iter().map(|f| f.rules.crawlers.len()).sum::<usize>(),
+            rules::CRAWLERS_MAX,
+            files
+                .iter()
+                .map(|f| f.rules.urls.len() * f.rules.crawlers.len())
+                .sum::<usize>()
+        );
         report_memory(files);
+        if std::env::var_os("BENCH_SKIP_COMPILE").is_none() {
+            report_compile(files);
+        }
     }
     let quirks = quirk_files();
     println!(
@@ -808,6 +1009,7 @@ fn benches(c: &mut Criterion) {
             parse(c, "parse_corpus", files, round);
             check(c, files, round);
             crawler_workload(c, files, round);
+            rules_workload(c, files, round);
         }
         parse(c, "parse_quirks", &quirks, round);
         hostile(c, &hostile_files, round);
