@@ -61,14 +61,14 @@ pub(super) fn first_hit<T: Copy + Ord + Into<u32>>(
     }
 }
 
-/// For byte positions 1 to `N` of the rules' literal prefixes, in one pass over the rules: the
-/// rules per byte (at `b + 1`), the sum of the squared bucket sizes (kept as they grow), and how
-/// many rules have no byte there.
+/// For byte positions 1 to `N` of the rules' literal prefixes, in one pass over at most 255
+/// rules (the counts are bytes: a small table to clear): the sum of the squared bucket sizes
+/// per position (kept as they grow), and how many rules have no byte there.
 pub(super) fn tally<'a, const N: usize>(
     rules: impl Iterator<Item = &'a CompiledRule>,
     prefix: impl Fn(&CompiledRule) -> &'a [u8],
-) -> ([[u32; 257]; N], [u64; N], [usize; N]) {
-    let mut counts = [[0u32; 257]; N];
+) -> ([u64; N], [usize; N]) {
+    let mut counts = [[0u8; 256]; N];
     let mut squares = [0u64; N];
     let mut anywhere = [0usize; N];
     for rule in rules {
@@ -76,9 +76,9 @@ pub(super) fn tally<'a, const N: usize>(
         for (k, at) in (1..=N).enumerate() {
             match prefix.get(at) {
                 Some(&b) => {
-                    let count = &mut counts[k][usize::from(b) + 1];
+                    let count = &mut counts[k][usize::from(b)];
                     squares[k] += 2 * u64::from(*count) + 1;
-                    *count += 1;
+                    *count = count.saturating_add(1);
                 }
                 None => {
                     // Shorter than this position, so than every later one too.
@@ -90,7 +90,65 @@ pub(super) fn tally<'a, const N: usize>(
             }
         }
     }
-    (counts, squares, anywhere)
+    (squares, anywhere)
+}
+
+/// Bucket starts and rule positions in the index's integer type.
+trait Position: Copy + Default + Ord + Into<u32> {
+    fn of(value: usize) -> Self;
+}
+
+impl Position for u16 {
+    fn of(value: usize) -> u16 {
+        value as u16
+    }
+}
+
+impl Position for u32 {
+    fn of(value: usize) -> u32 {
+        value as u32
+    }
+}
+
+/// The bucket starts (`counts` made cumulative) and the two lists, in decision order: the
+/// rules with no byte at `at` first, then the rules per byte.
+fn lists<T: Position>(
+    counts: &[u32; 257],
+    (low, high): (usize, usize),
+    anywhere_len: usize,
+    positions: impl Iterator<Item = Option<u8>>,
+) -> (Box<[T; 257]>, Box<[T]>) {
+    // Only the bytes that occur (`low..=high`, a few dozen letters for most views) are walked;
+    // the starts past them are all the total.
+    let mut start = Box::new([T::default(); 257]);
+    let mut fill = [0u32; 256];
+    let mut total = 0u32;
+    for b in low..=high {
+        fill[b] = total;
+        total += counts[b + 1];
+        start[b + 1] = T::of(total as usize);
+    }
+    start[high + 1..].fill(T::of(total as usize));
+    let mut lists = vec![T::default(); anywhere_len + total as usize];
+    let (anywhere, by_byte) = lists.split_at_mut(anywhere_len);
+    let mut next_anywhere = 0;
+    for (i, byte) in positions.enumerate() {
+        let slot = match byte {
+            Some(b) => {
+                let slot = &mut fill[usize::from(b)];
+                *slot += 1;
+                by_byte.get_mut(*slot as usize - 1)
+            }
+            None => {
+                next_anywhere += 1;
+                anywhere.get_mut(next_anywhere - 1)
+            }
+        };
+        if let Some(slot) = slot {
+            *slot = T::of(i);
+        }
+    }
+    (start, lists.into())
 }
 
 impl RuleIndex {
@@ -98,7 +156,7 @@ impl RuleIndex {
     const MIN_RULES: usize = 32;
     /// Byte positions tried: 1 to this (0 is always `/`).
     const POSITIONS: usize = 8;
-    /// Rules the positions are scored on.
+    /// Rules the positions are scored on (at most 255: their counts are bytes).
     const SAMPLE: usize = 128;
 
     pub(super) fn build(
@@ -126,61 +184,40 @@ impl RuleIndex {
         // one is counted over all of them.
         let step = rules.len().div_ceil(RuleIndex::SAMPLE).max(1);
         let sample = rules.iter().step_by(step);
-        let (counts, squares, anywhere) = tally::<{ RuleIndex::POSITIONS }>(sample, &prefix);
+        let (squares, anywhere) = tally::<{ RuleIndex::POSITIONS }>(sample, &prefix);
         let sampled = rules.len().div_ceil(step) as u64;
         let score = |k: usize| anywhere[k] as u64 * sampled + squares[k];
         // The first of the best, as positions are tried in order.
-        let best =
-            (0..counts.len()).reduce(|best, k| if score(k) < score(best) { k } else { best })?;
-        let (start, anywhere_len) = if step == 1 {
-            (counts[best], anywhere[best])
-        } else {
-            let positions = rules.iter().map(|r| prefix(r).get(best + 1).copied());
-            let mut start = [0u32; 257];
-            let mut anywhere = 0;
-            for byte in positions {
-                match byte {
-                    Some(b) => start[usize::from(b) + 1] += 1,
-                    None => anywhere += 1,
-                }
-            }
-            (start, anywhere)
-        };
+        let best = (0..RuleIndex::POSITIONS)
+            .reduce(|best, k| if score(k) < score(best) { k } else { best })?;
         let at = best + 1;
-        let mut start = Box::new(start);
+        let byte_at = |r: &CompiledRule| prefix(r).get(at).copied();
+        let mut counts = [0u32; 257];
+        let (mut anywhere_len, mut largest, mut low, mut high) = (0, 0, 255, 0);
+        for byte in rules.iter().map(byte_at) {
+            match byte {
+                Some(b) => {
+                    let count = &mut counts[usize::from(b) + 1];
+                    *count += 1;
+                    largest = largest.max(*count as usize);
+                    (low, high) = (low.min(usize::from(b)), high.max(usize::from(b)));
+                }
+                None => anywhere_len += 1,
+            }
+        }
         // An index that leaves most rules in one list saves a check nothing, and costs 2 bytes
         // a rule: not worth keeping (a file of `/1…`, `/2…` paths only has ten buckets).
-        let largest = (0..256).map(|b| start[b + 1]).max().unwrap_or(0) as usize;
         if (largest + anywhere_len) * 4 > rules.len() * 3 {
             return None;
         }
-        for b in 1..257 {
-            start[b] += start[b - 1];
-        }
-        let mut fill = start.clone();
-        let mut lists = vec![0u32; anywhere_len + start[256] as usize];
-        let (anywhere, by_byte) = lists.split_at_mut(anywhere_len);
-        let mut next_anywhere = 0;
-        for (i, rule) in rules.iter().enumerate() {
-            match prefix(rule).get(at) {
-                Some(&b) => {
-                    by_byte[fill[usize::from(b)] as usize] = i as u32;
-                    fill[usize::from(b)] += 1;
-                }
-                None => {
-                    anywhere[next_anywhere] = i as u32;
-                    next_anywhere += 1;
-                }
-            }
-        }
+        let positions = rules.iter().map(byte_at);
         let lists = if rules.len() <= usize::from(u16::MAX) {
             // Starts are at most the number of rules: they fit too.
-            Lists::Narrow(
-                Box::new(start.map(|s| s as u16)),
-                lists.iter().map(|&i| i as u16).collect(),
-            )
+            let (start, lists) = self::lists::<u16>(&counts, (low, high), anywhere_len, positions);
+            Lists::Narrow(start, lists)
         } else {
-            Lists::Wide(start, lists.into())
+            let (start, lists) = self::lists::<u32>(&counts, (low, high), anywhere_len, positions);
+            Lists::Wide(start, lists)
         };
         Some(Box::new(RuleIndex {
             lists,
