@@ -93,15 +93,37 @@ pub enum LineContent<'a> {
     Invalid,
 }
 
-/// The first `needle` in `haystack`. Values and keys are short, where a plain loop beats
-/// memchr's set-up; long ones go to memchr.
+/// The first `needle` in `haystack`. Values, keys and URL paths are short, where eight bytes
+/// at a time in a word beat memchr's set-up (hand-written: a check from a URL runs this on
+/// every path); long ones go to memchr.
 #[inline]
 pub(crate) fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
-    if haystack.len() < 64 {
-        haystack.iter().position(|&b| b == needle)
-    } else {
-        memchr::memchr(needle, haystack)
+    if haystack.len() >= 64 {
+        return memchr::memchr(needle, haystack);
     }
+    let (words, rest) = haystack.as_chunks::<8>();
+    for (i, word) in words.iter().enumerate() {
+        let found = zero_bytes(u64::from_le_bytes(*word) ^ splat(needle));
+        if found != 0 {
+            return Some(i * 8 + (found.trailing_zeros() / 8) as usize);
+        }
+    }
+    let position = rest.iter().position(|&b| b == needle)?;
+    Some(words.len() * 8 + position)
+}
+
+/// `b` in every byte of a word.
+#[inline(always)]
+pub(crate) const fn splat(b: u8) -> u64 {
+    u64::from_le_bytes([b; 8])
+}
+
+/// The high bit of the lowest zero byte of `x` set, and 0 when it has none (higher bytes may
+/// be flagged wrongly after a zero byte: only the lowest flag is exact, which is the one a
+/// search for the first match reads).
+#[inline(always)]
+pub(crate) const fn zero_bytes(x: u64) -> u64 {
+    x.wrapping_sub(splat(1)) & !x & splat(0x80)
 }
 
 /// The last `needle` in `haystack`, as [`find_byte`].
@@ -438,6 +460,17 @@ fn is_lower(b: u8) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// The word-at-a-time search finds what a byte loop finds, at every length and offset.
+        #[test]
+        fn find_byte_is_the_first_position(
+            haystack in proptest::collection::vec(prop_oneof![Just(b'#'), Just(0u8), Just(0x80u8), Just(0xA3u8), any::<u8>()], 0..80),
+            needle in prop_oneof![Just(b'#'), Just(0u8), Just(0x80u8), any::<u8>()],
+        ) {
+            prop_assert_eq!(find_byte(needle, &haystack), haystack.iter().position(|&b| b == needle));
+        }
+    }
 
     #[test]
     fn a_head_is_the_first_eight_bytes_zero_padded() {

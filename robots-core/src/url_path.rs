@@ -43,12 +43,9 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
         after_scheme
     };
     // The authority ends where the path, params or query starts; a fragment that starts before
-    // that leaves nothing but "/". Authorities are short: a plain loop finds the end sooner
-    // than three searches set up.
-    let authority_end = bytes[after_scheme..]
-        .iter()
-        .position(|&b| matches!(b, b'/' | b'?' | b';' | b'#'))
-        .map(|i| i + after_scheme);
+    // that leaves nothing but "/". Authorities are short: eight bytes at a time in a word find
+    // the end sooner than four searches set up.
+    let authority_end = authority_len(&bytes[after_scheme..]).map(|i| i + after_scheme);
     let path_start = match authority_end {
         Some(at) if bytes[at] != b'#' => at,
         _ => return Cow::Borrowed("/"),
@@ -61,6 +58,29 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
     } else {
         Cow::Owned(format!("/{path}"))
     }
+}
+
+/// Where the first `/`, `?`, `;` or `#` of `bytes` is (the end of an authority). Hand-written,
+/// eight bytes a step: a check from a URL runs it every time.
+#[inline]
+fn authority_len(bytes: &[u8]) -> Option<usize> {
+    use crate::directive::{splat, zero_bytes};
+    let (words, rest) = bytes.as_chunks::<8>();
+    for (i, word) in words.iter().enumerate() {
+        let x = u64::from_le_bytes(*word);
+        // The lowest flag is exact: any wrong flag lies above a true match of its own byte.
+        let found = zero_bytes(x ^ splat(b'/'))
+            | zero_bytes(x ^ splat(b'?'))
+            | zero_bytes(x ^ splat(b';'))
+            | zero_bytes(x ^ splat(b'#'));
+        if found != 0 {
+            return Some(i * 8 + (found.trailing_zeros() / 8) as usize);
+        }
+    }
+    let position = rest
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b';' | b'#'))?;
+    Some(words.len() * 8 + position)
 }
 
 /// The other paths a web server may serve for `path` (path, params and query, as
@@ -286,6 +306,18 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The word-at-a-time authority search, at every length and position of its ends,
+        /// extracts what Google's function does.
+        #[test]
+        fn path_of_agrees_with_google_on_any_authority(
+            scheme in "(https?://|//|[a-z]{1,5}://|)",
+            authority in "[a-z.:@0-9]{0,20}",
+            rest in "[/?;#a-z.]{0,20}",
+        ) {
+            let url = format!("{scheme}{authority}{rest}");
+            proptest::prop_assert_eq!(path_of(&url), crate::reference::google_path_params_query(&url));
+        }
+
         /// The fast exit skips only paths that resolution leaves as they are.
         #[test]
         fn the_fast_exit_skips_only_unchanged_paths(path in "/[/.%2eEa?]{0,12}") {
