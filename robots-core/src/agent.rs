@@ -173,6 +173,20 @@ pub(crate) fn product_token_bytes(value: &[u8]) -> &[u8] {
     &value[..end]
 }
 
+/// Whether the product token of a user-agent `value` is `token` (ASCII case-insensitive), as
+/// `product_token_bytes(value).eq_ignore_ascii_case(token)` but without reading the value past
+/// the token's length: a view's groups are chosen by this for every user-agent line.
+#[inline]
+pub(crate) fn names_token(value: &[u8], token: &[u8]) -> bool {
+    // A product token is all token bytes: a token with any other byte is no value's.
+    let Some(head) = value.get(..token.len()) else {
+        return false;
+    };
+    head.eq_ignore_ascii_case(token)
+        && value.get(token.len()).is_none_or(|&b| !is_token_byte(b))
+        && token.iter().all(|&b| is_token_byte(b))
+}
+
 /// Whether a user-agent value names every crawler: `*` alone or followed by whitespace
 /// (`* foo` is global; `*foo` and `**` are not).
 pub fn is_global_agent(value: &[u8]) -> bool {
@@ -186,6 +200,20 @@ pub fn is_global_agent(value: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The shortcut agrees with reducing the value to its product token and comparing.
+        #[test]
+        fn names_token_is_the_product_token_compared(
+            value in "[A-Za-z_/ 0-9.*-]{0,12}",
+            token in "[A-Za-z_ 0-9/-]{0,8}",
+        ) {
+            proptest::prop_assert_eq!(
+                names_token(value.as_bytes(), token.as_bytes()),
+                product_token_bytes(value.as_bytes()).eq_ignore_ascii_case(token.as_bytes())
+            );
+        }
+    }
 
     #[test]
     fn the_compatible_form_names_the_crawler() {

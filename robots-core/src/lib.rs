@@ -38,7 +38,7 @@ pub use agent::{
 };
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
 pub use lint::lint;
-pub use matcher::{CrawlDelay, Matcher};
+pub use matcher::{CrawlDelay, Matcher, RuleScan, ScanCost};
 pub use page::{Directives, ImagePreview, PageDirectives};
 pub use records::{RequestRate, parse_crawl_delay};
 pub use robots::{Agent, Group, Record, RobotsTxt, Rule, Sitemap, is_absolute_sitemap};

@@ -73,6 +73,23 @@ proptest! {
         prop_assert_eq!(full.rule_count(), fused.rule_count());
     }
 
+    /// A check by scan gives the compiled view's whole verdict (the rule reported too) and
+    /// selects the same groups, for one token or several.
+    #[test]
+    fn a_scan_agrees_with_the_compiled_view(
+        body in body(),
+        path in prop_oneof![4 => "/[ab]{0,4}", 1 => "/[ab]{0,2}/(index\\.html)?", 1 => "[/ab*$%2Fé]{0,10}"],
+        agents in prop::collection::vec(prop_oneof![Just("FooBot"), Just("BarBot/2"), Just("BazBot"), Just("foobot")], 1..3),
+    ) {
+        let robots = RobotsTxt::parse(body.as_bytes());
+        let view = robots.matcher_for(&agents);
+        let scan = robots.rule_scan_for(&agents);
+        prop_assert_eq!(scan.check_path(&robots, path.as_bytes()), view.check_path(path.as_bytes()));
+        prop_assert_eq!(scan.selection(), view.selection());
+        let url = format!("http://example.com{path}");
+        prop_assert_eq!(scan.check_url(&robots, &url), view.check_url(&url));
+    }
+
     #[test]
     fn compiled_patterns_agree_with_the_candidate_set_algorithm(
         pattern in "[/ab*$]{0,12}",

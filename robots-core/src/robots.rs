@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use crate::agent::{is_global_agent, product_token_bytes};
+use crate::agent::{is_global_agent, names_token, product_token_bytes};
 use crate::directive::{ValueHints, escape_pattern, escape_pattern_hinted};
 use crate::events::{Event, events};
 pub use crate::verdict::RuleKind;
@@ -205,6 +205,12 @@ impl RobotsTxt {
             .map(move |data| Group { robots: self, data })
     }
 
+    /// The group at `position` (in file order).
+    pub(crate) fn group(&self, position: usize) -> Option<Group<'_>> {
+        let data = self.groups.get(position)?;
+        Some(Group { robots: self, data })
+    }
+
     /// Every sitemap line, in file order, whatever group it is in; values as written.
     pub fn sitemaps(&self) -> impl ExactSizeIterator<Item = Sitemap<'_>> + '_ {
         self.sitemaps.iter().map(move |r| Sitemap {
@@ -310,7 +316,7 @@ impl RobotsTxt {
     pub fn names_token(&self, token: &str) -> bool {
         self.groups().any(|g| {
             g.agents()
-                .any(|a| !a.is_global && a.token().eq_ignore_ascii_case(token.as_bytes()))
+                .any(|a| !a.is_global && names_token(a.value, token.as_bytes()))
         })
     }
 
@@ -319,7 +325,7 @@ impl RobotsTxt {
         self.groups()
             .filter(|g| {
                 g.agents()
-                    .any(|a| !a.is_global && a.token().eq_ignore_ascii_case(token.as_bytes()))
+                    .any(|a| !a.is_global && names_token(a.value, token.as_bytes()))
             })
             .collect()
     }
@@ -358,7 +364,9 @@ impl<'a> Group<'a> {
     }
 
     /// The rules with what the parse learnt of each value, for compiling a view.
-    pub(crate) fn rules_with_hints(&self) -> impl Iterator<Item = (Rule<'a>, ValueHints)> + 'a {
+    pub(crate) fn rules_with_hints(
+        &self,
+    ) -> impl Iterator<Item = (Rule<'a>, ValueHints)> + use<'a> {
         let robots = self.robots;
         robots.rules[self.data.rules.clone()]
             .iter()

@@ -64,23 +64,14 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
 /// eight bytes a step: a check from a URL runs it every time.
 #[inline]
 fn authority_len(bytes: &[u8]) -> Option<usize> {
-    use crate::directive::{splat, zero_bytes};
-    let (words, rest) = bytes.as_chunks::<8>();
-    for (i, word) in words.iter().enumerate() {
-        let x = u64::from_le_bytes(*word);
-        // The lowest flag is exact: any wrong flag lies above a true match of its own byte.
-        let found = zero_bytes(x ^ splat(b'/'))
+    use crate::directive::{first_in_words, splat, zero_bytes};
+    // The lowest flag is exact: any wrong flag lies above a true match of its own byte.
+    first_in_words(bytes, |x| {
+        zero_bytes(x ^ splat(b'/'))
             | zero_bytes(x ^ splat(b'?'))
             | zero_bytes(x ^ splat(b';'))
-            | zero_bytes(x ^ splat(b'#'));
-        if found != 0 {
-            return Some(i * 8 + (found.trailing_zeros() / 8) as usize);
-        }
-    }
-    let position = rest
-        .iter()
-        .position(|&b| matches!(b, b'/' | b'?' | b';' | b'#'))?;
-    Some(words.len() * 8 + position)
+            | zero_bytes(x ^ splat(b'#'))
+    })
 }
 
 /// The other paths a web server may serve for `path` (path, params and query, as

@@ -40,6 +40,16 @@ pub enum Selection {
     None,
 }
 
+impl Selection {
+    /// The token whose groups apply, when some group names it.
+    pub fn token(&self) -> Option<&str> {
+        match self {
+            Selection::Agent(token) => Some(token),
+            Selection::Global | Selection::None => None,
+        }
+    }
+}
+
 /// The answer to a check, with the rule that decided it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Verdict<'a> {

@@ -33,15 +33,28 @@ pub(super) fn twin_hash(hasher: &foldhash::fast::RandomState, body: &[u8], ancho
 /// file order), written into `order` (cleared first). Ranks are small (twice a pattern length), so a
 /// counting sort does it in linear time.
 pub(super) fn decision_order(len: usize, rank: impl Fn(usize) -> u32, order: &mut Vec<u32>) {
+    /// Views of at most this many rules are sorted on the stack.
+    const SMALL: usize = 32;
     order.clear();
     let Some(max) = (0..len).map(&rank).max() else {
         return;
     };
+    if len <= SMALL {
+        // A few rules (most views): their ranks, computed once, sorted on the stack with the
+        // index in the low half of each key (unique keys: the order of a stable sort).
+        let mut keys = [0u64; SMALL];
+        for (i, key) in keys.iter_mut().enumerate().take(len) {
+            *key = (u64::from(max - rank(i)) << 32) | i as u64;
+        }
+        keys[..len].sort_unstable();
+        order.extend(keys[..len].iter().map(|&key| key as u32));
+        return;
+    }
     order.extend(0..len as u32);
-    if max > 1 << 13 || len <= 32 {
-        // A pattern of thousands of bytes, or a few rules: a sort beats a count table (and its
-        // allocation). Unstable, on keys made unique by the index: no scratch buffer, the
-        // same order as a stable sort.
+    if max > 1 << 13 {
+        // A pattern of thousands of bytes: a sort beats a count table (and its allocation).
+        // Unstable, on keys made unique by the index: no scratch buffer, the same order as a
+        // stable sort.
         order.sort_unstable_by_key(|&i| (std::cmp::Reverse(rank(i as usize)), i));
         return;
     }

@@ -156,8 +156,9 @@ impl RuleIndex {
     const MIN_RULES: usize = 32;
     /// Byte positions tried: 1 to this (0 is always `/`).
     const POSITIONS: usize = 8;
-    /// Rules the positions are scored on (at most 255: their counts are bytes).
-    const SAMPLE: usize = 128;
+    /// Rules the positions are scored on (at most 255: their counts are bytes). 32 choose as
+    /// well as 128 did on the corpus (same check speed) and cost a quarter to count.
+    const SAMPLE: usize = 32;
 
     pub(super) fn build(
         rules: &[CompiledRule],

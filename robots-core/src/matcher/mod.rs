@@ -7,16 +7,19 @@
 //! equals the earliest line is the one reported.
 //!
 //! A file per job: `select` (which groups and rules apply to the crawler), `compile` (the rules
-//! packed and ordered), `index` (big views' rule index), and `search` (the hot loop).
+//! packed and ordered), `index` (big views' rule index), `search` (the hot loop), and `scan`
+//! (the same verdicts without a compiled view, for a few checks).
 
 mod compile;
 mod index;
 mod rule;
+mod scan;
 mod search;
 mod select;
 
 use index::RuleIndex;
 use rule::CompiledRule;
+pub use scan::{RuleScan, ScanCost};
 use search::with_leading_slash;
 
 use std::sync::Arc;
@@ -289,6 +292,40 @@ mod tests {
         assert_eq!(robots.matcher("FooBot").rule_count(), 2);
     }
 
+    /// Views with no rules and no records, of no group or of `*` groups, are one shared view
+    /// each (no compilation); any rule, record or named group gives a view of its own.
+    #[test]
+    fn empty_views_are_shared() {
+        let same = |a: &Matcher, b: &Matcher| Arc::ptr_eq(&a.inner, &b.inner);
+        let none = [
+            Matcher::from_body(b"", ["FooBot"]),
+            Matcher::from_body(b"404 Not Found", ["FooBot"]),
+            RobotsTxt::parse(b"# nothing\n").matcher("BarBot"),
+            RobotsTxt::parse(b"User-agent: Other\nDisallow: /\n").matcher("FooBot"),
+        ];
+        for view in &none {
+            assert!(same(view, &none[0]));
+            assert_eq!(view.selection(), &Selection::None);
+            assert!(view.is_allowed("https://e.com/x") && view.rule_count() == 0);
+        }
+        let global = [
+            Matcher::from_body(b"User-agent: *\n", ["FooBot"]),
+            RobotsTxt::parse(b"User-agent: *\nUser-agent: x\n# c\n").matcher("FooBot"),
+        ];
+        assert!(same(&global[0], &global[1]) && !same(&global[0], &none[0]));
+        assert_eq!(global[0].selection(), &Selection::Global);
+        for body in [
+            &b"User-agent: *\nDisallow: /a\n"[..],
+            b"User-agent: *\nCrawl-delay: 1\n",
+            b"User-agent: FooBot\n",
+        ] {
+            let view = Matcher::from_body(body, ["FooBot"]);
+            assert!(!same(&view, &global[0]) && !same(&view, &none[0]));
+            let view = RobotsTxt::parse(body).matcher("FooBot");
+            assert!(!same(&view, &global[0]) && !same(&view, &none[0]));
+        }
+    }
+
     #[test]
     fn emptied_keeps_small_vectors_and_drops_large_ones() {
         let small: Vec<u32> = Vec::with_capacity(16);
@@ -357,7 +394,7 @@ mod tests {
     }
 
     /// Every rule starts with `/private`: the index splits on the digit after it (found on all
-    /// 40 rules, and on a sample of 128 of 400), and the verdicts (with their lines) stay
+    /// 40 rules, and on a sample of 32 of 400), and the verdicts (with their lines) stay
     /// Google's.
     #[test]
     fn the_index_splits_on_the_position_that_separates_the_rules() {

@@ -2,6 +2,7 @@
 //! selection), and the rules and records kept for it, in the thread's reused scratch.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use crate::agent::{is_global_agent, product_token_bytes};
 use crate::directive::{ValueHints, escape_pattern_hinted};
@@ -184,10 +185,40 @@ impl Matcher {
             .map(|r| (r.line, r.key, r.written))
             .collect();
         let count = groups.iter().map(|g| g.rules().len()).sum();
+        if count == 0
+            && records.is_empty()
+            && let Some(empty) = Matcher::empty(&selection)
+        {
+            return empty;
+        }
         Scratch::with(|scratch| {
             let expected = (count, count * 32);
             Matcher::compile(selection, rules, &records, expected, &mut scratch.compile)
         })
+    }
+
+    /// The view with no rules and no records for a selection of no group or of `*` groups
+    /// (most files checked by most crawlers have rules; the others, and the 404 pages and
+    /// empty bodies a crawler parses, all share one of two views instead of compiling one).
+    fn empty(selection: &Selection) -> Option<Matcher> {
+        static NONE: LazyLock<Matcher> = LazyLock::new(|| Matcher::with_nothing(Selection::None));
+        static GLOBAL: LazyLock<Matcher> =
+            LazyLock::new(|| Matcher::with_nothing(Selection::Global));
+        match selection {
+            Selection::None => Some(NONE.clone()),
+            Selection::Global => Some(GLOBAL.clone()),
+            Selection::Agent(_) => None,
+        }
+    }
+
+    fn with_nothing(selection: Selection) -> Matcher {
+        Matcher::compile(
+            selection,
+            std::iter::empty(),
+            &[],
+            (0, 0),
+            &mut CompileScratch::default(),
+        )
     }
 
     /// The view of one group's rules alone (for lint).
@@ -365,6 +396,12 @@ impl Matcher {
             .filter(|r| applies(r.group))
             .map(|r| (r.line, r.key, r.value))
             .collect();
+        if kept.is_empty()
+            && records.is_empty()
+            && let Some(empty) = Matcher::empty(&selection)
+        {
+            return empty;
+        }
         let bytes = kept.iter().map(|k| k.len as usize).sum::<usize>();
         let expected = (kept.len(), bytes + bytes / 4);
         Matcher::compile(selection, rules, &records, expected, compile)

@@ -63,12 +63,14 @@ fn every_corpus_file_agrees_with_the_google_port() {
         for agent in &agents {
             let matcher = robots.matcher(agent);
             let fused = Matcher::from_body(body, [agent]);
+            let scan = robots.rule_scan(agent);
             assert_eq!(matcher.crawl_delay(), fused.crawl_delay(), "{name}");
             assert_eq!(matcher.request_rate(), fused.request_rate(), "{name}");
             for path in paths {
                 let url = format!("https://example.com{path}");
                 let ours = matcher.check_url(&url);
                 assert_eq!(ours, fused.check_url(&url), "{name} {agent} {url}");
+                assert_eq!(ours, scan.check_url(&robots, &url), "{name} {agent} {url}");
                 let google = google_verdict(body, &[agent.as_str()], &url);
                 checks += 1;
                 disallowed += usize::from(!ours.allowed);

@@ -1,0 +1,337 @@
+//! A crawler's rules checked by a scan of the parsed file, without compiling a view: Google's own
+//! way (every rule tried, the best kept), for the few checks a broad crawl makes of each file,
+//! where compiling a view costs more than the checks it would speed up.
+
+use crate::agent::names_token;
+use crate::directive::{ValueHints, rfind_byte};
+use crate::pattern::{Shape, Subject, is_prefix, split_anchor};
+use crate::robots::{RobotsTxt, Rule};
+use crate::url_path::path_of;
+use crate::verdict::{MatchedRule, RuleKind, Selection, Verdict};
+
+use super::search::with_leading_slash;
+
+/// The groups of a parsed file that apply to one crawler, found once, whose rules a check scans.
+///
+/// A check by scan gives the verdict, and reports the rule, that the view compiled by
+/// [`RobotsTxt::matcher`] for the same crawler gives; it allocates nothing. It costs time in
+/// proportion to the crawler's rules (each is tried, unless one already found outranks it),
+/// where a compiled [`Matcher`](crate::Matcher) goes to the few that can match, but finding the groups
+/// is all it costs to make: a fraction of compiling a view. For a crawler that checks a few URLs
+/// of each file (a broad crawl), scan; for many, compile.
+///
+/// A scan holds no borrow: it is checked against the [`RobotsTxt`] it was made from, passed
+/// again with each check (another file's groups would give another file's answers).
+///
+/// ```
+/// use robots_core::RobotsTxt;
+/// let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n");
+/// let scan = robots.rule_scan("FooBot");
+/// assert!(!scan.check_url(&robots, "https://example.com/private/x").allowed);
+/// assert!(scan.check_url(&robots, "https://example.com/private/ok.html").allowed);
+/// assert_eq!(scan.rule_count(&robots), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleScan {
+    selection: Selection,
+    /// Positions of the applicable groups, in file order.
+    groups: Positions,
+}
+
+/// Group positions: a few in place (most crawlers get one or two groups), more on the heap.
+/// A scan is made for a file's first check, where an allocation is a visible share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Positions {
+    Few(u8, [u32; Positions::FEW]),
+    Many(Box<[u32]>),
+}
+
+impl Positions {
+    const FEW: usize = 4;
+
+    fn collect(positions: impl Iterator<Item = u32>) -> Positions {
+        let mut few = [0u32; Positions::FEW];
+        let mut len = 0;
+        let mut many: Vec<u32> = Vec::new();
+        for position in positions {
+            match few.get_mut(len) {
+                Some(slot) if many.is_empty() => {
+                    *slot = position;
+                    len += 1;
+                }
+                _ => {
+                    if many.is_empty() {
+                        many.extend_from_slice(&few);
+                    }
+                    many.push(position);
+                }
+            }
+        }
+        if many.is_empty() {
+            Positions::Few(len as u8, few)
+        } else {
+            Positions::Many(many.into())
+        }
+    }
+
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            Positions::Few(len, few) => &few[..usize::from(*len).min(Positions::FEW)],
+            Positions::Many(many) => many,
+        }
+    }
+}
+
+impl RobotsTxt {
+    /// The groups that apply to a crawler named by its product token, to check URLs by scan
+    /// (see [`RuleScan`]). Selected as [`RobotsTxt::matcher`] selects them.
+    pub fn rule_scan(&self, agent: &str) -> RuleScan {
+        self.rule_scan_for([agent])
+    }
+
+    /// [`RobotsTxt::rule_scan`] for a crawler known by several tokens, most specific first, as
+    /// [`RobotsTxt::matcher_for`] takes them.
+    pub fn rule_scan_for<I, S>(&self, agents: I) -> RuleScan
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let names = |token: &str| {
+            let token = token.as_bytes();
+            let positions = self
+                .groups()
+                .enumerate()
+                .filter(|(_, g)| {
+                    g.agents()
+                        .any(|a| !a.is_global && names_token(a.value, token))
+                })
+                .map(|(i, _)| i as u32);
+            Positions::collect(positions)
+        };
+        for agent in agents {
+            // Compared as given (spec section 3), as `matcher_for` compares it.
+            let token = agent.as_ref();
+            let groups = names(token);
+            if !groups.as_slice().is_empty() {
+                return RuleScan {
+                    selection: Selection::Agent(token.into()),
+                    groups,
+                };
+            }
+        }
+        let groups = Positions::collect(
+            self.groups()
+                .enumerate()
+                .filter(|(_, g)| g.agents().any(|a| a.is_global))
+                .map(|(i, _)| i as u32),
+        );
+        let selection = if groups.as_slice().is_empty() {
+            Selection::None
+        } else {
+            Selection::Global
+        };
+        RuleScan { selection, groups }
+    }
+}
+
+/// What a check by [`RuleScan`] may have to try (see [`RuleScan::cost`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanCost {
+    /// Allow and disallow lines.
+    pub rules: usize,
+    /// Bytes of their patterns (escaped).
+    pub pattern_bytes: usize,
+    /// Rules whose pattern has a `*`.
+    pub wildcard_rules: usize,
+    /// `*` in their patterns, in all.
+    pub stars: usize,
+}
+
+impl RuleScan {
+    /// Which groups apply.
+    pub fn selection(&self) -> &Selection {
+        &self.selection
+    }
+
+    /// How many allow and disallow lines the applicable groups of `robots` hold: what a check
+    /// scans at most.
+    pub fn rule_count(&self, robots: &RobotsTxt) -> usize {
+        self.rules(robots).count()
+    }
+
+    /// The applicable rules of `robots`, in file order, with what the parse learnt of each.
+    fn rules<'r>(&self, robots: &'r RobotsTxt) -> impl Iterator<Item = (Rule<'r>, ValueHints)> {
+        let groups = self.groups.as_slice().iter();
+        let groups = groups.filter_map(|&g| robots.group(g as usize));
+        groups.flat_map(|group| group.rules_with_hints())
+    }
+
+    /// What a check of this scan against `robots` may have to try: the applicable rules, their
+    /// patterns' bytes, how many have a `*` and how many `*` they have in all (a rule with `*`
+    /// may take time in proportion to the path, a rule without one only to its pattern). One
+    /// pass over the rules; only the bytes of those with a `*` are read.
+    ///
+    /// ```
+    /// use robots_core::RobotsTxt;
+    /// let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /a*b*\nAllow: /c\n");
+    /// let cost = robots.rule_scan("FooBot").cost(&robots);
+    /// assert_eq!((cost.rules, cost.pattern_bytes, cost.wildcard_rules, cost.stars), (2, 7, 1, 2));
+    /// ```
+    pub fn cost(&self, robots: &RobotsTxt) -> ScanCost {
+        let mut cost = ScanCost::default();
+        for (rule, hints) in self.rules(robots) {
+            cost.rules += 1;
+            cost.pattern_bytes += rule.pattern.len();
+            if hints.may_have_star() {
+                let stars = rule.pattern.iter().filter(|&&b| b == b'*').count();
+                cost.wildcard_rules += usize::from(stars > 0);
+                cost.stars += stars;
+            }
+        }
+        cost
+    }
+
+    /// Heap bytes held (the applicable groups' positions and the token).
+    pub fn heap_bytes(&self) -> usize {
+        let positions = match &self.groups {
+            Positions::Few(..) => 0,
+            Positions::Many(many) => many.len() * size_of::<u32>(),
+        };
+        positions
+            + match &self.selection {
+                Selection::Agent(token) => token.len(),
+                _ => 0,
+            }
+    }
+
+    /// Checks a URL against `robots` (the file this scan was made from), as
+    /// [`Matcher::check_url`](crate::Matcher::check_url) does.
+    #[inline]
+    pub fn check_url<'r>(&self, robots: &'r RobotsTxt, url: &str) -> Verdict<'r> {
+        self.check_path(robots, path_of(url).as_bytes())
+    }
+
+    /// Checks a path as produced by [`crate::path_of`] against `robots`, as
+    /// [`Matcher::check_path`](crate::Matcher::check_path) does.
+    pub fn check_path<'r>(&self, robots: &'r RobotsTxt, path: &[u8]) -> Verdict<'r> {
+        if path.first() != Some(&b'/') {
+            return with_leading_slash(path, |p| self.check_path(robots, p));
+        }
+        let mut subject = Subject::new(path);
+        // The best match so far: its place in decision order (twice the priority, plus one
+        // for an allow: see `CompiledRule::rank`) and the rule. Rules come in file order, so
+        // of equal ranks the first found (the earliest line) is kept, as a view decides.
+        let mut best: Option<(usize, MatchedRule<'r>)> = None;
+        let outranks = |rank: usize, best: &Option<(usize, MatchedRule<'r>)>| {
+            best.as_ref().is_none_or(|(kept, _)| rank > *kept)
+        };
+        for (rule, hints) in self.rules(robots) {
+            let pattern = rule.pattern;
+            // As a view compiles them: empty patterns never decide, and a pattern that
+            // starts with neither `/` nor `*` never matches a path.
+            if !matches!(pattern.first(), Some(b'/' | b'*')) {
+                continue;
+            }
+            let allow = rule.kind == RuleKind::Allow;
+            let found = MatchedRule {
+                line: rule.line,
+                kind: rule.kind,
+                pattern: rule.written,
+            };
+            // The priority is the escaped pattern's length, a trailing `$` counted.
+            let rank = pattern.len() * 2 + usize::from(allow);
+            if outranks(rank, &best) {
+                let (body, anchored) = split_anchor(pattern);
+                // The parse saw whether the value may hold a `*`; without one, a length
+                // test and a prefix compare decide.
+                let hit = if hints.may_have_star() {
+                    let (body, shape) = Shape::of(pattern);
+                    shape.matches(body, &mut subject)
+                } else {
+                    (!anchored || path.len() == body.len()) && is_prefix(body, path)
+                };
+                if hit {
+                    best = Some((rank, found));
+                }
+            }
+            // Google's index.html retry: an allow whose last segment starts `/index.htm`
+            // is tried again as everything up to that `/`, anchored.
+            if allow
+                && let Some(slash) = rfind_byte(b'/', pattern)
+                && pattern[slash..].starts_with(b"/index.htm")
+            {
+                let retry = &pattern[..=slash];
+                let rank = (retry.len() + 1) * 2 + 1;
+                if outranks(rank, &best) {
+                    let (body, mut shape) = Shape::of(retry);
+                    // `retry` ends in `/`: its anchor is the `$` added, not one of its own.
+                    debug_assert_eq!(split_anchor(retry).0, body);
+                    shape.anchored = true;
+                    if shape.matches(body, &mut subject) {
+                        best = Some((rank, found));
+                    }
+                }
+            }
+        }
+        match best {
+            Some((_, rule)) => Verdict {
+                allowed: rule.kind == RuleKind::Allow,
+                rule: Some(rule),
+            },
+            None => Verdict {
+                allowed: true,
+                rule: None,
+            },
+        }
+    }
+
+    /// Shorthand for `check_url(robots, url).allowed`.
+    #[inline]
+    pub fn is_allowed(&self, robots: &RobotsTxt, url: &str) -> bool {
+        self.check_url(robots, url).allowed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Positions;
+    use crate::RobotsTxt;
+
+    #[test]
+    fn positions_are_kept_in_place_up_to_four_then_on_the_heap() {
+        for count in [0u32, 1, 4, 5, 9] {
+            let positions = Positions::collect(0..count);
+            assert_eq!(positions.as_slice(), (0..count).collect::<Vec<_>>());
+            assert_eq!(
+                matches!(positions, Positions::Few(..)),
+                count <= 4,
+                "{count}"
+            );
+        }
+    }
+
+    /// Seven groups for one crawler, spread over the file: each one's rules count, in order.
+    #[test]
+    fn a_scan_takes_every_group_of_its_crawler() {
+        let mut body = String::new();
+        for i in 0..7 {
+            body.push_str(&format!(
+                "User-agent: FooBot\nDisallow: /{i}\nUser-agent: Other\nAllow: /\n\n"
+            ));
+        }
+        body.push_str("User-agent: FooBot\nAllow: /3/ok\n");
+        let robots = RobotsTxt::parse(body.as_bytes());
+        let scan = robots.rule_scan("foobot");
+        assert_eq!(scan.rule_count(&robots), 8);
+        for path in ["/0", "/6/x", "/3/ok", "/3/no", "/7"] {
+            let view = robots.matcher("foobot");
+            assert_eq!(
+                scan.check_path(&robots, path.as_bytes()),
+                view.check_path(path.as_bytes()),
+                "{path}"
+            );
+        }
+        assert!(!scan.is_allowed(&robots, "https://e.com/6/x"));
+        assert!(scan.is_allowed(&robots, "https://e.com/3/ok"));
+    }
+}
