@@ -15,7 +15,7 @@ use robots_fetch::{
 };
 
 use crate::args;
-use crate::robots::{RobotsTxt, resolved_verdict};
+use crate::robots::RobotsTxt;
 use crate::types::Verdict;
 
 /// One retrieval of an origin's robots.txt, without I/O: request `url`, give each response to
@@ -413,7 +413,7 @@ impl CachedRobots {
             resolved_path: None,
         };
         Ok(match &self.rules {
-            Held::Parsed(robots) => resolved_verdict(&robots.get().view(py, &agent)?, &url),
+            Held::Parsed(robots) => robots.get().resolved(py, &agent, &url),
             Held::AllowAll => whole(true),
             Held::DisallowAll | Held::Nothing => whole(false),
         })

@@ -8,7 +8,7 @@ use robots_core::{MAX_BODY_BYTES, Matcher};
 
 use crate::args;
 use crate::types::{Diagnostic, Record, RequestRate, Rule, Usage, Verdict};
-use crate::views::Views;
+use crate::views::{Checker, Views};
 
 /// Bodies this large are parsed, linted and compiled with the GIL released, so that other
 /// Python threads run meanwhile; below it, giving the GIL up and taking it back costs more
@@ -25,8 +25,9 @@ const DETACH_BYTES: usize = 32 * 1024;
 ///
 /// Every method that takes a `user_agent` accepts a product token (`"FooBot"`) or a full
 /// User-Agent (`"Mozilla/5.0 (compatible; FooBot/2.1; +https://foo.example/bot)"`), reduced to
-/// its product token (see `product_token`). The view compiled for an agent is kept, so checking
-/// many URLs for one crawler costs one compilation. Instances are immutable and can be shared
+/// its product token (see `product_token`). An agent's first check scans the rules; from the
+/// second, the view compiled for it is kept, so checking many URLs for one crawler costs one
+/// compilation, and a file checked once costs none. Instances are immutable and can be shared
 /// between threads.
 ///
 /// >>> robots = RobotsTxt.parse(b"User-agent: *\nDisallow: /private\n")
@@ -61,26 +62,55 @@ impl RobotsTxt {
         }
     }
 
-    /// The view for the agent as given (reduced and compiled once, then kept).
+    /// The compiled view for the agent as given (reduced and compiled once, then kept).
     pub fn view(&self, py: Python<'_>, agent: &str) -> PyResult<Matcher> {
-        Ok(self.views.get(
-            agent,
-            |token| self.robots.names_token(token),
-            |token| {
-                if self.body.len() >= DETACH_BYTES {
-                    py.detach(|| self.robots.matcher(token))
-                } else {
-                    self.robots.matcher(token)
-                }
-            },
-        ))
+        Ok(self
+            .views
+            .get(&self.robots, agent, |token| self.compile(py, token)))
+    }
+
+    /// What answers one check for the agent as given: a scan of the rules for a view's first
+    /// checks, then its compiled view (see `Views`).
+    fn checker(&self, py: Python<'_>, agent: &str) -> Checker {
+        self.views
+            .checker(&self.robots, agent, |token| self.compile(py, token))
+    }
+
+    fn compile(&self, py: Python<'_>, token: &str) -> Matcher {
+        if self.body.len() >= DETACH_BYTES {
+            py.detach(|| self.robots.matcher(token))
+        } else {
+            self.robots.matcher(token)
+        }
+    }
+
+    /// Google's verdict for `url` (as given).
+    fn verdict(&self, py: Python<'_>, agent: &str, url: &str) -> Verdict {
+        let checker = self.checker(py, agent);
+        let verdict = checker.check_path(&self.robots, robots_core::path_of(url).as_bytes());
+        Verdict {
+            allowed: verdict.allowed,
+            rule: Rule::of(verdict.rule),
+            resolved_path: None,
+        }
+    }
+
+    /// The polite verdict for `url`: refused when its path or a path the server resolves it to
+    /// is disallowed.
+    pub fn resolved(&self, py: Python<'_>, agent: &str, url: &str) -> Verdict {
+        let checker = self.checker(py, agent);
+        resolved_verdict(|path| checker.check_path(&self.robots, path), url)
     }
 }
 
-/// `matcher`'s verdict for `url` and for each path a server resolves it to; the first refusal.
-pub fn resolved_verdict(matcher: &Matcher, url: &str) -> Verdict {
+/// The verdict (by `check`) for `url` and for each path a server resolves it to; the first
+/// refusal.
+pub fn resolved_verdict<'a>(
+    check: impl Fn(&[u8]) -> robots_core::Verdict<'a>,
+    url: &str,
+) -> Verdict {
     let path = robots_core::path_of(url);
-    let verdict = matcher.check_path(path.as_bytes());
+    let verdict = check(path.as_bytes());
     if !verdict.allowed {
         return Verdict {
             allowed: false,
@@ -89,7 +119,7 @@ pub fn resolved_verdict(matcher: &Matcher, url: &str) -> Verdict {
         };
     }
     for resolved in served_paths(&path) {
-        let refused = matcher.check_path(resolved.as_bytes());
+        let refused = check(resolved.as_bytes());
         if !refused.allowed {
             return Verdict {
                 allowed: false,
@@ -136,7 +166,9 @@ impl RobotsTxt {
         user_agent: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
         let (url, agent) = args::url_and_agent(url, user_agent, "can_fetch")?;
-        Ok(self.view(py, &agent)?.is_allowed(&url))
+        let checker = self.checker(py, &agent);
+        let path = robots_core::path_of(&url);
+        Ok(checker.check_path(&self.robots, path.as_bytes()).allowed)
     }
 
     /// The verdict for `url` with the rule that decided it (`Verdict.rule`: line, kind and
@@ -151,13 +183,7 @@ impl RobotsTxt {
         user_agent: &Bound<'_, PyAny>,
     ) -> PyResult<Verdict> {
         let (url, agent) = args::url_and_agent(url, user_agent, "check")?;
-        let view = self.view(py, &agent)?;
-        let verdict = view.check_url(&url);
-        Ok(Verdict {
-            allowed: verdict.allowed,
-            rule: Rule::of(verdict.rule),
-            resolved_path: None,
-        })
+        Ok(self.verdict(py, &agent, &url))
     }
 
     /// The verdict a polite crawler acts on: `url` is refused when its path, or a path the
@@ -178,7 +204,7 @@ impl RobotsTxt {
         user_agent: &Bound<'_, PyAny>,
     ) -> PyResult<Verdict> {
         let (url, agent) = args::url_and_agent(url, user_agent, "check_resolved")?;
-        Ok(resolved_verdict(&self.view(py, &agent)?, &url))
+        Ok(self.resolved(py, &agent, &url))
     }
 
     /// The crawl verdict for `url` and the AI usage preferences robots.txt states for it

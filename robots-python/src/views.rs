@@ -1,19 +1,28 @@
-//! The compiled views of one file, by the agent string a caller passed. A crawler asks with the
-//! same User-Agent for every URL, so the reduction to a product token and the compilation
-//! happen once, and a check is a string comparison and the matcher's own search. Two strings
-//! of one token (`FooBot`, `FooBot/2.1 (+https://…)`) share one compiled view.
+//! The views of one file, by the agent string a caller passed. A crawler asks with the same
+//! User-Agent for every URL, so the reduction to a product token and the choice of groups
+//! happen once, and a check is a string comparison and the rules' search. Two strings of one
+//! token (`FooBot`, `FooBot/2.1 (+https://…)`) share one view.
+//!
+//! A view's first checks scan the rules of the parsed file ([`RuleScan`]); once the checks
+//! would have paid for it, the view is compiled ([`Matcher`]) and later checks use that. A
+//! broad crawl checks a few URLs of each file, where compiling costs more than the checks it
+//! speeds up; a deep crawl compiles on its first few checks.
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use robots_core::Matcher;
+use robots_core::{Matcher, RobotsTxt, RuleScan, Verdict};
 
 /// How many agents' views one file keeps; the oldest goes first. A crawler uses one or two, so
 /// this bounds memory (each view holds about the file's rules) without ever mattering to it.
 const MAX_VIEWS: usize = 8;
 
-/// The key of the view of the `*` groups, which every token no group names shares (no token
-/// is `*`: a token is letters, `-` and `_`, or a name as written that has none of them first).
-const GLOBAL: &str = "*";
+/// How many checks a view answers by scan before it is compiled: one. Measured on the corpus
+/// (BENCHMARKS.md, issue 57), a compilation costs about 35 ns a rule plus 300 ns, a scanned
+/// check 10 ns a rule, a compiled one 30 to 60 ns: a file checked once is never compiled,
+/// and a file checked more pays one scan more than if compiled at once, while each further
+/// scan would cost more than it saves on the crawls of 16 checks a file measured.
+const SCANS_BEFORE_COMPILING: u32 = 1;
 
 /// Views by agent string, most recently added last.
 #[derive(Default)]
@@ -24,26 +33,95 @@ pub struct Views {
 struct View {
     /// The agent string as the caller passed it.
     agent: Box<str>,
-    /// Its product token, which the view was compiled for, or [`GLOBAL`] for the `*` groups'.
-    token: Box<str>,
-    matcher: Matcher,
+    slot: Arc<Slot>,
+}
+
+/// One view, shared by every agent string of its token.
+pub struct Slot {
+    /// The groups chosen, with the token when a group names it; without one, the view is the
+    /// `*` groups', shared by every token no group names.
+    scan: RuleScan,
+    /// Checks answered by scan so far, and how many may be.
+    scanned: AtomicU32,
+    scans: u32,
+    compiled: OnceLock<Matcher>,
+}
+
+impl Slot {
+    /// The token the view is compiled for: the one a group names, or for the `*` groups' view
+    /// a name no group can name (`*` is no product token).
+    fn token(&self) -> &str {
+        self.scan.selection().token().unwrap_or("*")
+    }
+}
+
+/// How one check is answered: by the compiled view, or by a scan of the parsed file.
+pub enum Checker {
+    Compiled(Matcher),
+    Scan(Arc<Slot>),
+}
+
+impl Checker {
+    /// The verdict for a path (as [`robots_core::path_of`] gives it); `robots` is the parsed
+    /// file the views are of.
+    pub fn check_path<'a>(&'a self, robots: &'a RobotsTxt, path: &[u8]) -> Verdict<'a> {
+        match self {
+            Checker::Compiled(matcher) => matcher.check_path(path),
+            Checker::Scan(slot) => slot.scan.check_path(robots, path),
+        }
+    }
 }
 
 impl Views {
-    /// The view for `agent` as given: a full User-Agent (`Mozilla/5.0 (compatible; FooBot/2.1)`)
-    /// or a product token (`FooBot`), reduced as the `robots` command reduces `--user-agent`.
-    /// A token no group names shares the one view of the `*` groups (`names` says which tokens
-    /// a group names), so that the crawlers a file does not name cost one compilation between
-    /// them. `compile` gets the token and runs without the lock held, so a slow compilation
-    /// blocks no other check.
+    /// The checker for one check by `agent` as given: a full User-Agent (`Mozilla/5.0
+    /// (compatible; FooBot/2.1)`) or a product token (`FooBot`), reduced as the `robots`
+    /// command reduces `--user-agent`. A token no group names shares the one view of the `*`
+    /// groups, so that the crawlers a file does not name share its scans and its compilation.
+    /// `compile` gets the token and runs without the lock held, so a slow compilation blocks no
+    /// other check.
+    pub fn checker(
+        &self,
+        robots: &RobotsTxt,
+        agent: &str,
+        compile: impl FnOnce(&str) -> Matcher,
+    ) -> Checker {
+        let slot = self.slot(robots, agent);
+        if let Some(matcher) = slot.compiled.get() {
+            return Checker::Compiled(matcher.clone());
+        }
+        if slot.scanned.fetch_add(1, Ordering::Relaxed) < slot.scans {
+            return Checker::Scan(slot);
+        }
+        Checker::Compiled(Self::compiled(&slot, compile))
+    }
+
+    /// The compiled view for `agent` (for what only a compiled view answers: usage rules,
+    /// Crawl-delay, Request-rate).
     pub fn get(
         &self,
+        robots: &RobotsTxt,
         agent: &str,
-        names: impl FnOnce(&str) -> bool,
         compile: impl FnOnce(&str) -> Matcher,
     ) -> Matcher {
+        Self::compiled(&self.slot(robots, agent), compile)
+    }
+
+    /// The slot's compiled view, compiled now if it is not yet. Two threads may both compile
+    /// it; the first kept wins. (Not `OnceLock::get_or_init`: a compilation that releases the
+    /// GIL would deadlock with a thread waiting on the lock while holding the GIL.)
+    fn compiled(slot: &Slot, compile: impl FnOnce(&str) -> Matcher) -> Matcher {
+        if let Some(matcher) = slot.compiled.get() {
+            return matcher.clone();
+        }
+        let matcher = compile(slot.token());
+        let _ = slot.compiled.set(matcher.clone());
+        slot.compiled.get().cloned().unwrap_or(matcher)
+    }
+
+    /// The view for `agent`: known by its string, or by its token, or made now.
+    fn slot(&self, robots: &RobotsTxt, agent: &str) -> Arc<Slot> {
         if let Some(view) = self.lock().iter().rev().find(|v| &*v.agent == agent) {
-            return view.matcher.clone();
+            return view.slot.clone();
         }
         let reduced = robots_core::user_agent_token(agent);
         // An agent with no product token (`3bot`) is compared as written, as Google's library
@@ -53,13 +131,23 @@ impl Views {
             ("", Some(name)) => name,
             (token, _) => token,
         };
-        let key = if names(token) { token } else { GLOBAL };
+        // The groups are chosen once: they also say whether the token is named.
+        let scan = robots.rule_scan(token);
         let known = self
             .lock()
             .iter()
-            .find(|v| &*v.token == key)
-            .map(|v| v.matcher.clone());
-        let matcher = known.unwrap_or_else(|| compile(token));
+            .find(|v| v.slot.scan.selection().token() == scan.selection().token())
+            .map(|v| v.slot.clone());
+        let slot = known.unwrap_or_else(|| {
+            // A view full of `*` rules is compiled at once (`ScanCost::scan_is_cheaper`).
+            let small = scan.cost(robots).scan_is_cheaper();
+            Arc::new(Slot {
+                scan,
+                scanned: AtomicU32::new(0),
+                scans: if small { SCANS_BEFORE_COMPILING } else { 0 },
+                compiled: OnceLock::new(),
+            })
+        });
         let mut views = self.lock();
         if !views.iter().any(|v| &*v.agent == agent) {
             if views.len() == MAX_VIEWS {
@@ -67,19 +155,24 @@ impl Views {
             }
             views.push(View {
                 agent: agent.into(),
-                token: key.into(),
-                matcher: matcher.clone(),
+                slot: slot.clone(),
             });
         }
-        matcher
+        slot
     }
 
-    /// Heap bytes the kept views hold (each compiled view shared by several agents counted once
-    /// per agent: an upper bound).
+    /// Heap bytes the kept views hold (a view shared by several agents counted once per
+    /// agent: an upper bound).
     pub fn heap_bytes(&self) -> usize {
         self.lock()
             .iter()
-            .map(|v| v.agent.len() + v.token.len() + v.matcher.heap_bytes() + size_of::<View>())
+            .map(|v| {
+                v.agent.len()
+                    + size_of::<View>()
+                    + size_of::<Slot>()
+                    + v.slot.scan.heap_bytes()
+                    + v.slot.compiled.get().map_or(0, Matcher::heap_bytes)
+            })
             .sum()
     }
 
@@ -95,27 +188,38 @@ impl Views {
 mod tests {
     use std::cell::Cell;
 
-    use robots_core::{Matcher, RobotsTxt};
+    use robots_core::{Matcher, RobotsTxt, ScanCost};
 
-    use super::{MAX_VIEWS, Views};
+    use super::{Checker, MAX_VIEWS, SCANS_BEFORE_COMPILING, Views};
 
     const BODY: &[u8] = b"User-agent: FooBot\nDisallow: /foo\n\nUser-agent: *\nDisallow: /all\n";
 
     /// `views.get(agent)`, counting the compilations in `compiled`.
     fn get(views: &Views, agent: &str, compiled: &Cell<usize>) -> Matcher {
-        get_in(BODY, views, agent, compiled)
+        get_in(&RobotsTxt::parse(BODY), views, agent, compiled)
     }
 
-    fn get_in(body: &[u8], views: &Views, agent: &str, compiled: &Cell<usize>) -> Matcher {
-        let robots = RobotsTxt::parse(body);
-        views.get(
-            agent,
-            |token| robots.names_token(token),
-            |token| {
-                compiled.set(compiled.get() + 1);
-                robots.matcher(token)
-            },
-        )
+    fn get_in(robots: &RobotsTxt, views: &Views, agent: &str, compiled: &Cell<usize>) -> Matcher {
+        views.get(robots, agent, |token| {
+            compiled.set(compiled.get() + 1);
+            robots.matcher(token)
+        })
+    }
+
+    /// One check through `views.checker`: its verdict, and whether it was a scan.
+    fn check(
+        robots: &RobotsTxt,
+        views: &Views,
+        agent: &str,
+        path: &str,
+        compiled: &Cell<usize>,
+    ) -> (bool, bool) {
+        let checker = views.checker(robots, agent, |token| {
+            compiled.set(compiled.get() + 1);
+            robots.matcher(token)
+        });
+        let allowed = checker.check_path(robots, path.as_bytes()).allowed;
+        (allowed, matches!(checker, Checker::Scan(_)))
     }
 
     #[test]
@@ -145,6 +249,74 @@ mod tests {
         assert_eq!(compiled.get(), 2, "one view for the `*` groups");
     }
 
+    /// A view's first check is a scan, counted for every agent string of its token; the check
+    /// after it compiles the view, once, and later checks use it. Each view counts its own
+    /// scans, and the verdicts never change.
+    #[test]
+    fn a_view_is_scanned_then_compiled_once() {
+        let robots = RobotsTxt::parse(BODY);
+        let (views, compiled) = (Views::default(), Cell::new(0));
+        assert_eq!(SCANS_BEFORE_COMPILING, 1);
+        let check = |agent: &str, path: &str| check(&robots, &views, agent, path, &compiled);
+        assert_eq!(check("FooBot", "/foo/x"), (false, true));
+        assert_eq!(check("OtherBot", "/all"), (false, true));
+        assert_eq!(
+            compiled.get(),
+            0,
+            "two first checks scanned, nothing compiled"
+        );
+        // Another string of the same token: its view's second check.
+        assert_eq!(check("FooBot/2.1", "/foo/x"), (false, false));
+        assert_eq!(compiled.get(), 1);
+        for _ in 0..3 {
+            assert_eq!(check("FooBot", "/foo/x"), (false, false));
+            assert_eq!(check("FooBot", "/all"), (true, false));
+        }
+        assert_eq!(compiled.get(), 1);
+        // What needs the compiled view gets the one compiled.
+        get_in(&robots, &views, "FooBot", &compiled);
+        assert_eq!(compiled.get(), 1);
+        assert_eq!(check("OtherBot", "/all"), (false, false));
+        assert_eq!(compiled.get(), 2);
+    }
+
+    /// A view with more `*` rules, or more `*`, than a scan may try is compiled at its first
+    /// check; one with many plain rules is scanned.
+    #[test]
+    fn a_view_with_many_wildcards_is_compiled_at_once() {
+        let compiled = Cell::new(0);
+        let lines = |count: usize, line: &dyn Fn(usize) -> String| -> RobotsTxt {
+            let body: String = std::iter::once("User-agent: *\n".to_string())
+                .chain((0..count).map(line))
+                .collect();
+            RobotsTxt::parse(body.as_bytes())
+        };
+        let wild = lines(ScanCost::MAX_WILDCARD_RULES + 1, &|i| {
+            format!("Disallow: /*{i}*x\n")
+        });
+        let stars = lines(ScanCost::MAX_STARS / 100 + 1, &|i| {
+            format!("Disallow: /{i}{}\n", "*a".repeat(100))
+        });
+        for (count, robots) in [wild, stars].iter().enumerate() {
+            let views = Views::default();
+            assert!(!check(robots, &views, "FooBot", "/p7/x", &compiled).1);
+            assert_eq!(compiled.get(), count + 1);
+        }
+        // Just within the bounds, or plain rules however many: scanned.
+        let within = lines(ScanCost::MAX_WILDCARD_RULES, &|i| {
+            format!("Disallow: /*{i}*x\n")
+        });
+        let plain = lines(20_000, &|i| format!("Disallow: /{i}/\n"));
+        for (robots, path) in [(within, "/a7bx"), (plain, "/7/x")] {
+            let views = Views::default();
+            assert_eq!(
+                check(&robots, &views, "FooBot", path, &compiled),
+                (false, true)
+            );
+        }
+        assert_eq!(compiled.get(), 2);
+    }
+
     #[test]
     fn no_more_than_max_views_are_kept_the_oldest_going_first() {
         let (views, compiled) = (Views::default(), Cell::new(0));
@@ -155,7 +327,8 @@ mod tests {
             .iter()
             .map(|agent| format!("User-agent: {agent}\nDisallow: /{agent}\n\n"))
             .collect();
-        let get = |agent: &str| get_in(body.as_bytes(), &views, agent, &compiled);
+        let robots = RobotsTxt::parse(body.as_bytes());
+        let get = |agent: &str| get_in(&robots, &views, agent, &compiled);
         for agent in &agents {
             get(agent);
             assert!(views.lock().len() <= MAX_VIEWS);

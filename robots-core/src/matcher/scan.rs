@@ -147,6 +147,24 @@ pub struct ScanCost {
     pub stars: usize,
 }
 
+impl ScanCost {
+    /// Views with more `*` rules than this are better compiled before their first check.
+    pub const MAX_WILDCARD_RULES: usize = 128;
+    /// Views with more `*` in all than this are better compiled before their first check.
+    pub const MAX_STARS: usize = 1024;
+
+    /// Whether one check by scan costs less than compiling the view would. A rule without `*`
+    /// costs a scan at most its pattern's bytes, less than compiling it; a `*` rule may cost
+    /// the path's length, where a compiled view first filters it. Within
+    /// [`ScanCost::MAX_WILDCARD_RULES`] and [`ScanCost::MAX_STARS`], a scanned check stays
+    /// within about what compiling the view costs, whatever the file holds (measured with 256
+    /// rules `/*xxq*a$` and with 5 of 96 `*` each against a 2 KB path: 29 µs scanned, 10 µs
+    /// compiled; 3.0 and 3.7 µs).
+    pub fn scan_is_cheaper(&self) -> bool {
+        self.wildcard_rules <= ScanCost::MAX_WILDCARD_RULES && self.stars <= ScanCost::MAX_STARS
+    }
+}
+
 impl RuleScan {
     /// Which groups apply.
     pub fn selection(&self) -> &Selection {

@@ -141,9 +141,16 @@ impl RobotsTxt {
         Matcher::new(self, [crate::product_token(user_agent)])
     }
 
-    /// One-off check: is `url` allowed for `agent`? Compile a [`Matcher`] to check many URLs.
+    /// One-off check: is `url` allowed for `agent`? Answered by a scan of the rules (see
+    /// [`crate::RuleScan`]) unless compiling the view costs less; compile a [`Matcher`] to check
+    /// many URLs.
     pub fn is_allowed(&self, agent: &str, url: &str) -> bool {
-        self.matcher(agent).is_allowed(url)
+        let scan = self.rule_scan(agent);
+        if scan.cost(self).scan_is_cheaper() {
+            scan.is_allowed(self, url)
+        } else {
+            self.matcher(agent).is_allowed(url)
+        }
     }
 }
 

@@ -247,7 +247,7 @@ class RobotsTxtMiddleware:
         agent = self._agent(request)
         self._agents.say(agent)
         verdict = robots.check(request.url, agent)
-        self._account(_origin_key(request.url), robots)  # a first check compiles a view
+        self._account(_origin_key(request.url), robots)  # a check may have compiled a view
         if not verdict.allowed:
             self._refuse(request, robots, verdict)
         interval = self._interval(robots, agent)
