@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use robots_core::{MAX_BODY_BYTES, Matcher, RobotsTxt, path_of};
+use robots_core::{MAX_BODY_BYTES, Matcher, RobotsTxt, ScanCost, path_of};
 
 use robots_test_support::corpus;
 
@@ -875,7 +875,36 @@ fn hostile(c: &mut Criterion, files: &[Hostile], round: usize) {
         timed(c, &group, "robotxt", round, 1, || {
             black_box(robotxt.is_allowed(black_box(&h.path)));
         });
+        // A check by scan (`RuleScan`, a file's first check from Python and
+        // `RobotsTxt::is_allowed`) of the largest part of the file that a scan is used for:
+        // its first `ScanCost::MAX_WILDCARD_RULES` rules, within `ScanCost::MAX_STARS`.
+        let head = scannable_head(&h.body);
+        let robots = RobotsTxt::parse(head.as_bytes());
+        let scan = robots.rule_scan("FooBot");
+        assert!(scan.cost(&robots).scan_is_cheaper(), "hostile {}", h.name);
+        let group = format!("hostile_scan/{}", h.name);
+        timed(c, &group, "robots-core", round, 1, || {
+            black_box(scan.check_url(&robots, black_box(&url)).allowed);
+        });
     }
+}
+
+/// The first lines of a hostile file that a scan is still used for (see `ScanCost`).
+fn scannable_head(body: &str) -> String {
+    let (mut head, mut rules, mut stars) = (String::new(), 0, 0);
+    for line in body.lines() {
+        let line_stars = line.matches('*').count();
+        if line.starts_with("Disallow") {
+            if rules == ScanCost::MAX_WILDCARD_RULES || stars + line_stars > ScanCost::MAX_STARS {
+                break;
+            }
+            rules += 1;
+            stars += line_stars;
+        }
+        head.push_str(line);
+        head.push('\n');
+    }
+    head
 }
 
 /// The table BENCHMARKS.md quotes: for each comparison, our median time per unit over the
