@@ -363,6 +363,11 @@ impl<'a> Group<'a> {
             .map(move |r| robots.view_rule(r))
     }
 
+    /// The rules as stored (spans into the file's arena), for a scan.
+    pub(crate) fn rule_data(&self) -> &'a [RuleData] {
+        &self.robots.rules[self.data.rules.clone()]
+    }
+
     /// The rules with what the parse learnt of each value, for compiling a view.
     pub(crate) fn rules_with_hints(
         &self,

@@ -243,50 +243,58 @@ impl RuleScan {
         let outranks = |rank: usize, best: &Option<(usize, MatchedRule<'r>)>| {
             best.as_ref().is_none_or(|(kept, _)| rank > *kept)
         };
-        for (rule, hints) in self.rules(robots) {
-            let pattern = rule.pattern;
-            // As a view compiles them: empty patterns never decide, and a pattern that
-            // starts with neither `/` nor `*` never matches a path.
-            if !matches!(pattern.first(), Some(b'/' | b'*')) {
-                continue;
-            }
-            let allow = rule.kind == RuleKind::Allow;
-            let found = MatchedRule {
-                line: rule.line,
-                kind: rule.kind,
-                pattern: rule.written,
-            };
-            // The priority is the escaped pattern's length, a trailing `$` counted.
-            let rank = pattern.len() * 2 + usize::from(allow);
-            if outranks(rank, &best) {
+        let groups = self.groups.as_slice().iter();
+        for group in groups.filter_map(|&g| robots.group(g as usize)) {
+            for rule in group.rule_data() {
+                let pattern = robots.bytes(rule.pattern);
+                // As a view compiles them: empty patterns never decide, and a pattern that
+                // starts with neither `/` nor `*` never matches a path.
+                if !matches!(pattern.first(), Some(b'/' | b'*')) {
+                    continue;
+                }
+                let allow = rule.kind == RuleKind::Allow;
+                // The priority is the escaped pattern's length, a trailing `$` counted; nothing
+                // of a rule that cannot outrank the best match so far is read (its retry below
+                // ranks lower still).
+                let rank = pattern.len() * 2 + usize::from(allow);
+                if !outranks(rank, &best) {
+                    continue;
+                }
                 let (body, anchored) = split_anchor(pattern);
-                // The parse saw whether the value may hold a `*`; without one, a length
-                // test and a prefix compare decide.
-                let hit = if hints.may_have_star() {
+                // The parse saw whether the value may hold a `*`; without one, a length test
+                // and a prefix compare decide.
+                let hit = if rule.hints.may_have_star() {
                     let (body, shape) = Shape::of(pattern);
                     shape.matches(body, &mut subject)
                 } else {
                     (!anchored || path.len() == body.len()) && is_prefix(body, path)
                 };
+                let found = || MatchedRule {
+                    line: rule.line,
+                    kind: rule.kind,
+                    pattern: robots.bytes(rule.written),
+                };
                 if hit {
-                    best = Some((rank, found));
+                    best = Some((rank, found()));
+                    continue;
                 }
-            }
-            // Google's index.html retry: an allow whose last segment starts `/index.htm`
-            // is tried again as everything up to that `/`, anchored.
-            if allow
-                && let Some(slash) = rfind_byte(b'/', pattern)
-                && pattern[slash..].starts_with(b"/index.htm")
-            {
-                let retry = &pattern[..=slash];
-                let rank = (retry.len() + 1) * 2 + 1;
-                if outranks(rank, &best) {
-                    let (body, mut shape) = Shape::of(retry);
-                    // `retry` ends in `/`: its anchor is the `$` added, not one of its own.
-                    debug_assert_eq!(split_anchor(retry).0, body);
-                    shape.anchored = true;
-                    if shape.matches(body, &mut subject) {
-                        best = Some((rank, found));
+                // Google's index.html retry: an allow whose last segment starts `/index.htm`
+                // is tried again as everything up to that `/`, anchored (when the rule itself
+                // matches, the retry, of lower priority, cannot decide).
+                if allow
+                    && let Some(slash) = rfind_byte(b'/', pattern)
+                    && pattern[slash..].starts_with(b"/index.htm")
+                {
+                    let retry = &pattern[..=slash];
+                    let rank = (retry.len() + 1) * 2 + 1;
+                    if outranks(rank, &best) {
+                        let (body, mut shape) = Shape::of(retry);
+                        // `retry` ends in `/`: its anchor is the `$` added, not one of its own.
+                        debug_assert_eq!(split_anchor(retry).0, body);
+                        shape.anchored = true;
+                        if shape.matches(body, &mut subject) {
+                            best = Some((rank, found()));
+                        }
                     }
                 }
             }
