@@ -86,10 +86,10 @@ impl Needs {
         needs
     }
 
-    /// The ASCII bytes of a pattern's body but `*`, and how many `*` it has, in one pass
-    /// without a branch per byte: a compilation builds one per rule with several `*`, and
-    /// setting bits in memory one byte after another was a quarter of compiling a view full of
-    /// them.
+    /// The ASCII bytes of a pattern's body (or a path) but `*`, and how many `*` it has, in
+    /// one pass without a branch per byte: a compilation builds one per rule with several `*`,
+    /// a check one for its path, and setting bits in memory one byte after another was a
+    /// quarter of compiling a view full of them.
     fn of_pattern(body: &[u8]) -> (Needs, usize) {
         // Each byte's bit from a table: two loads and two ORs a byte (computing the bit was
         // vectorised into slower code, SSE2 having no variable shift).
@@ -124,7 +124,7 @@ impl Needs {
 
     /// Whether every byte of `self` is in `set`.
     #[inline]
-    fn is_within(&self, set: &ByteSet) -> bool {
+    fn is_within(&self, set: &Needs) -> bool {
         self.0[0] & !set.0[0] == 0 && self.0[1] & !set.0[1] == 0
     }
 }
@@ -136,25 +136,6 @@ impl Glob {
     }
 }
 
-/// A set of byte values, 256 bits on the stack.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ByteSet([u64; 4]);
-
-impl ByteSet {
-    /// The bytes of `bytes`.
-    pub fn of(bytes: &[u8]) -> ByteSet {
-        let mut set = ByteSet::default();
-        for &b in bytes {
-            set.insert(b);
-        }
-        set
-    }
-
-    fn insert(&mut self, b: u8) {
-        self.0[usize::from(b >> 6)] |= 1 << (b & 63);
-    }
-}
-
 /// A path and what is learnt about it while it is checked against many patterns: the set of its
 /// bytes (from the first wildcard rule on), and after a few wildcard scans, the first and last
 /// position of each byte, which answer most single-byte searches with one lookup. All of it
@@ -162,7 +143,8 @@ impl ByteSet {
 #[derive(Debug)]
 pub struct Subject<'p> {
     path: &'p [u8],
-    bytes: Option<ByteSet>,
+    /// The path's ASCII bytes (what `Needs` are compared with).
+    bytes: Option<Needs>,
     scans: u32,
     /// Globs that asked for the byte set before it was built.
     asked: u32,
@@ -205,7 +187,7 @@ impl<'p> Subject<'p> {
             }
         }
         let path = self.path;
-        needs.is_within(self.bytes.get_or_insert_with(|| ByteSet::of(path)))
+        needs.is_within(self.bytes.get_or_insert_with(|| Needs::of_pattern(path).0))
     }
 
     /// The first position `>= at` and `< end` of byte `b`.
