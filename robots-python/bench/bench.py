@@ -11,10 +11,12 @@ way; a first round, not counted, warms up.
 
 - parse: every file parsed once; MB/s of bodies. robots_core takes the bytes as fetched;
   Protego and urllib.robotparser take `str`, decoded beforehand (decoding not timed for them).
-- first check: one `can_fetch` per file for a crawler that has not asked yet, which compiles
-  robots_core's view for it (Protego picks and memoises the crawler's group then); µs per file.
+- first check: one `can_fetch` per file for a crawler that has not asked yet, which robots_core
+  answers by a scan of the file's rules (Protego picks and memoises the crawler's group then);
+  µs per file.
 - can_fetch: then URLs made from each file's own rules (as the differential test makes them,
-  up to 15 a file) checked for that crawler, full URLs, the Python call included; ns per call.
+  up to 15 a file) checked for that crawler, full URLs, the Python call included (robots_core
+  compiles the crawler's view at the first of them); ns per call.
   Two crawlers: a product token, and a full User-Agent as Scrapy sends it.
 - broad crawl: what a crawl of many sites asks of each robots.txt: the file parsed, then 8 of its
   URLs checked for 2 crawlers (a product token and a full User-Agent), first checks included,
