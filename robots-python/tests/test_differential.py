@@ -101,6 +101,10 @@ def test_python_and_rust_agree_on_the_corpus(corpus: Path, robots_bin: Path):
                     differences.append(f"{name} {agent!r} {url}: Python {ours}, Rust {rust[url]}")
                 if robots.can_fetch(url, agent) != verdict.allowed:
                     differences.append(f"{name} {agent!r} {url}: can_fetch disagrees with check")
+                # A file's first check for a crawler is answered by a scan, the later ones by
+                # the compiled view: a fresh copy's first check is the scan's verdict.
+                if RobotsTxt.parse(body).check(url, agent) != verdict:
+                    differences.append(f"{name} {agent!r} {url}: a first check (scan) disagrees")
                 compared += 1
         return compared, differences
 

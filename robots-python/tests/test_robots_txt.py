@@ -121,6 +121,23 @@ def test_an_empty_or_missing_file_allows_everything():
         assert robots.check("https://e.example/anything", "FooBot").rule is None
 
 
+def test_a_first_check_compiles_nothing_and_the_second_compiles_the_view():
+    robots = RobotsTxt.parse(SHOP)
+    before = robots.heap_bytes
+    first = robots.check("https://shop.example/cart/x", "FooBot")
+    after_first = robots.heap_bytes
+    second = robots.check("https://shop.example/cart/x", "FooBot/2.1")
+    after_second = robots.heap_bytes
+    assert first == second and not first.allowed and first.rule == Rule(3, "disallow", "/cart")
+    # The first check keeps the crawler's choice of groups (a few dozen bytes); the second
+    # compiles the view, which holds the rules.
+    assert after_first - before < 200
+    assert after_second - after_first > len("/cart/*?sort=/cart/help")
+    # Every check after gives the first one's verdicts.
+    for url in ["https://shop.example/cart/help", "https://shop.example/a?sort=1", "https://shop.example/"]:
+        assert robots.check(url, "FooBot") == RobotsTxt.parse(SHOP).check(url, "FooBot")
+
+
 def test_crawl_delay_and_request_rate_come_from_the_selected_group(shop):
     assert shop.crawl_delay("FooBot") == 4.0
     assert shop.crawl_delay("ShopBot") is None
