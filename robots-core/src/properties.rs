@@ -29,7 +29,7 @@ fn line() -> impl Strategy<Value = String> {
         6 => (key, prop_oneof![4 => "/[ab*$]{0,3}", 1 => "[/ab*$%é2F]{0,6}"]).prop_map(|(k, p)| format!("{k}: {p}")),
         1 => "/[ab*]{0,2}/index\\.html?[5]?".prop_map(|p| format!("Allow: {p}")),
         1 => Just("Sitemap: https://e.com/s.xml".to_string()),
-        1 => Just("Crawl-delay: 2".to_string()),
+        1 => prop_oneof![Just("Crawl-delay: 2"), Just("Crawl-delay: x"), Just("crawl-delay: 0.5"), Just("Request-rate: 1/5"), Just("Request-rate: 0/0")].prop_map(str::to_string),
         1 => Just(String::new()),
         1 => Just("# comment".to_string()),
         1 => "[/ab*]{1,4}".prop_map(|p| format!("Disallow {p}")),
@@ -88,6 +88,8 @@ proptest! {
         prop_assert_eq!(scan.selection(), view.selection());
         let url = format!("http://example.com{path}");
         prop_assert_eq!(scan.check_url(&robots, &url), view.check_url(&url));
+        prop_assert_eq!(scan.crawl_delay(&robots), view.crawl_delay());
+        prop_assert_eq!(scan.request_rate(&robots), view.request_rate());
     }
 
     #[test]

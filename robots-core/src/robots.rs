@@ -379,7 +379,7 @@ impl<'a> Group<'a> {
     }
 
     /// Other records (Crawl-delay, Request-rate, Host…) inside this group, in file order.
-    pub fn records(&self) -> impl ExactSizeIterator<Item = Record<'a>> + 'a {
+    pub fn records(&self) -> impl ExactSizeIterator<Item = Record<'a>> + use<'a> {
         let robots = self.robots;
         robots.records[self.data.records.clone()]
             .iter()

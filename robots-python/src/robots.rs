@@ -229,26 +229,28 @@ impl RobotsTxt {
     ///
     /// >>> RobotsTxt.parse(b"User-agent: *\nCrawl-delay: 2.5\n").crawl_delay("FooBot")
     /// 2.5
-    fn crawl_delay(&self, py: Python<'_>, user_agent: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
-        let view = self.view(py, &args::text(user_agent, "user_agent")?)?;
-        Ok(view.crawl_delay().map(|delay| delay.delay.as_secs_f64()))
+    fn crawl_delay(&self, user_agent: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+        let agent = args::text(user_agent, "user_agent")?;
+        Ok(self
+            .views
+            .records(&self.robots, &agent)
+            .crawl_delay(&self.robots))
     }
 
     /// The `Request-rate` the crawler's group asks for (`requests, seconds = rate`), or `None`.
     ///
     /// >>> tuple(RobotsTxt.parse(b"User-agent: *\nRequest-rate: 1/10s\n").request_rate("FooBot"))
     /// (1, 10.0)
-    fn request_rate(
-        &self,
-        py: Python<'_>,
-        user_agent: &Bound<'_, PyAny>,
-    ) -> PyResult<Option<RequestRate>> {
-        let view = self.view(py, &args::text(user_agent, "user_agent")?)?;
-        Ok(view.request_rate().map(|(rate, line)| RequestRate {
-            requests: rate.requests,
-            seconds: rate.per.as_secs_f64(),
-            line,
-        }))
+    fn request_rate(&self, user_agent: &Bound<'_, PyAny>) -> PyResult<Option<RequestRate>> {
+        let agent = args::text(user_agent, "user_agent")?;
+        let checker = self.views.records(&self.robots, &agent);
+        Ok(checker
+            .request_rate(&self.robots)
+            .map(|(rate, line)| RequestRate {
+                requests: rate.requests,
+                seconds: rate.per.as_secs_f64(),
+                line,
+            }))
     }
 
     /// The `Sitemap` URLs, in file order, as written (whatever group they are in).
@@ -270,17 +272,15 @@ impl RobotsTxt {
     /// >>> [(r.key, r.value) for r in RobotsTxt.parse(b"Host: e.com\nUser-agent: *\nVisit-time: 0600-0845\n").records()]
     /// [('Host', 'e.com'), ('Visit-time', '0600-0845')]
     #[pyo3(signature = (user_agent = None))]
-    fn records(
-        &self,
-        py: Python<'_>,
-        user_agent: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<Record>> {
+    fn records(&self, user_agent: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Record>> {
         Ok(match user_agent {
             None => self.robots.records().map(|r| Record::of(&r)).collect(),
             Some(agent) => {
-                let view = self.view(py, &args::text(agent, "user_agent")?)?;
+                let checker = self
+                    .views
+                    .records(&self.robots, &args::text(agent, "user_agent")?);
                 self.robots
-                    .records_for(view.selection())
+                    .records_for(checker.selection())
                     .iter()
                     .map(Record::of)
                     .collect()

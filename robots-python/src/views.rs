@@ -3,15 +3,15 @@
 //! happen once, and a check is a string comparison and the rules' search. Two strings of one
 //! token (`FooBot`, `FooBot/2.1 (+https://…)`) share one view.
 //!
-//! A view's first checks scan the rules of the parsed file ([`RuleScan`]); once the checks
-//! would have paid for it, the view is compiled ([`Matcher`]) and later checks use that. A
-//! broad crawl checks a few URLs of each file, where compiling costs more than the checks it
-//! speeds up; a deep crawl compiles on its first few checks.
+//! A view's first check scans the rules of the parsed file ([`RuleScan`]); its second compiles
+//! the view ([`Matcher`]), which later checks use. A file checked once is never compiled (a
+//! broad crawl meets many of them), and a deep crawl compiles at its second check. A view full
+//! of `*` rules is compiled at its first (`ScanCost::scan_is_cheaper`).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use robots_core::{Matcher, RobotsTxt, RuleScan, Verdict};
+use robots_core::{Matcher, RequestRate, RobotsTxt, RuleScan, Selection, Verdict};
 
 /// How many agents' views one file keeps; the oldest goes first. A crawler uses one or two, so
 /// this bounds memory (each view holds about the file's rules) without ever mattering to it.
@@ -19,7 +19,7 @@ const MAX_VIEWS: usize = 8;
 
 /// How many checks a view answers by scan before it is compiled: one. Measured on the corpus
 /// (BENCHMARKS.md, issue 57), a compilation costs about 35 ns a rule plus 300 ns, a scanned
-/// check 10 ns a rule, a compiled one 30 to 60 ns: a file checked once is never compiled,
+/// check 7 ns a rule, a compiled one 30 to 60 ns: a file checked once is never compiled,
 /// and a file checked more pays one scan more than if compiled at once, while each further
 /// scan would cost more than it saves on the crawls of 16 checks a file measured.
 const SCANS_BEFORE_COMPILING: u32 = 1;
@@ -62,6 +62,31 @@ pub enum Checker {
 }
 
 impl Checker {
+    /// Which groups apply.
+    pub fn selection(&self) -> &Selection {
+        match self {
+            Checker::Compiled(matcher) => matcher.selection(),
+            Checker::Scan(slot) => slot.scan.selection(),
+        }
+    }
+
+    /// The crawler's `Crawl-delay`, in seconds.
+    pub fn crawl_delay(&self, robots: &RobotsTxt) -> Option<f64> {
+        let delay = match self {
+            Checker::Compiled(matcher) => matcher.crawl_delay(),
+            Checker::Scan(slot) => slot.scan.crawl_delay(robots),
+        };
+        delay.map(|delay| delay.delay.as_secs_f64())
+    }
+
+    /// The crawler's `Request-rate`, with its line.
+    pub fn request_rate(&self, robots: &RobotsTxt) -> Option<(RequestRate, u32)> {
+        match self {
+            Checker::Compiled(matcher) => matcher.request_rate(),
+            Checker::Scan(slot) => slot.scan.request_rate(robots),
+        }
+    }
+
     /// The verdict for a path (as [`robots_core::path_of`] gives it); `robots` is the parsed
     /// file the views are of.
     pub fn check_path<'a>(&'a self, robots: &'a RobotsTxt, path: &[u8]) -> Verdict<'a> {
@@ -95,8 +120,17 @@ impl Views {
         Checker::Compiled(Self::compiled(&slot, compile))
     }
 
-    /// The compiled view for `agent` (for what only a compiled view answers: usage rules,
-    /// Crawl-delay, Request-rate).
+    /// What answers for `agent` besides a check (its groups, Crawl-delay, Request-rate): the
+    /// compiled view if there is one, else the scan, neither compiling nor counting a check.
+    pub fn records(&self, robots: &RobotsTxt, agent: &str) -> Checker {
+        let slot = self.slot(robots, agent);
+        match slot.compiled.get() {
+            Some(matcher) => Checker::Compiled(matcher.clone()),
+            None => Checker::Scan(slot),
+        }
+    }
+
+    /// The compiled view for `agent` (for what only a compiled view answers: usage rules).
     pub fn get(
         &self,
         robots: &RobotsTxt,

@@ -125,6 +125,8 @@ def test_a_first_check_compiles_nothing_and_the_second_compiles_the_view():
     robots = RobotsTxt.parse(SHOP)
     before = robots.heap_bytes
     first = robots.check("https://shop.example/cart/x", "FooBot")
+    # What the crawler's groups say besides rules needs no compiled view either.
+    scanned = (robots.crawl_delay("FooBot"), robots.request_rate("FooBot"), robots.records("FooBot"))
     after_first = robots.heap_bytes
     second = robots.check("https://shop.example/cart/x", "FooBot/2.1")
     after_second = robots.heap_bytes
@@ -133,6 +135,8 @@ def test_a_first_check_compiles_nothing_and_the_second_compiles_the_view():
     # compiles the view, which holds the rules.
     assert after_first - before < 200
     assert after_second - after_first > len("/cart/*?sort=/cart/help")
+    assert (robots.crawl_delay("FooBot"), robots.request_rate("FooBot"), robots.records("FooBot")) == scanned
+    assert scanned[0] == 4.0 and scanned[1] is not None and scanned[1].requests == 3
     # Every check after gives the first one's verdicts.
     for url in ["https://shop.example/cart/help", "https://shop.example/a?sort=1", "https://shop.example/"]:
         assert robots.check(url, "FooBot") == RobotsTxt.parse(SHOP).check(url, "FooBot")

@@ -5,10 +5,12 @@
 use crate::agent::names_token;
 use crate::directive::{ValueHints, rfind_byte};
 use crate::pattern::{Shape, Subject, is_prefix, split_anchor};
-use crate::robots::{RobotsTxt, Rule};
+use crate::records::{RequestRate, parse_crawl_delay};
+use crate::robots::{Record, RobotsTxt, Rule};
 use crate::url_path::path_of;
 use crate::verdict::{MatchedRule, RuleKind, Selection, Verdict};
 
+use super::CrawlDelay;
 use super::search::with_leading_slash;
 
 /// The groups of a parsed file that apply to one crawler, found once, whose rules a check scans.
@@ -182,6 +184,43 @@ impl RuleScan {
         let groups = self.groups.as_slice().iter();
         let groups = groups.filter_map(|&g| robots.group(g as usize));
         groups.flat_map(|group| group.rules_with_hints())
+    }
+
+    /// The first valid `Crawl-delay` of the applicable groups of `robots`, as
+    /// [`Matcher::crawl_delay`](crate::Matcher::crawl_delay) gives it.
+    ///
+    /// ```
+    /// use robots_core::RobotsTxt;
+    /// let robots = RobotsTxt::parse(b"User-agent: *\nCrawl-delay: soon\nCrawl-delay: 2.5\nRequest-rate: 1/10s\n");
+    /// let scan = robots.rule_scan("FooBot");
+    /// assert_eq!(scan.crawl_delay(&robots).map(|c| (c.delay.as_secs_f64(), c.line)), Some((2.5, 3)));
+    /// assert_eq!(scan.request_rate(&robots).map(|(rate, line)| (rate.requests, line)), Some((1, 4)));
+    /// ```
+    pub fn crawl_delay(&self, robots: &RobotsTxt) -> Option<CrawlDelay> {
+        self.records(robots)
+            .filter(|r| r.key.eq_ignore_ascii_case(b"crawl-delay"))
+            .find_map(|r| {
+                let delay = parse_crawl_delay(r.written)?;
+                Some(CrawlDelay {
+                    delay,
+                    line: r.line,
+                })
+            })
+    }
+
+    /// The first valid `Request-rate` of the applicable groups of `robots`, with its line, as
+    /// [`Matcher::request_rate`](crate::Matcher::request_rate) gives it.
+    pub fn request_rate(&self, robots: &RobotsTxt) -> Option<(RequestRate, u32)> {
+        self.records(robots)
+            .filter(|r| r.key.eq_ignore_ascii_case(b"request-rate"))
+            .find_map(|r| Some((RequestRate::parse(r.written)?, r.line)))
+    }
+
+    /// The records of the applicable groups of `robots`, in file order.
+    fn records<'r>(&self, robots: &'r RobotsTxt) -> impl Iterator<Item = Record<'r>> {
+        let groups = self.groups.as_slice().iter();
+        let groups = groups.filter_map(|&g| robots.group(g as usize));
+        groups.flat_map(|group| group.records())
     }
 
     /// What a check of this scan against `robots` may have to try: the applicable rules, their

@@ -66,6 +66,8 @@ fn every_corpus_file_agrees_with_the_google_port() {
             let scan = robots.rule_scan(agent);
             assert_eq!(matcher.crawl_delay(), fused.crawl_delay(), "{name}");
             assert_eq!(matcher.request_rate(), fused.request_rate(), "{name}");
+            assert_eq!(matcher.crawl_delay(), scan.crawl_delay(&robots), "{name}");
+            assert_eq!(matcher.request_rate(), scan.request_rate(&robots), "{name}");
             for path in paths {
                 let url = format!("https://example.com{path}");
                 let ours = matcher.check_url(&url);
