@@ -238,13 +238,14 @@ impl RobotsTxt {
     /// assert_eq!(lines, [1, 3]);
     /// ```
     pub fn records_for(&self, selection: &crate::Selection) -> Vec<Record<'_>> {
-        let groups: Vec<Group<'_>> = match selection {
-            crate::Selection::Agent(token) => self.groups_for_token(token),
-            crate::Selection::Global => self.global_groups().collect(),
+        let groups: Vec<usize> = match selection {
+            crate::Selection::Agent(token) => self.groups_naming(token).collect(),
+            crate::Selection::Global => self.groups_for_everyone().collect(),
             crate::Selection::None => Vec::new(),
         };
         let mut records: Vec<Record<'_>> = self.records_before_groups().collect();
-        records.extend(groups.iter().flat_map(|g| g.records()));
+        let groups = groups.into_iter().filter_map(|g| self.group(g));
+        records.extend(groups.flat_map(|g| g.records()));
         records
     }
 
@@ -314,24 +315,30 @@ impl RobotsTxt {
     /// assert!(!robots.names_token("BarBot"));
     /// ```
     pub fn names_token(&self, token: &str) -> bool {
-        self.groups().any(|g| {
+        self.groups_naming(token).next().is_some()
+    }
+
+    /// Positions of the groups whose user-agents name `token` (compared as given, ASCII
+    /// case-insensitive, spec section 3), in file order: the one place a crawler's groups are
+    /// chosen, for a compiled view, a scan and the records.
+    pub(crate) fn groups_naming<'a>(&'a self, token: &'a str) -> impl Iterator<Item = usize> + 'a {
+        let named = move |g: &Group<'_>| {
             g.agents()
                 .any(|a| !a.is_global && names_token(a.value, token.as_bytes()))
-        })
-    }
-
-    /// Groups whose user-agents name `token` (ASCII case-insensitive), and groups for `*`.
-    pub(crate) fn groups_for_token(&self, token: &str) -> Vec<Group<'_>> {
+        };
         self.groups()
-            .filter(|g| {
-                g.agents()
-                    .any(|a| !a.is_global && names_token(a.value, token.as_bytes()))
-            })
-            .collect()
+            .enumerate()
+            .filter(move |(_, g)| named(g))
+            .map(|(i, _)| i)
     }
 
-    pub(crate) fn global_groups(&self) -> impl Iterator<Item = Group<'_>> + '_ {
-        self.groups().filter(|g| g.agents().any(|a| a.is_global))
+    /// Positions of the `*` groups, in file order.
+    pub(crate) fn groups_for_everyone(&self) -> impl Iterator<Item = usize> + '_ {
+        let global = |g: &Group<'_>| g.agents().any(|a| a.is_global);
+        self.groups()
+            .enumerate()
+            .filter(move |(_, g)| global(g))
+            .map(|(i, _)| i)
     }
 }
 

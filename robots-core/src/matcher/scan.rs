@@ -2,11 +2,10 @@
 //! way (every rule tried, the best kept), for the few checks a broad crawl makes of each file,
 //! where compiling a view costs more than the checks it would speed up.
 
-use crate::agent::names_token;
 use crate::directive::{ValueHints, rfind_byte};
 use crate::pattern::{Shape, Subject, is_prefix, split_anchor};
 use crate::records::{RequestRate, parse_crawl_delay};
-use crate::robots::{Record, RobotsTxt, Rule};
+use crate::robots::{Group, Record, RobotsTxt, Rule};
 use crate::url_path::path_of;
 use crate::verdict::{MatchedRule, RuleKind, Selection, Verdict};
 
@@ -51,11 +50,12 @@ enum Positions {
 impl Positions {
     const FEW: usize = 4;
 
-    fn collect(positions: impl Iterator<Item = u32>) -> Positions {
+    fn collect(positions: impl Iterator<Item = usize>) -> Positions {
         let mut few = [0u32; Positions::FEW];
         let mut len = 0;
         let mut many: Vec<u32> = Vec::new();
-        for position in positions {
+        // A file has fewer groups than lines, and lines are numbered in `u32`.
+        for position in positions.map(|p| u32::try_from(p).unwrap_or(u32::MAX)) {
             match few.get_mut(len) {
                 Some(slot) if many.is_empty() => {
                     *slot = position;
@@ -98,22 +98,10 @@ impl RobotsTxt {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let names = |token: &str| {
-            let token = token.as_bytes();
-            let positions = self
-                .groups()
-                .enumerate()
-                .filter(|(_, g)| {
-                    g.agents()
-                        .any(|a| !a.is_global && names_token(a.value, token))
-                })
-                .map(|(i, _)| i as u32);
-            Positions::collect(positions)
-        };
         for agent in agents {
             // Compared as given (spec section 3), as `matcher_for` compares it.
             let token = agent.as_ref();
-            let groups = names(token);
+            let groups = Positions::collect(self.groups_naming(token));
             if !groups.as_slice().is_empty() {
                 return RuleScan {
                     selection: Selection::Agent(token.into()),
@@ -121,12 +109,7 @@ impl RobotsTxt {
                 };
             }
         }
-        let groups = Positions::collect(
-            self.groups()
-                .enumerate()
-                .filter(|(_, g)| g.agents().any(|a| a.is_global))
-                .map(|(i, _)| i as u32),
-        );
+        let groups = Positions::collect(self.groups_for_everyone());
         let selection = if groups.as_slice().is_empty() {
             Selection::None
         } else {
@@ -168,6 +151,13 @@ impl ScanCost {
 }
 
 impl RuleScan {
+    /// The selection and the applicable groups of `robots`, for compiling the view.
+    pub(super) fn into_groups(self, robots: &RobotsTxt) -> (Selection, Vec<Group<'_>>) {
+        let groups = self.groups.as_slice().iter();
+        let groups = groups.filter_map(|&g| robots.group(g as usize)).collect();
+        (self.selection, groups)
+    }
+
     /// Which groups apply.
     pub fn selection(&self) -> &Selection {
         &self.selection
@@ -365,7 +355,7 @@ mod tests {
     #[test]
     fn positions_are_kept_in_place_up_to_four_then_on_the_heap() {
         for count in [0u32, 1, 4, 5, 9] {
-            let positions = Positions::collect(0..count);
+            let positions = Positions::collect(0..count as usize);
             assert_eq!(positions.as_slice(), (0..count).collect::<Vec<_>>());
             assert_eq!(
                 matches!(positions, Positions::Few(..)),

@@ -160,23 +160,9 @@ impl Matcher {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut selection = Selection::None;
-        let mut groups: Vec<Group<'_>> = Vec::new();
-        for agent in agents {
-            // Compared as given (spec section 3): no reduction to a product token here.
-            let token = agent.as_ref();
-            groups = robots.groups_for_token(token);
-            if !groups.is_empty() {
-                selection = Selection::Agent(token.into());
-                break;
-            }
-        }
-        if groups.is_empty() {
-            groups = robots.global_groups().collect();
-            if !groups.is_empty() {
-                selection = Selection::Global;
-            }
-        }
+        // The groups are chosen as a scan chooses them (tokens compared as given, spec
+        // section 3: no reduction to a product token here).
+        let (selection, groups) = robots.rule_scan_for(agents).into_groups(robots);
         // The parse's hints come along: without them, each pattern was scanned again for a `*`
         // (the compile's largest single cost on the corpus).
         let rules = groups
