@@ -75,7 +75,7 @@ impl File {
 }
 
 /// The product tokens a file's groups name (not `*`), each once, in file order.
-fn named_crawlers(robots: &RobotsTxt) -> Vec<String> {
+fn named_tokens(robots: &RobotsTxt) -> Vec<String> {
     let mut named: Vec<String> = Vec::new();
     for agent in robots.groups().flat_map(|g| g.agents().collect::<Vec<_>>()) {
         let token = String::from_utf8_lossy(agent.token()).into_owned();
@@ -86,10 +86,14 @@ fn named_crawlers(robots: &RobotsTxt) -> Vec<String> {
             continue;
         }
         named.push(token);
-        if named.len() == NAMED_MAX {
-            break;
-        }
     }
+    named
+}
+
+/// The crawler workload's crawlers: the first [`NAMED_MAX`] tokens the file names.
+fn named_crawlers(robots: &RobotsTxt) -> Vec<String> {
+    let mut named = named_tokens(robots);
+    named.truncate(NAMED_MAX);
     named
 }
 
@@ -434,255 +438,123 @@ fn check(c: &mut Criterion, files: &[File], round: usize) {
 /// The crawler workload: each file parsed for the crawlers it names itself, and URLs with
 /// escapes and query strings checked by those views (files that name none are skipped).
 fn crawler_workload(c: &mut Criterion, files: &[File], round: usize) {
+    fn crawlers(f: &File) -> &[String] {
+        &f.named
+    }
+    fn urls(f: &File) -> (&[String], &[String]) {
+        (&f.wild_urls, &f.wild_paths)
+    }
     let named: Vec<&File> = files.iter().filter(|f| !f.named.is_empty()).collect();
-    let parses = named.iter().map(|f| f.named.len()).sum::<usize>();
-    timed(
-        c,
-        "parse_corpus_named",
-        "robots-core",
-        round,
-        parses,
-        || {
-            for f in &named {
-                for agent in &f.named {
-                    black_box(Matcher::from_body(black_box(&f.bytes), [agent.as_str()]));
-                }
-            }
-        },
-    );
-    timed(c, "parse_corpus_named", "robotxt", round, parses, || {
-        for f in &named {
-            for agent in &f.named {
-                let _ = black_box(robotxt::Robots::parse(black_box(&f.bytes), agent));
-            }
-        }
-    });
-    timed(
-        c,
-        "parse_corpus_named",
-        "texting_robots",
-        round,
-        parses,
-        || {
-            for f in &named {
-                for agent in &f.named {
-                    let _ = black_box(texting_robots::Robot::new(agent, black_box(&f.bytes)));
-                }
-            }
-        },
-    );
-
-    let ours: Vec<Vec<Matcher>> = named
-        .iter()
-        .map(|f| {
-            f.named
-                .iter()
-                .map(|a| Matcher::from_body(&f.bytes, [a.as_str()]))
-                .collect()
-        })
-        .collect();
-    let robotxt: Vec<Vec<_>> = named
-        .iter()
-        .map(|f| {
-            f.named
-                .iter()
-                .map(|a| robotxt::Robots::parse(&f.bytes, a))
-                .collect()
-        })
-        .collect();
-    let texting: Vec<Vec<_>> = named
-        .iter()
-        .map(|f| {
-            f.named
-                .iter()
-                .map(|a| texting_robots::Robot::new(a, &f.bytes).ok())
-                .collect()
-        })
-        .collect();
-    let checks = named
-        .iter()
-        .map(|f| f.wild_urls.len() * f.named.len())
-        .sum::<usize>();
-    timed(c, "check_corpus_wild", "robots-core", round, checks, || {
-        for (views, f) in ours.iter().zip(&named) {
-            for m in views {
-                for url in &f.wild_urls {
-                    black_box(m.check_url(black_box(url)).allowed);
-                }
-            }
-        }
-    });
-    timed(
-        c,
-        "check_corpus_wild",
-        "robots-core-path",
-        round,
-        checks,
-        || {
-            for (views, f) in ours.iter().zip(&named) {
-                for m in views {
-                    for path in &f.wild_paths {
-                        black_box(m.check_path(black_box(path.as_bytes())).allowed);
-                    }
-                }
-            }
-        },
-    );
-    timed(c, "check_corpus_wild", "robotxt", round, checks, || {
-        for (views, f) in robotxt.iter().zip(&named) {
-            for r in views {
-                for path in &f.wild_paths {
-                    black_box(r.is_allowed(black_box(path)));
-                }
-            }
-        }
-    });
-    timed(
-        c,
-        "check_corpus_wild",
-        "texting_robots",
-        round,
-        checks,
-        || {
-            for (views, f) in texting.iter().zip(&named) {
-                for r in views.iter().flatten() {
-                    for url in &f.wild_urls {
-                        black_box(r.allowed(black_box(url)));
-                    }
-                }
-            }
-        },
-    );
+    let groups = ("parse_corpus_named", "check_corpus_wild");
+    named_workload(c, round, groups, &named, crawlers, urls);
 }
 
 /// The second workload (see `rules.rs`): each file parsed into the view of each crawler it
 /// names, and URLs made from its own rules checked by those views.
 fn rules_workload(c: &mut Criterion, files: &[File], round: usize) {
-    let parses = files.iter().map(|f| f.rules.crawlers.len()).sum::<usize>();
-    timed(
-        c,
-        "parse_corpus_rules",
-        "robots-core",
-        round,
-        parses,
-        || {
-            for f in files {
-                for agent in &f.rules.crawlers {
-                    black_box(Matcher::from_body(black_box(&f.bytes), [agent.as_str()]));
-                }
-            }
-        },
-    );
-    timed(c, "parse_corpus_rules", "robotxt", round, parses, || {
+    fn crawlers(f: &File) -> &[String] {
+        &f.rules.crawlers
+    }
+    fn urls(f: &File) -> (&[String], &[String]) {
+        (&f.rules.urls, &f.rules.paths)
+    }
+    let files: Vec<&File> = files.iter().collect();
+    let groups = ("parse_corpus_rules", "check_corpus_rules");
+    named_workload(c, round, groups, &files, crawlers, urls);
+}
+
+/// Each file's views, one per crawler (`make` takes the body and the crawler's token).
+fn views_of<T>(
+    files: &[&File],
+    crawlers: fn(&File) -> &[String],
+    make: impl Fn(&[u8], &str) -> T,
+) -> Vec<Vec<T>> {
+    let per_file = |f: &&File| crawlers(f).iter().map(|a| make(&f.bytes, a)).collect();
+    files.iter().map(per_file).collect()
+}
+
+/// Each file parsed into the view of each of its `crawlers` (group `parse_group`), then its
+/// `urls` (full URLs, and their paths for robotxt) checked by those views (`check_group`).
+fn named_workload(
+    c: &mut Criterion,
+    round: usize,
+    (parse_group, check_group): (&str, &str),
+    files: &[&File],
+    crawlers: fn(&File) -> &[String],
+    urls: fn(&File) -> (&[String], &[String]),
+) {
+    let parses = files.iter().map(|f| crawlers(f).len()).sum::<usize>();
+    timed(c, parse_group, "robots-core", round, parses, || {
         for f in files {
-            for agent in &f.rules.crawlers {
+            for agent in crawlers(f) {
+                black_box(Matcher::from_body(black_box(&f.bytes), [agent.as_str()]));
+            }
+        }
+    });
+    timed(c, parse_group, "robotxt", round, parses, || {
+        for f in files {
+            for agent in crawlers(f) {
                 let _ = black_box(robotxt::Robots::parse(black_box(&f.bytes), agent));
             }
         }
     });
-    timed(
-        c,
-        "parse_corpus_rules",
-        "texting_robots",
-        round,
-        parses,
-        || {
-            for f in files {
-                for agent in &f.rules.crawlers {
-                    let _ = black_box(texting_robots::Robot::new(agent, black_box(&f.bytes)));
-                }
+    timed(c, parse_group, "texting_robots", round, parses, || {
+        for f in files {
+            for agent in crawlers(f) {
+                let _ = black_box(texting_robots::Robot::new(agent, black_box(&f.bytes)));
             }
-        },
-    );
+        }
+    });
 
-    let ours: Vec<Vec<Matcher>> = files
-        .iter()
-        .map(|f| {
-            let robots = f.rules.crawlers.iter();
-            robots
-                .map(|a| Matcher::from_body(&f.bytes, [a.as_str()]))
-                .collect()
-        })
-        .collect();
-    let robotxt: Vec<Vec<_>> = files
-        .iter()
-        .map(|f| {
-            let crawlers = f.rules.crawlers.iter();
-            crawlers
-                .map(|a| robotxt::Robots::parse(&f.bytes, a))
-                .collect()
-        })
-        .collect();
-    let texting: Vec<Vec<_>> = files
-        .iter()
-        .map(|f| {
-            let crawlers = f.rules.crawlers.iter();
-            crawlers
-                .map(|a| texting_robots::Robot::new(a, &f.bytes).ok())
-                .collect()
-        })
-        .collect();
+    let ours = views_of(files, crawlers, |body, agent| {
+        Matcher::from_body(body, [agent])
+    });
+    let robotxt = views_of(files, crawlers, |body, agent| {
+        robotxt::Robots::parse(body, agent)
+    });
+    let texting = views_of(files, crawlers, |body, agent| {
+        texting_robots::Robot::new(agent, body).ok()
+    });
     let checks = files
         .iter()
-        .map(|f| f.rules.urls.len() * f.rules.crawlers.len())
+        .map(|f| urls(f).0.len() * crawlers(f).len())
         .sum::<usize>();
-    timed(
-        c,
-        "check_corpus_rules",
-        "robots-core",
-        round,
-        checks,
-        || {
-            for (views, f) in ours.iter().zip(files) {
-                for m in views {
-                    for url in &f.rules.urls {
-                        black_box(m.check_url(black_box(url)).allowed);
-                    }
+    timed(c, check_group, "robots-core", round, checks, || {
+        for (views, f) in ours.iter().zip(files) {
+            for m in views {
+                for url in urls(f).0 {
+                    black_box(m.check_url(black_box(url)).allowed);
                 }
             }
-        },
-    );
-    timed(
-        c,
-        "check_corpus_rules",
-        "robots-core-path",
-        round,
-        checks,
-        || {
-            for (views, f) in ours.iter().zip(files) {
-                for m in views {
-                    for path in &f.rules.paths {
-                        black_box(m.check_path(black_box(path.as_bytes())).allowed);
-                    }
+        }
+    });
+    timed(c, check_group, "robots-core-path", round, checks, || {
+        for (views, f) in ours.iter().zip(files) {
+            for m in views {
+                for path in urls(f).1 {
+                    black_box(m.check_path(black_box(path.as_bytes())).allowed);
                 }
             }
-        },
-    );
-    timed(c, "check_corpus_rules", "robotxt", round, checks, || {
+        }
+    });
+    timed(c, check_group, "robotxt", round, checks, || {
         for (views, f) in robotxt.iter().zip(files) {
             for r in views {
-                for path in &f.rules.paths {
+                for path in urls(f).1 {
                     black_box(r.is_allowed(black_box(path)));
                 }
             }
         }
     });
-    timed(
-        c,
-        "check_corpus_rules",
-        "texting_robots",
-        round,
-        checks,
-        || {
-            for (views, f) in texting.iter().zip(files) {
-                for r in views.iter().flatten() {
-                    for url in &f.rules.urls {
-                        black_box(r.allowed(black_box(url)));
-                    }
+    timed(c, check_group, "texting_robots", round, checks, || {
+        for (views, f) in texting.iter().zip(files) {
+            for r in views.iter().flatten() {
+                for url in urls(f).0 {
+                    black_box(r.allowed(black_box(url)));
                 }
             }
-        },
-    );
+        }
+    });
 }
 
 /// The compile of a view against the parse of its file, file by file (issue 57: at most 2× at

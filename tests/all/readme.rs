@@ -15,7 +15,7 @@ struct Snippet {
 }
 
 /// The pages a user reads: each published crate's README (the facade's is docs/library.md).
-const READMES: [&str; 7] = [
+pub(crate) const READMES: [&str; 7] = [
     "docs/library.md",
     "robots-core/README.md",
     "robots-sitemap/README.md",

@@ -13,7 +13,7 @@
 
 use robots_core::{RobotsTxt, path_of};
 
-use super::Rng;
+use super::{Rng, named_tokens};
 
 /// Crawlers per file at most.
 pub const CRAWLERS_MAX: usize = 4;
@@ -64,19 +64,7 @@ impl RulesFile {
 /// The product tokens the file's groups name, Googlebot first when named, at most
 /// [`CRAWLERS_MAX`]; `Googlebot` alone when none is.
 fn crawlers_of(robots: &RobotsTxt) -> Vec<String> {
-    let mut named: Vec<String> = Vec::new();
-    for group in robots.groups() {
-        for agent in group.agents() {
-            let token = String::from_utf8_lossy(agent.token()).into_owned();
-            if agent.is_global
-                || token.is_empty()
-                || named.iter().any(|n| n.eq_ignore_ascii_case(&token))
-            {
-                continue;
-            }
-            named.push(token);
-        }
-    }
+    let mut named = named_tokens(robots);
     if let Some(google) = named
         .iter()
         .position(|n| n.eq_ignore_ascii_case("googlebot"))
