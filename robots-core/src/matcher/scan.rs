@@ -365,6 +365,29 @@ mod tests {
         }
     }
 
+    /// `RobotsTxt::is_allowed` scans a file with few `*` rules and compiles one full of them;
+    /// either way it answers as the compiled view does.
+    #[test]
+    fn a_one_off_check_scans_or_compiles_with_the_same_answers() {
+        let few = RobotsTxt::parse(b"User-agent: *\nDisallow: /a*b\nAllow: /a/index.html\n");
+        assert!(few.rule_scan("FooBot").cost(&few).scan_is_cheaper());
+        let mut body = String::from("User-agent: *\n");
+        for i in 0..=crate::ScanCost::MAX_WILDCARD_RULES {
+            body.push_str(&format!("Disallow: /*{i}*x\n"));
+        }
+        let many = RobotsTxt::parse(body.as_bytes());
+        assert!(!many.rule_scan("FooBot").cost(&many).scan_is_cheaper());
+        for robots in [&few, &many] {
+            for path in ["/", "/a/", "/axb", "/a/index.html", "/q7zx", "/128x"] {
+                let url = format!("https://e.com{path}");
+                let view = robots.matcher("FooBot").is_allowed(&url);
+                assert_eq!(robots.is_allowed("FooBot", &url), view, "{path}");
+            }
+        }
+        assert!(!many.is_allowed("FooBot", "https://e.com/q7zx"));
+        assert!(few.is_allowed("FooBot", "https://e.com/a/"));
+    }
+
     /// Seven groups for one crawler, spread over the file: each one's rules count, in order.
     #[test]
     fn a_scan_takes_every_group_of_its_crawler() {
