@@ -90,6 +90,23 @@ proptest! {
         prop_assert_eq!(scan.check_url(&robots, &url), view.check_url(&url));
         prop_assert_eq!(scan.crawl_delay(&robots), view.crawl_delay());
         prop_assert_eq!(scan.request_rate(&robots), view.request_rate());
+        // The cost the parse tallied per group is the count over the chosen groups' rules.
+        let chosen = |group: &crate::robots::Group<'_>| match scan.selection() {
+            crate::Selection::Agent(token) => group
+                .agents()
+                .any(|a| !a.is_global && crate::agent::names_token(a.value, token.as_bytes())),
+            crate::Selection::Global => group.agents().any(|a| a.is_global),
+            crate::Selection::None => false,
+        };
+        let mut counted = crate::ScanCost::default();
+        for rule in robots.groups().filter(chosen).flat_map(|g| g.rules().collect::<Vec<_>>()) {
+            let stars = rule.pattern.iter().filter(|&&b| b == b'*').count();
+            counted.rules += 1;
+            counted.pattern_bytes += rule.pattern.len();
+            counted.wildcard_rules += usize::from(stars > 0);
+            counted.stars += stars;
+        }
+        prop_assert_eq!(scan.cost(&robots), counted);
     }
 
     #[test]

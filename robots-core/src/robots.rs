@@ -20,6 +20,13 @@ pub(crate) struct Span {
     end: u32,
 }
 
+impl Span {
+    /// Bytes spanned.
+    pub(crate) fn len(self) -> usize {
+        self.end.saturating_sub(self.start) as usize
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct RuleData {
     pub(crate) line: u32,

@@ -192,7 +192,8 @@ impl Matcher {
         // crafted file repeats a costly pattern thousands of times (the hostile benchmarks);
         // hashing costs too, so only views with many `*` rules look for twins.
         let check_twins = glob_count >= TWIN_CHECK_MIN_GLOBS;
-        let hasher = foldhash::fast::RandomState::default();
+        // Seeded only when used: a seed costs a visible share of compiling a small view.
+        let hasher = check_twins.then(foldhash::fast::RandomState::default);
         if check_twins {
             // Room for every `*` rule up front: the table never grows while rules are added.
             twins.reserve(glob_count, |_| 0);
@@ -206,9 +207,9 @@ impl Matcher {
             if rule.meta & FLAG_GLOB != 0 {
                 let (start, end) = rule.body();
                 let body = &arena[start as usize..end as usize];
-                if check_twins {
+                if let Some(hasher) = &hasher {
                     let anchored = rule.meta & FLAG_ANCHORED != 0;
-                    let hash = twin_hash(&hasher, body, anchored);
+                    let hash = twin_hash(hasher, body, anchored);
                     let twin_of = |&kept: &u32| {
                         sorted
                             .get(kept as usize)
@@ -226,7 +227,7 @@ impl Matcher {
                         sorted.get(kept as usize).map_or(0, |other| {
                             let (start, end) = other.body();
                             let body = arena.get(start as usize..end as usize).unwrap_or_default();
-                            twin_hash(&hasher, body, other.meta & FLAG_ANCHORED != 0)
+                            twin_hash(hasher, body, other.meta & FLAG_ANCHORED != 0)
                         })
                     });
                 }

@@ -235,7 +235,7 @@ mod tests {
 
     /// What this thread's scratch holds between parses: (kept, pending) capacities in bytes.
     fn retained() -> (usize, usize) {
-        let scratch = SCRATCH.take();
+        let scratch = SCRATCH.take().unwrap_or_default();
         let held = (
             scratch.kept.capacity() * std::mem::size_of::<KeptRule>(),
             scratch.compile.pending.capacity() * std::mem::size_of::<CompiledRule>(),
@@ -243,7 +243,7 @@ mod tests {
         let compile = &scratch.compile;
         assert!(scratch.kept.is_empty() && compile.pending.is_empty() && compile.order.is_empty());
         assert!(compile.twins.is_empty());
-        SCRATCH.set(scratch);
+        SCRATCH.set(Some(scratch));
         held
     }
 

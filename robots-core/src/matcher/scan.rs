@@ -42,7 +42,7 @@ pub struct RuleScan {
 /// Group positions: a few in place (most crawlers get one or two groups), more on the heap.
 /// A scan is made for a file's first check, where an allocation is a visible share.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Positions {
+pub(super) enum Positions {
     Few(u8, [u32; Positions::FEW]),
     Many(Box<[u32]>),
 }
@@ -81,6 +81,15 @@ impl Positions {
             Positions::Few(len, few) => &few[..usize::from(*len).min(Positions::FEW)],
             Positions::Many(many) => many,
         }
+    }
+
+    /// The groups of `robots` at these positions, in file order.
+    pub(super) fn groups<'r>(
+        &self,
+        robots: &'r RobotsTxt,
+    ) -> impl Iterator<Item = Group<'r>> + Clone {
+        let positions = self.as_slice().iter();
+        positions.filter_map(|&g| robots.group(g as usize))
     }
 }
 
@@ -151,11 +160,10 @@ impl ScanCost {
 }
 
 impl RuleScan {
-    /// The selection and the applicable groups of `robots`, for compiling the view.
-    pub(super) fn into_groups(self, robots: &RobotsTxt) -> (Selection, Vec<Group<'_>>) {
-        let groups = self.groups.as_slice().iter();
-        let groups = groups.filter_map(|&g| robots.group(g as usize)).collect();
-        (self.selection, groups)
+    /// The selection and the positions of the applicable groups, for compiling the view (the
+    /// groups are walked from them rather than collected: an allocation per view).
+    pub(super) fn into_parts(self) -> (Selection, Positions) {
+        (self.selection, self.groups)
     }
 
     /// Which groups apply.
@@ -171,9 +179,9 @@ impl RuleScan {
 
     /// The applicable rules of `robots`, in file order, with what the parse learnt of each.
     fn rules<'r>(&self, robots: &'r RobotsTxt) -> impl Iterator<Item = (Rule<'r>, ValueHints)> {
-        let groups = self.groups.as_slice().iter();
-        let groups = groups.filter_map(|&g| robots.group(g as usize));
-        groups.flat_map(|group| group.rules_with_hints())
+        self.groups
+            .groups(robots)
+            .flat_map(|group| group.rules_with_hints())
     }
 
     /// The first valid `Crawl-delay` of the applicable groups of `robots`, as
@@ -208,9 +216,7 @@ impl RuleScan {
 
     /// The records of the applicable groups of `robots`, in file order.
     fn records<'r>(&self, robots: &'r RobotsTxt) -> impl Iterator<Item = Record<'r>> {
-        let groups = self.groups.as_slice().iter();
-        let groups = groups.filter_map(|&g| robots.group(g as usize));
-        groups.flat_map(|group| group.records())
+        self.groups.groups(robots).flat_map(|group| group.records())
     }
 
     /// What a check of this scan against `robots` may have to try: the applicable rules, their
@@ -226,11 +232,12 @@ impl RuleScan {
     /// ```
     pub fn cost(&self, robots: &RobotsTxt) -> ScanCost {
         let mut cost = ScanCost::default();
-        for (rule, hints) in self.rules(robots) {
+        // The rules as stored (no views of them made): a first check pays for this walk.
+        for rule in self.groups.groups(robots).flat_map(|g| g.rule_data()) {
             cost.rules += 1;
             cost.pattern_bytes += rule.pattern.len();
-            if hints.may_have_star() {
-                let stars = rule.pattern.iter().filter(|&&b| b == b'*').count();
+            if rule.hints.may_have_star() {
+                let stars = robots.bytes(rule.pattern).iter().filter(|&&b| b == b'*').count();
                 cost.wildcard_rules += usize::from(stars > 0);
                 cost.stars += stars;
             }
@@ -272,8 +279,7 @@ impl RuleScan {
         let outranks = |rank: usize, best: &Option<(usize, MatchedRule<'r>)>| {
             best.as_ref().is_none_or(|(kept, _)| rank > *kept)
         };
-        let groups = self.groups.as_slice().iter();
-        for group in groups.filter_map(|&g| robots.group(g as usize)) {
+        for group in self.groups.groups(robots) {
             for rule in group.rule_data() {
                 let pattern = robots.bytes(rule.pattern);
                 // As a view compiles them: empty patterns never decide, and a pattern that
