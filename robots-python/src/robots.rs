@@ -86,20 +86,43 @@ impl RobotsTxt {
 
     /// Google's verdict for `url` (as given).
     fn verdict(&self, py: Python<'_>, agent: &str, url: &str) -> Verdict {
-        let checker = self.checker(py, agent);
-        let verdict = checker.check_path(&self.robots, robots_core::path_of(url).as_bytes());
-        Verdict {
+        let path = robots_core::path_of(url);
+        let of = |verdict: robots_core::Verdict<'_>| Verdict {
             allowed: verdict.allowed,
             rule: Rule::of(verdict.rule),
             resolved_path: None,
-        }
+        };
+        let compiled = |matcher: &Matcher| of(matcher.check_path(path.as_bytes()));
+        self.views
+            .with_compiled(agent, compiled)
+            .unwrap_or_else(|_| {
+                let checker = self.checker(py, agent);
+                of(checker.check_path(&self.robots, path.as_bytes()))
+            })
+    }
+
+    /// Whether `url` (as given) is allowed: [`Self::verdict`] without the rule.
+    fn allowed(&self, py: Python<'_>, agent: &str, url: &str) -> bool {
+        let path = robots_core::path_of(url);
+        let compiled = |matcher: &Matcher| matcher.check_path(path.as_bytes()).allowed;
+        self.views
+            .with_compiled(agent, compiled)
+            .unwrap_or_else(|_| {
+                let checker = self.checker(py, agent);
+                checker.check_path(&self.robots, path.as_bytes()).allowed
+            })
     }
 
     /// The polite verdict for `url`: refused when its path or a path the server resolves it to
     /// is disallowed.
     pub fn resolved(&self, py: Python<'_>, agent: &str, url: &str) -> Verdict {
-        let checker = self.checker(py, agent);
-        resolved_verdict(|path| checker.check_path(&self.robots, path), url)
+        let compiled = |matcher: &Matcher| resolved_verdict(|path| matcher.check_path(path), url);
+        self.views
+            .with_compiled(agent, compiled)
+            .unwrap_or_else(|_| {
+                let checker = self.checker(py, agent);
+                resolved_verdict(|path| checker.check_path(&self.robots, path), url)
+            })
     }
 }
 
@@ -166,9 +189,7 @@ impl RobotsTxt {
         user_agent: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
         let (url, agent) = args::url_and_agent(url, user_agent, "can_fetch")?;
-        let checker = self.checker(py, &agent);
-        let path = robots_core::path_of(&url);
-        Ok(checker.check_path(&self.robots, path.as_bytes()).allowed)
+        Ok(self.allowed(py, &agent, &url))
     }
 
     /// The verdict for `url` with the rule that decided it (`Verdict.rule`: line, kind and

@@ -120,6 +120,18 @@ impl Views {
         Checker::Compiled(Self::compiled(&slot, compile))
     }
 
+    /// `f` on the compiled view of `agent` as given, when it is known and compiled (every
+    /// check of a crawl but its first few): answered under the lock, with no reference count
+    /// taken or dropped. `f` back when it is not, for [`Views::checker`].
+    pub fn with_compiled<R, F: FnOnce(&Matcher) -> R>(&self, agent: &str, f: F) -> Result<R, F> {
+        let views = self.lock();
+        let view = views.iter().rev().find(|v| &*v.agent == agent);
+        match view.and_then(|v| v.slot.compiled.get()) {
+            Some(matcher) => Ok(f(matcher)),
+            None => Err(f),
+        }
+    }
+
     /// What answers for `agent` besides a check (its groups, Crawl-delay, Request-rate): the
     /// compiled view if there is one, else the scan, neither compiling nor counting a check.
     pub fn records(&self, robots: &RobotsTxt, agent: &str) -> Checker {
@@ -292,7 +304,15 @@ mod tests {
         let (views, compiled) = (Views::default(), Cell::new(0));
         assert_eq!(SCANS_BEFORE_COMPILING, 1);
         let check = |agent: &str, path: &str| check(&robots, &views, agent, path, &compiled);
+        let compiled_answer = |agent: &str, path: &str| {
+            views
+                .with_compiled(agent, |m| m.check_path(path.as_bytes()).allowed)
+                .ok()
+        };
+        // Nothing compiled yet: no answer under the lock, and no check counted.
+        assert_eq!(compiled_answer("FooBot", "/foo/x"), None);
         assert_eq!(check("FooBot", "/foo/x"), (false, true));
+        assert_eq!(compiled_answer("FooBot", "/foo/x"), None);
         assert_eq!(check("OtherBot", "/all"), (false, true));
         assert_eq!(
             compiled.get(),
@@ -307,6 +327,17 @@ mod tests {
             assert_eq!(check("FooBot", "/all"), (true, false));
         }
         assert_eq!(compiled.get(), 1);
+        // Compiled: answered under the lock for each agent string already seen, the same way.
+        for agent in ["FooBot", "FooBot/2.1"] {
+            assert_eq!(compiled_answer(agent, "/foo/x"), Some(false));
+            assert_eq!(compiled_answer(agent, "/all"), Some(true));
+        }
+        assert_eq!(
+            compiled_answer("FooBot/3", "/foo/x"),
+            None,
+            "a string not seen yet"
+        );
+        assert_eq!(compiled_answer("OtherBot", "/all"), None, "another view");
         // What needs the compiled view gets the one compiled.
         get_in(&robots, &views, "FooBot", &compiled);
         assert_eq!(compiled.get(), 1);
