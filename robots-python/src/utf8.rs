@@ -33,7 +33,10 @@ pub fn borrowed<'a>(string: &'a Bound<'_, PyString>) -> Option<&'a str> {
         return None;
     }
     let len = usize::try_from(size).ok()?;
-    // SAFETY: as above: `len` bytes at `data`, UTF-8 by CPython's contract, borrowed for `'a`.
+    // SAFETY: as above: `len` bytes at `data`, borrowed for `'a`.
     let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) };
-    std::str::from_utf8(bytes).ok()
+    // SAFETY: CPython encodes with the strict handler (a string it cannot encode returns
+    // NULL, above), so the bytes are valid UTF-8; validating them again was a pass over every
+    // URL and agent of every check.
+    Some(unsafe { std::str::from_utf8_unchecked(bytes) })
 }
