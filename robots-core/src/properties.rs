@@ -86,6 +86,12 @@ proptest! {
         let scan = robots.rule_scan_for(&agents);
         prop_assert_eq!(scan.check_path(&robots, path.as_bytes()), view.check_path(path.as_bytes()));
         prop_assert_eq!(scan.selection(), view.selection());
+        // The view compiled from the scan is the view compiled for the tokens.
+        let of_scan = scan.matcher(&robots);
+        prop_assert_eq!(of_scan.check_path(path.as_bytes()), view.check_path(path.as_bytes()));
+        prop_assert_eq!(of_scan.selection(), view.selection());
+        prop_assert_eq!(of_scan.rule_count(), view.rule_count());
+        prop_assert_eq!(of_scan.crawl_delay(), view.crawl_delay());
         let url = format!("http://example.com{path}");
         prop_assert_eq!(scan.check_url(&robots, &url), view.check_url(&url));
         prop_assert_eq!(scan.crawl_delay(&robots), view.crawl_delay());

@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 use robots_core::url_path::served_paths;
-use robots_core::{MAX_BODY_BYTES, Matcher};
+use robots_core::{MAX_BODY_BYTES, Matcher, RuleScan};
 
 use crate::args;
 use crate::types::{Diagnostic, Record, RequestRate, Rule, Usage, Verdict};
@@ -66,21 +66,21 @@ impl RobotsTxt {
     pub fn view(&self, py: Python<'_>, agent: &str) -> PyResult<Matcher> {
         Ok(self
             .views
-            .get(&self.robots, agent, |token| self.compile(py, token)))
+            .get(&self.robots, agent, |scan| self.compile(py, scan)))
     }
 
     /// What answers one check for the agent as given: a scan of the rules for a view's first
     /// checks, then its compiled view (see `Views`).
     fn checker(&self, py: Python<'_>, agent: &str) -> Checker {
         self.views
-            .checker(&self.robots, agent, |token| self.compile(py, token))
+            .checker(&self.robots, agent, |scan| self.compile(py, scan))
     }
 
-    fn compile(&self, py: Python<'_>, token: &str) -> Matcher {
+    fn compile(&self, py: Python<'_>, scan: &RuleScan) -> Matcher {
         if self.body.len() >= DETACH_BYTES {
-            py.detach(|| self.robots.matcher(token))
+            py.detach(|| scan.matcher(&self.robots))
         } else {
-            self.robots.matcher(token)
+            scan.matcher(&self.robots)
         }
     }
 

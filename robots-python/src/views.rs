@@ -47,14 +47,6 @@ pub struct Slot {
     compiled: OnceLock<Matcher>,
 }
 
-impl Slot {
-    /// The token the view is compiled for: the one a group names, or for the `*` groups' view
-    /// a name no group can name (`*` is no product token).
-    fn token(&self) -> &str {
-        self.scan.selection().token().unwrap_or("*")
-    }
-}
-
 /// How one check is answered: by the compiled view, or by a scan of the parsed file.
 pub enum Checker {
     Compiled(Matcher),
@@ -102,13 +94,14 @@ impl Views {
     /// (compatible; FooBot/2.1)`) or a product token (`FooBot`), reduced as the `robots`
     /// command reduces `--user-agent`. A token no group names shares the one view of the `*`
     /// groups, so that the crawlers a file does not name share its scans and its compilation.
-    /// `compile` gets the token and runs without the lock held, so a slow compilation blocks no
+    /// `compile` gets the scan (its groups, chosen once) and runs without the lock held, so a
+    /// slow compilation blocks no
     /// other check.
     pub fn checker(
         &self,
         robots: &RobotsTxt,
         agent: &str,
-        compile: impl FnOnce(&str) -> Matcher,
+        compile: impl FnOnce(&RuleScan) -> Matcher,
     ) -> Checker {
         let slot = self.slot(robots, agent);
         if let Some(matcher) = slot.compiled.get() {
@@ -147,7 +140,7 @@ impl Views {
         &self,
         robots: &RobotsTxt,
         agent: &str,
-        compile: impl FnOnce(&str) -> Matcher,
+        compile: impl FnOnce(&RuleScan) -> Matcher,
     ) -> Matcher {
         Self::compiled(&self.slot(robots, agent), compile)
     }
@@ -155,11 +148,11 @@ impl Views {
     /// The slot's compiled view, compiled now if it is not yet. Two threads may both compile
     /// it; the first kept wins. (Not `OnceLock::get_or_init`: a compilation that releases the
     /// GIL would deadlock with a thread waiting on the lock while holding the GIL.)
-    fn compiled(slot: &Slot, compile: impl FnOnce(&str) -> Matcher) -> Matcher {
+    fn compiled(slot: &Slot, compile: impl FnOnce(&RuleScan) -> Matcher) -> Matcher {
         if let Some(matcher) = slot.compiled.get() {
             return matcher.clone();
         }
-        let matcher = compile(slot.token());
+        let matcher = compile(&slot.scan);
         let _ = slot.compiled.set(matcher.clone());
         slot.compiled.get().cloned().unwrap_or(matcher)
     }
@@ -246,9 +239,9 @@ mod tests {
     }
 
     fn get_in(robots: &RobotsTxt, views: &Views, agent: &str, compiled: &Cell<usize>) -> Matcher {
-        views.get(robots, agent, |token| {
+        views.get(robots, agent, |scan| {
             compiled.set(compiled.get() + 1);
-            robots.matcher(token)
+            scan.matcher(robots)
         })
     }
 
@@ -260,9 +253,9 @@ mod tests {
         path: &str,
         compiled: &Cell<usize>,
     ) -> (bool, bool) {
-        let checker = views.checker(robots, agent, |token| {
+        let checker = views.checker(robots, agent, |scan| {
             compiled.set(compiled.get() + 1);
-            robots.matcher(token)
+            scan.matcher(robots)
         });
         let allowed = checker.check_path(robots, path.as_bytes()).allowed;
         (allowed, matches!(checker, Checker::Scan(_)))

@@ -9,15 +9,15 @@ use crate::robots::{Group, Record, RobotsTxt, Rule};
 use crate::url_path::path_of;
 use crate::verdict::{MatchedRule, RuleKind, Selection, Verdict};
 
-use super::CrawlDelay;
 use super::search::with_leading_slash;
+use super::{CrawlDelay, Matcher};
 
 /// The groups of a parsed file that apply to one crawler, found once, whose rules a check scans.
 ///
 /// A check by scan gives the verdict, and reports the rule, that the view compiled by
 /// [`RobotsTxt::matcher`] for the same crawler gives; it allocates nothing. It costs time in
 /// proportion to the crawler's rules (each is tried, unless one already found outranks it),
-/// where a compiled [`Matcher`](crate::Matcher) goes to the few that can match, but finding the groups
+/// where a compiled [`Matcher`] goes to the few that can match, but finding the groups
 /// is all it costs to make: a fraction of compiling a view. For a crawler that checks a few URLs
 /// of each file (a broad crawl), scan; for many, compile.
 ///
@@ -166,6 +166,24 @@ impl RuleScan {
         (self.selection, self.groups)
     }
 
+    /// Compiles the view of the groups this scan checks against `robots`: the view
+    /// [`RobotsTxt::matcher_for`] compiles for the same tokens, without choosing the groups
+    /// again (for a crawler that scanned a file's first checks and now checks enough of it to
+    /// compile).
+    ///
+    /// ```
+    /// use robots_core::RobotsTxt;
+    /// let robots = RobotsTxt::parse(b"User-agent: FooBot\nDisallow: /private\n");
+    /// let scan = robots.rule_scan("FooBot");
+    /// assert!(!scan.check_url(&robots, "https://example.com/private").allowed);
+    /// let view = scan.matcher(&robots);
+    /// assert!(!view.is_allowed("https://example.com/private"));
+    /// assert_eq!(view.selection(), scan.selection());
+    /// ```
+    pub fn matcher(&self, robots: &RobotsTxt) -> Matcher {
+        Matcher::of_groups(robots, self.selection.clone(), &self.groups)
+    }
+
     /// Which groups apply.
     pub fn selection(&self) -> &Selection {
         &self.selection
@@ -237,7 +255,11 @@ impl RuleScan {
             cost.rules += 1;
             cost.pattern_bytes += rule.pattern.len();
             if rule.hints.may_have_star() {
-                let stars = robots.bytes(rule.pattern).iter().filter(|&&b| b == b'*').count();
+                let stars = robots
+                    .bytes(rule.pattern)
+                    .iter()
+                    .filter(|&&b| b == b'*')
+                    .count();
                 cost.wildcard_rules += usize::from(stars > 0);
                 cost.stars += stars;
             }

@@ -12,6 +12,7 @@ use crate::usage::{UsageKind, usage_kind};
 
 use super::Matcher;
 use super::rule::CompiledRule;
+use super::scan::Positions;
 use crate::verdict::{RuleKind, Selection};
 
 /// A rule of a group that may apply, kept by `Matcher::from_body` until the end of the file
@@ -175,6 +176,15 @@ impl Matcher {
         // The groups are chosen as a scan chooses them (tokens compared as given, spec
         // section 3: no reduction to a product token here).
         let (selection, positions) = robots.rule_scan_for(agents).into_parts();
+        Matcher::of_groups(robots, selection, &positions)
+    }
+
+    /// The view of the groups of `robots` at `positions`, chosen for `selection`.
+    pub(super) fn of_groups(
+        robots: &RobotsTxt,
+        selection: Selection,
+        positions: &Positions,
+    ) -> Matcher {
         let groups = positions.groups(robots);
         // The parse's hints come along: without them, each pattern was scanned again for a `*`
         // (the compile's largest single cost on the corpus).
