@@ -35,6 +35,7 @@
 mod body;
 mod cache;
 mod client;
+mod distress;
 mod fetch;
 mod headers;
 mod human;
@@ -58,6 +59,7 @@ pub use cache::{
     ParsedRobots, RobotsCache, RobotsCacheBuilder, Rules, Source, path_of_url,
 };
 pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClient};
+pub use distress::{Backoff, DISTRESS_STATUSES, jittered};
 pub use fetch::{FetchConfig, fetch, revalidate};
 pub use headers::{RateLimitPause, max_age, rate_limit_pause, retry_after};
 // Public because every crate's messages print durations one way (robots-tower's errors,

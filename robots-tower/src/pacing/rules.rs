@@ -126,7 +126,7 @@ impl StatusSet {
 
 /// The statuses that pause a group by default: "slow down" and the server errors of an
 /// overloaded server.
-pub(crate) const DEFAULT_BACKOFF_STATUSES: [u16; 5] = [429, 500, 502, 503, 504];
+pub(crate) const DEFAULT_BACKOFF_STATUSES: [u16; 5] = robots_fetch::DISTRESS_STATUSES;
 
 impl Default for PolitenessConfig {
     fn default() -> PolitenessConfig {
@@ -203,18 +203,19 @@ impl PolitenessConfig {
         self.one_at_a_time() && (self.spacing == Spacing::FromEnd || self.delay_factor > 0.0)
     }
 
-    /// The back-off after `failures` consecutive distress responses, before jitter.
-    pub(crate) fn backoff(&self, failures: u32) -> Duration {
-        let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(31));
-        self.backoff_base
-            .saturating_mul(factor)
-            .min(self.backoff_max)
+    /// The back-off rule with this configuration's numbers (robots-fetch's, which every front
+    /// end applies).
+    pub(crate) fn backoff_rule(&self) -> robots_fetch::Backoff {
+        robots_fetch::Backoff {
+            base: self.backoff_base,
+            max: self.backoff_max,
+        }
     }
 
     /// The back-off after `failures` consecutive distress responses, jittered, and never above
     /// `backoff_max` (the jitter is applied before the cap).
     pub(crate) fn jittered_backoff(&self, failures: u32) -> Duration {
-        jittered(self.backoff(failures)).min(self.backoff_max)
+        self.backoff_rule().jittered(failures)
     }
 
     /// Whether a response (or a request's failure) is distress.
@@ -236,13 +237,6 @@ impl PolitenessConfig {
             Duration::ZERO
         }
     }
-}
-
-/// A back-off varied by -10%…+10% at random, so groups paused together do not return together
-/// (saturating: a configured maximum may be as long as `Duration::MAX`).
-pub(crate) fn jittered(pause: Duration) -> Duration {
-    Duration::try_from_secs_f64(pause.as_secs_f64() * (0.9 + 0.2 * fastrand::f64()))
-        .unwrap_or(pause)
 }
 
 /// How a request ended, as pacing sees it.

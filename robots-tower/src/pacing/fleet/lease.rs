@@ -16,7 +16,8 @@ use crate::pacing::local::Politeness;
 use crate::pacing::local::permit::LocalPermit;
 use crate::pacing::observed::{GroupPause, Lesson, Observed, PauseReason};
 use crate::pacing::rules::Outcome;
-use crate::pacing::rules::{PolitenessConfig, jittered};
+use crate::pacing::rules::PolitenessConfig;
+use robots_fetch::jittered;
 
 /// A lease on one of the group's places. Released with the response's status by
 /// [`Lease::release`] (awaited on the response path, so a 429 pauses the fleet before the

@@ -2,8 +2,9 @@ use super::*;
 use crate::pacing::observed::{GroupPause, Observed, PauseReason};
 use crate::pacing::rules::Outcome;
 use crate::pacing::rules::{
-    Interval, MAX_INTERVAL, OverlongCrawlDelay, PolitenessConfig, Spacing, StatusSet, jittered,
+    Interval, MAX_INTERVAL, OverlongCrawlDelay, PolitenessConfig, Spacing, StatusSet,
 };
+use robots_fetch::jittered;
 
 fn secs(s: u64) -> Duration {
     Duration::from_secs(s)
@@ -338,7 +339,9 @@ async fn the_interval_after_a_slow_answer_is_at_least_factor_times_its_time() {
 #[test]
 fn backoff_doubles_to_the_cap() {
     let config = PolitenessConfig::default();
-    let secs: Vec<u64> = (1..=8).map(|n| config.backoff(n).as_secs()).collect();
+    let secs: Vec<u64> = (1..=8)
+        .map(|n| config.backoff_rule().pause(n).as_secs())
+        .collect();
     assert_eq!(secs, [5, 10, 20, 40, 80, 160, 300, 300]);
 }
 
