@@ -3,6 +3,8 @@
 //! long). A Python client moves the bytes (Scrapy's downloader, in `robots_core.scrapy`); every
 //! decision is robots-fetch's, the same table the Rust fetcher and cache apply.
 
+use std::time::Duration;
+
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -498,6 +500,45 @@ pub fn server_pause(status: u16, headers: &Bound<'_, PyAny>) -> PyResult<Option<
         .map(|pause| pause.reset)
         .filter(|reset| !reset.is_zero());
     Ok(asked.max(limited).map(|pause| pause.as_secs_f64()))
+}
+
+/// How long to leave a server alone after the `streak`-th distress answer in a row (a 429 or a
+/// 5xx of `DISTRESS_STATUSES`, or a network error), in seconds: `base` doubled per answer after
+/// the first, at most `cap`, varied by up to ±10% (never above `cap`), and lengthened to
+/// `retry_after` (what the answer asked, as `server_pause` reads it) capped at
+/// `max_retry_after`, never shortened by it. robots-fetch's rule, the Rust pacers' own.
+///
+/// >>> 4.5 <= backoff_pause(1) <= 5.5
+/// True
+/// >>> 18.0 <= backoff_pause(3, 1.0) <= 22.0
+/// True
+/// >>> backoff_pause(1, 120.0)
+/// 120.0
+/// >>> backoff_pause(40, 86400.0)
+/// 600.0
+#[pyfunction]
+#[pyo3(signature = (streak, retry_after=None, *, base=5.0, cap=300.0, max_retry_after=600.0))]
+pub fn backoff_pause(
+    streak: u32,
+    retry_after: Option<f64>,
+    base: f64,
+    cap: f64,
+    max_retry_after: f64,
+) -> PyResult<f64> {
+    let seconds = |value: f64, name: &str| {
+        Duration::try_from_secs_f64(value).map_err(|_| {
+            PyValueError::new_err(format!(
+                "{name} must be a non-negative finite number of seconds, not {value}"
+            ))
+        })
+    };
+    let backoff = robots_fetch::Backoff {
+        base: seconds(base, "base")?,
+        max: seconds(cap, "cap")?,
+    };
+    let asked = retry_after.map(|s| seconds(s, "retry_after")).transpose()?;
+    let pause = backoff.pause_after(streak, asked, seconds(max_retry_after, "max_retry_after")?);
+    Ok(pause.as_secs_f64())
 }
 
 /// Whether a URL a server handed on (a redirect's `Location`, a link) may be followed from

@@ -60,6 +60,8 @@ fn _robots_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(product_token, module)?)?;
     module.add_function(wrap_pyfunction!(user_agent_token, module)?)?;
     module.add_function(wrap_pyfunction!(fetch::server_pause, module)?)?;
+    module.add_function(wrap_pyfunction!(fetch::backoff_pause, module)?)?;
+    module.add("DISTRESS_STATUSES", robots_fetch::DISTRESS_STATUSES)?;
     module.add_function(wrap_pyfunction!(fetch::hop_allowed, module)?)?;
     module.add("MAX_BODY_BYTES", robots_core::MAX_BODY_BYTES)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -29,6 +29,8 @@ class Reply:
     # The body, then comment lines for as long as the client reads (at most 60 s): a body that
     # never ends.
     endless: bool = False
+    # No answer at all: the connection is closed as the request arrives (logged as status 0).
+    drop: bool = False
 
 
 # A route answers by the request's Host and how many times its path was asked before.
@@ -39,13 +41,16 @@ class Server:
     """Serves ``routes`` (path → a reply, or a function of Host and count); any other path is a
     page (200)."""
 
-    def __init__(self, routes: dict[str, Reply | Route]) -> None:
+    def __init__(self, routes: dict[str, Reply | Route], keep_alive: bool = True) -> None:
+        """Without ``keep_alive`` every connection serves one request (HTTP/1.0): a client
+        then never resends a request on its own after a dropped connection, as Twisted does
+        once on a connection it kept."""
         self.log: list[Hit] = []
         self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
 
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
                 host = self.headers.get("Host", "")
@@ -53,7 +58,10 @@ class Server:
                     count = sum(1 for hit in server.log if hit.path == self.path and hit.host == host)
                     route = routes.get(self.path, Reply())
                     reply = route if isinstance(route, Reply) else route(host, count)
-                    server.log.append(Hit(time.monotonic(), host, self.path, reply.status))
+                    server.log.append(Hit(time.monotonic(), host, self.path, 0 if reply.drop else reply.status))
+                if reply.drop:
+                    self.close_connection = True
+                    return
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)

@@ -175,6 +175,64 @@ def test_a_429_with_retry_after_pauses_its_server():
     assert hits[limited + 1].at - hits[limited].at < 5.0
 
 
+def assert_backed_off(hits: list[Any], base: float) -> int:
+    """Each distress answer (503, or a dropped connection: status 0) holds its server for the
+    back-off its streak calls for (``base`` doubled per answer in a row, ±10%), and an answer
+    ends the streak (the next request at the usual delay). The longest streak."""
+    trace = [(h.path, h.status, round(h.at, 2)) for h in hits]
+    streak = longest = 0
+    for hit, after in zip(hits, hits[1:]):
+        gap = after.at - hit.at
+        if hit.status in (0, 503):
+            streak += 1
+            longest = max(longest, streak)
+            wanted = base * 2 ** (streak - 1)
+            assert wanted * 0.9 - MEASURE <= gap < wanted * 1.1 + 0.6, (streak, gap, trace)
+        else:
+            if streak:
+                assert gap < 0.9, ("the streak ended", gap, trace)
+            streak = 0
+    return longest
+
+
+# One request at a time, a fifth of a second apart; Scrapy retries a 503 or a dropped
+# connection twice.
+BACK_OFF = {"CONCURRENT_REQUESTS_PER_DOMAIN": 1, "DOWNLOAD_DELAY": 0.2, "ROBOTSTXT_BACKOFF_BASE": 1.0}
+
+
+def test_a_server_answering_503_without_retry_after_is_backed_off_exponentially():
+    def two_503s(host: str, count: int) -> Reply:
+        return Reply(503, b"busy") if count < 2 else Reply()
+
+    ours, theirs, result = both({"/a": two_503s}, ["/a"], **BACK_OFF)
+    hits = [hit for hit in ours.log if hit.path != "/robots.txt"]
+    assert [h.status for h in hits] == [503, 503, 200]
+    # 1 s after the first, 2 s after the second.
+    assert assert_backed_off(hits, 1.0) == 2
+    assert result["stats"]["robotstxt/backoff_count"] == 2
+    # Scrapy's own middleware retries at the download delay.
+    hits = [hit for hit in theirs.log if hit.path != "/robots.txt"]
+    assert max(b.at - a.at for a, b in zip(hits, hits[1:])) < 0.9
+
+
+def test_a_server_dropping_connections_is_backed_off_and_an_answer_ends_the_streak():
+    def dropped_twice(host: str, count: int) -> Reply:
+        return Reply(drop=True) if count < 2 else Reply()
+
+    server = Server({"/a": dropped_twice}, keep_alive=False)
+    try:
+        result = crawl("ours", [server.base + "/a", server.base + "/b"], **BACK_OFF)
+    finally:
+        server.close()
+    hits = [hit for hit in server.log if hit.path != "/robots.txt"]
+    assert [h.status for h in hits if h.path == "/a"] == [0, 0, 200]
+    # /b, answered, may come between the drops (its slot place was taken first): it ends the
+    # streak, and the next drop is backed off as a first again.
+    assert assert_backed_off(hits, 1.0) >= 1
+    assert result["stats"]["robotstxt/backoff_count"] == 2
+    assert sorted(pages(server)) == ["/a", "/a", "/a", "/b"]
+
+
 def test_a_browser_style_user_agent_obeys_the_group_of_the_bot_it_names():
     agent = "Mozilla/5.0 (X11; Linux x86_64) MyBot/2.1 (+https://mybot.example)"
     routes = {"/robots.txt": Reply(200, b"User-agent: MyBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")}

@@ -18,6 +18,7 @@ other Python client: it moves the bytes, they decide.
 """
 
 from ._robots_core import (
+    DISTRESS_STATUSES,
     MAX_BODY_BYTES,
     CachedRobots,
     Diagnostic,
@@ -29,6 +30,7 @@ from ._robots_core import (
     Usage,
     Verdict,
     __version__,
+    backoff_pause,
     hop_allowed,
     product_token,
     server_pause,
@@ -36,6 +38,7 @@ from ._robots_core import (
 )
 
 __all__ = [
+    "DISTRESS_STATUSES",
     "MAX_BODY_BYTES",
     "CachedRobots",
     "Diagnostic",
@@ -48,6 +51,7 @@ __all__ = [
     "Usage",
     "Verdict",
     "__version__",
+    "backoff_pause",
     "hop_allowed",
     "product_token",
     "server_pause",

@@ -2,6 +2,7 @@
 re-exported by its `X as X` import."""
 
 from ._robots_core import (
+    DISTRESS_STATUSES as DISTRESS_STATUSES,
     MAX_BODY_BYTES as MAX_BODY_BYTES,
     CachedRobots as CachedRobots,
     Diagnostic as Diagnostic,
@@ -13,6 +14,7 @@ from ._robots_core import (
     Usage as Usage,
     Verdict as Verdict,
     __version__ as __version__,
+    backoff_pause as backoff_pause,
     hop_allowed as hop_allowed,
     product_token as product_token,
     server_pause as server_pause,

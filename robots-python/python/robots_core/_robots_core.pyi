@@ -13,6 +13,9 @@ _T = TypeVar("_T", bound="RobotsTxt")
 MAX_BODY_BYTES: int
 """How much of a body is read: 512,000 bytes (500 KiB), as Google's crawler reads."""
 
+DISTRESS_STATUSES: tuple[int, ...]
+"""The statuses that say a server is in distress: 429, 500, 502, 503 and 504."""
+
 __version__: str
 
 def product_token(user_agent: str | bytes) -> str:
@@ -26,6 +29,16 @@ def hop_allowed(from_url: str | bytes, to_url: str | bytes) -> bool:
 
 def server_pause(status: int, headers: _Headers) -> float | None:
     """Seconds a response asks its server's client to stop (``Retry-After``, rate-limit headers), or ``None``."""
+
+def backoff_pause(
+    streak: int,
+    retry_after: float | None = None,
+    *,
+    base: float = 5.0,
+    cap: float = 300.0,
+    max_retry_after: float = 600.0,
+) -> float:
+    """Seconds to leave a server alone after the ``streak``-th distress answer in a row."""
 
 class Rule:
     """The rule that decided a verdict."""

@@ -25,7 +25,16 @@ import time
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
-from ._robots_core import MAX_BODY_BYTES, CachedRobots, RobotsTxt, hop_allowed, server_pause, user_agent_token
+from ._robots_core import (
+    DISTRESS_STATUSES,
+    MAX_BODY_BYTES,
+    CachedRobots,
+    RobotsTxt,
+    backoff_pause,
+    hop_allowed,
+    server_pause,
+    user_agent_token,
+)
 
 if TYPE_CHECKING:
     _Base = object
@@ -159,6 +168,12 @@ class RobotsTxtMiddleware:
       ``clamp``); over 24 hours, always. A ``Retry-After`` on a 429 or 5xx, or rate-limit
       headers that say nothing is left, pause the slot (at most ``ROBOTSTXT_MAX_RETRY_AFTER``,
       600 s).
+    - **Slower when the server struggles**: a page answered with 429, 500, 502, 503 or 504
+      (``ROBOTSTXT_BACKOFF_STATUSES``), or whose download ended without an answer (a refused,
+      reset or lost connection, a timeout; ``ROBOTSTXT_BACKOFF_NETWORK_ERRORS``), pauses its slot for an
+      exponential back-off: ``ROBOTSTXT_BACKOFF_BASE`` (5 s) doubled per such answer in a row, at
+      most ``ROBOTSTXT_BACKOFF_MAX`` (300 s), varied by ±10%; a ``Retry-After`` lengthens it,
+      never shortens it. Any other answer ends the streak. The rule is the Rust pacers' own.
     - **What the server serves**: a URL is refused when its path or the path the server resolves
       it to (``/%7Euser/`` is ``/~user/``, dot segments removed) is disallowed.
     - **Nothing a server hands on leads inside**: a redirect's target or a link (a request with
@@ -172,7 +187,8 @@ class RobotsTxtMiddleware:
 
     Stats: ``robotstxt/request_count``, ``robotstxt/response_status_count/<status>``,
     ``robotstxt/outcome/<outcome>``, ``robotstxt/forbidden``, ``robotstxt/refused/unreachable``,
-    ``robotstxt/refused/delay``, ``robotstxt/refused/address``, ``robotstxt/pause_count``, ``robotstxt/delay_max``.
+    ``robotstxt/refused/delay``, ``robotstxt/refused/address``, ``robotstxt/pause_count``, ``robotstxt/pause_max``,
+    ``robotstxt/backoff_count``, ``robotstxt/delay_max``.
     """
 
     DOWNLOAD_PRIORITY: int = 1000
@@ -195,6 +211,20 @@ class RobotsTxtMiddleware:
             raise ValueError(f"ROBOTSTXT_LONG_DELAY must be one of {_POLICIES}, not {self._policy!r}")
         self._max_delay = float(settings.getfloat("ROBOTSTXT_MAX_DELAY", 30.0))
         self._max_pause = float(settings.getfloat("ROBOTSTXT_MAX_RETRY_AFTER", 600.0))
+        self._backoff_base = float(settings.getfloat("ROBOTSTXT_BACKOFF_BASE", 5.0))
+        self._backoff_max = float(settings.getfloat("ROBOTSTXT_BACKOFF_MAX", 300.0))
+        if not 0.0 <= self._backoff_base <= self._backoff_max < float("inf"):
+            raise ValueError(
+                "ROBOTSTXT_BACKOFF_BASE and ROBOTSTXT_BACKOFF_MAX must be seconds with 0 <= base <= max, "
+                f"not {self._backoff_base!r} and {self._backoff_max!r}"
+            )
+        statuses = settings.getlist("ROBOTSTXT_BACKOFF_STATUSES", list(DISTRESS_STATUSES))
+        self._distress = frozenset(int(status) for status in statuses)
+        self._backoff_network = settings.getbool("ROBOTSTXT_BACKOFF_NETWORK_ERRORS", True)
+        # Per slot: distress answers in a row.
+        self._streaks: dict[str, int] = {}
+        # Requests answered and not yet out of the downloader (by identity: they are alive).
+        self._answered: dict[int, bool] = {}
         self._robots: dict[tuple[str, str, int], CachedRobots] = {}
         self._waiting: dict[tuple[str, str, int], list[Any]] = {}
         self._addresses: dict[str, str] = {}
@@ -227,6 +257,7 @@ class RobotsTxtMiddleware:
         from scrapy import signals
 
         crawler.signals.connect(self._response_downloaded, signal=signals.response_downloaded)
+        crawler.signals.connect(self._request_left_downloader, signal=signals.request_left_downloader)
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
 
@@ -434,6 +465,9 @@ class RobotsTxtMiddleware:
 
     def _response_downloaded(self, response: Any, request: Any, spider: Any = None) -> None:
         # Sent before the slot takes its next request, so a pause holds that one too.
+        if len(self._answered) > 100_000:
+            self._answered.clear()  # never more than the requests in flight, unless a signal was lost
+        self._answered[id(request)] = True  # until it leaves the downloader
         key = request.meta.get("download_slot")
         if key is None:
             return
@@ -444,9 +478,45 @@ class RobotsTxtMiddleware:
         floor = self._floors.get(key)
         if floor:
             self._apply_floor(slot, floor)  # AutoThrottle may have lowered it.
-        pause = server_pause(response.status, response.headers)
-        if pause is not None and pause > 0:
-            self._pause(downloader, slot, key, min(pause, self._max_pause))
+        asked = server_pause(response.status, response.headers)
+        # A robots.txt answer has its own status rules; only its headers pause the server.
+        is_page = _BODY_BYTES_SEEN not in request.meta
+        if is_page and response.status in self._distress:
+            self._back_off(downloader, slot, key, asked, f"answered {response.status}")
+            return
+        if is_page:
+            self._streaks.pop(key, None)  # any other answer ends the streak
+        if asked is not None and asked > 0:
+            self._pause(downloader, slot, key, min(asked, self._max_pause))
+
+    def _request_left_downloader(self, request: Any, spider: Any = None) -> None:
+        """A page download that ended without an answer (a refused, reset or lost connection, a
+        timeout, a name that does not resolve) backs its server off. Scrapy tells of the failure
+        only here, after its slot has looked at its queue: a request already due then (the
+        failure took longer than the slot's delay) starts before the pause, the next ones wait."""
+        if self._answered.pop(id(request), False):
+            return
+        key = request.meta.get("download_slot")
+        if key is None or not self._backoff_network or _BODY_BYTES_SEEN in request.meta:
+            return
+        downloader = self.crawler.engine.downloader
+        slot = downloader.slots.get(key)
+        if slot is not None:
+            self._back_off(downloader, slot, key, None, "gave no answer")
+
+    def _back_off(self, downloader: Any, slot: Any, key: str, asked: float | None, why: str) -> None:
+        """One more distress answer in a row from the slot's server: the pause its streak calls
+        for (robots-fetch's rule), lengthened by what it asked."""
+        streak = self._streaks.get(key, 0) + 1
+        if len(self._streaks) > 100_000:
+            self._streaks.clear()  # forgets streaks, never a pause in effect
+        self._streaks[key] = streak
+        pause = backoff_pause(
+            streak, asked, base=self._backoff_base, cap=self._backoff_max, max_retry_after=self._max_pause
+        )
+        self.stats.inc_value("robotstxt/backoff_count")
+        logger.info("%s %s (%d in a row): backing off %.1f s", key, why, streak, pause)
+        self._pause(downloader, slot, key, pause)
 
     def _pause(self, downloader: Any, slot: Any, key: str, pause: float) -> None:
         """Holds the slot's queue for ``pause`` seconds (longer pauses win)."""
