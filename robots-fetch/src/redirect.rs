@@ -127,43 +127,75 @@ impl HopRule {
         to: &'a Url,
         resolver: &'a crate::Resolver,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + 'a>> {
-        // Boxed: the rule is a tree, and only redirect hops (rare) come here.
+        // Boxed: only redirect hops (rare) come here.
         Box::pin(async move {
-            match &*self.0 {
-                Kind::NotIntoInternal => {
-                    if is_internal(from) {
-                        return true;
-                    }
-                    if is_internal(to) {
-                        return false;
-                    }
-                    let (Some(Host::Domain(name)), Some(port)) =
-                        (to.host(), to.port_or_known_default())
-                    else {
-                        return true;
-                    };
-                    if from
-                        .host_str()
-                        .is_some_and(|h| h.eq_ignore_ascii_case(name))
-                    {
-                        return true;
-                    }
-                    match resolver.lookup(name, port).await {
-                        Ok(addrs) => !addrs.iter().any(|addr| is_internal_ip(*addr)),
-                        Err(_) => true,
-                    }
+            let addresses = match (to.host(), to.port_or_known_default()) {
+                (Some(Host::Domain(name)), Some(port)) if self.consults_addresses(from, to) => {
+                    resolver.lookup(name, port).await.unwrap_or_default()
                 }
-                Kind::And(a, b) => {
-                    a.allows_resolved(from, to, resolver).await
-                        && b.allows_resolved(from, to, resolver).await
-                }
-                Kind::Or(a, b) => {
-                    a.allows_resolved(from, to, resolver).await
-                        || b.allows_resolved(from, to, resolver).await
-                }
-                _ => self.allows(from, to),
-            }
+                _ => Arc::from([]),
+            };
+            self.allows_addresses(from, to, &addresses)
         })
+    }
+
+    /// [`HopRule::allows`], with the addresses the target's name resolves to (as the client
+    /// connects) for [`HopRule::not_into_internal_addresses`]: a public name with an internal
+    /// address is refused like an internal literal. With none (a name that did not resolve), the
+    /// target is judged by its text. For clients that resolve names themselves (the Python
+    /// package's Scrapy middleware, through Scrapy's resolver); [`HopRule::allows_resolved`]
+    /// resolves with a [`crate::Resolver`].
+    ///
+    /// ```
+    /// use robots_fetch::HopRule;
+    /// let (from, to) = ("https://example.com/a".parse()?, "http://rebound.example/admin".parse()?);
+    /// let loopback = ["127.0.0.1".parse().unwrap()];
+    /// assert!(!HopRule::default().allows_addresses(&from, &to, &loopback));
+    /// assert!(HopRule::default().allows_addresses(&from, &to, &["93.184.215.14".parse().unwrap()]));
+    /// # Ok::<(), url::ParseError>(())
+    /// ```
+    pub fn allows_addresses(&self, from: &Url, to: &Url, addresses: &[std::net::IpAddr]) -> bool {
+        match &*self.0 {
+            Kind::NotIntoInternal => {
+                if is_internal(from) {
+                    return true;
+                }
+                if is_internal(to) {
+                    return false;
+                }
+                // The same name as the page that handed it on: no new address to judge.
+                same_name(from, to) || !addresses.iter().any(|addr| is_internal_ip(*addr))
+            }
+            Kind::And(a, b) => {
+                a.allows_addresses(from, to, addresses) && b.allows_addresses(from, to, addresses)
+            }
+            Kind::Or(a, b) => {
+                a.allows_addresses(from, to, addresses) || b.allows_addresses(from, to, addresses)
+            }
+            _ => self.allows(from, to),
+        }
+    }
+
+    /// Whether judging `from` → `to` would read the target's addresses: a
+    /// [`HopRule::not_into_internal_addresses`] in the rule, from a public host to another name.
+    fn consults_addresses(&self, from: &Url, to: &Url) -> bool {
+        match &*self.0 {
+            Kind::NotIntoInternal => !is_internal(from) && !is_internal(to) && !same_name(from, to),
+            Kind::And(a, b) | Kind::Or(a, b) => {
+                a.consults_addresses(from, to) || b.consults_addresses(from, to)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether `to`'s host is a name, the same as `from`'s (ASCII case ignored).
+fn same_name(from: &Url, to: &Url) -> bool {
+    match to.host() {
+        Some(Host::Domain(name)) => from
+            .host_str()
+            .is_some_and(|h| h.eq_ignore_ascii_case(name)),
+        _ => false,
     }
 }
 
@@ -427,6 +459,43 @@ mod tests {
         assert!(rule.allows(&public, &url("https://example.org/")));
         assert!(rule.allows(&local, &url("http://127.0.0.1:8080/elsewhere")));
         assert!(rule.allows(&local, &url("https://example.com/")));
+    }
+
+    /// A name judged by the addresses it resolves to: an internal one refuses it from a public
+    /// page, unless it is the page's own name, the page itself is internal, or the rule has no
+    /// address part; no addresses leave it to its text.
+    #[test]
+    fn a_name_is_judged_by_its_addresses() {
+        let rule = HopRule::default();
+        let public = url("https://example.com/go");
+        let rebound = url("http://rebound.example/admin");
+        let ip = |s: &str| -> std::net::IpAddr { s.parse().unwrap() };
+        for internal in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "169.254.169.254",
+            "::1",
+            "::ffff:192.168.0.1",
+        ] {
+            assert!(
+                !rule.allows_addresses(&public, &rebound, &[ip("93.184.215.14"), ip(internal)]),
+                "{internal}"
+            );
+        }
+        assert!(rule.allows_addresses(&public, &rebound, &[ip("93.184.215.14")]));
+        assert!(rule.allows_addresses(&public, &rebound, &[]));
+        let own = url("https://EXAMPLE.com/admin");
+        assert!(rule.allows_addresses(&public, &own, &[ip("127.0.0.1")]));
+        let local = url("http://intranet.local/");
+        assert!(rule.allows_addresses(&url("http://127.0.0.1/"), &local, &[ip("10.0.0.1")]));
+        assert!(!rule.allows_addresses(&public, &url("http://127.0.0.1/"), &[]));
+        // Composed: the address part counts wherever it is in the rule.
+        let composed = HopRule::any().and(HopRule::default());
+        assert!(!composed.allows_addresses(&public, &rebound, &[ip("127.0.0.1")]));
+        assert!(HopRule::any().allows_addresses(&public, &rebound, &[ip("127.0.0.1")]));
+        assert!(composed.consults_addresses(&public, &rebound));
+        assert!(!composed.consults_addresses(&public, &own));
+        assert!(!HopRule::any().consults_addresses(&public, &rebound));
     }
 
     #[test]

@@ -544,19 +544,38 @@ pub fn backoff_pause(
 /// Whether a URL a server handed on (a redirect's `Location`, a link) may be followed from
 /// the page that handed it: not from a public host into an internal address (loopback,
 /// private, link-local such as 169.254.169.254, shared, unspecified; IPv4-mapped forms
-/// included), judged by the URLs' text. From an internal host anything may follow. A string
-/// that is not a URL is a `ValueError`.
+/// included). Judged by the URLs' text, and by `to_addresses` when given: the addresses the
+/// target's name resolves to, by the resolver the client connects with, so that a public name
+/// resolving to an internal address is refused too (a name that did not resolve: none). From an
+/// internal host anything may follow. A string that is not a URL or an address is a
+/// `ValueError`.
 ///
 /// >>> hop_allowed("https://example.com/a", "http://169.254.169.254/latest/meta-data/")
 /// False
 /// >>> hop_allowed("https://example.com/a", "https://example.org/b")
 /// True
+/// >>> hop_allowed("https://example.com/a", "http://rebound.example/admin", ["127.0.0.1"])
+/// False
 #[pyfunction]
-pub fn hop_allowed(from_url: &Bound<'_, PyAny>, to_url: &Bound<'_, PyAny>) -> PyResult<bool> {
+#[pyo3(signature = (from_url, to_url, to_addresses=None))]
+pub fn hop_allowed(
+    from_url: &Bound<'_, PyAny>,
+    to_url: &Bound<'_, PyAny>,
+    to_addresses: Option<Vec<String>>,
+) -> PyResult<bool> {
     let parse = |value: &Bound<'_, PyAny>, name: &str| -> PyResult<url::Url> {
         let text = args::text(value, name)?;
         url::Url::parse(&text).map_err(|e| PyValueError::new_err(format!("{name} {text:?}: {e}")))
     };
     let (from, to) = (parse(from_url, "from_url")?, parse(to_url, "to_url")?);
-    Ok(HopRule::default().allows(&from, &to))
+    let addresses = to_addresses
+        .unwrap_or_default()
+        .iter()
+        .map(|text| {
+            text.parse::<std::net::IpAddr>().map_err(|e| {
+                PyValueError::new_err(format!("to_addresses: {text:?} is not an IP address: {e}"))
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(HopRule::default().allows_addresses(&from, &to, &addresses))
 }

@@ -356,3 +356,28 @@ def test_a_redirect_from_a_public_site_into_an_internal_address_is_not_followed(
     assert "/go" in site.paths()
     assert "/secret" not in internal.paths() and "/given" in internal.paths(), internal.paths()
     assert result["stats"]["robotstxt/refused/address"] == 1
+
+
+def test_a_public_name_that_resolves_to_an_internal_address_is_not_followed():
+    # Every `.example` name is public by its text and resolves to this machine in the crawl: a
+    # redirect to another such name leads inside by its address (DNS rebinding), and is refused;
+    # one to the page's own name is the same server, and followed.
+    internal = Server({})
+    site = Server(
+        {
+            "/go": Reply(302, b"", {"Location": f"http://rebound.example:{internal.port}/secret"}),
+            "/stay": Reply(302, b"", {"Location": "/here"}),
+        }
+    )
+    try:
+        result = crawl(
+            "ours",
+            [f"http://public.example:{site.port}/go", f"http://public.example:{site.port}/stay"],
+            DNS_RESOLVER="scrapy_crawl.LoopbackResolver",
+        )
+    finally:
+        site.close()
+        internal.close()
+    assert "/secret" not in internal.paths(), internal.paths()
+    assert {"/go", "/stay", "/here"} <= set(site.paths()), site.paths()
+    assert result["stats"]["robotstxt/refused/address"] == 1

@@ -24,8 +24,9 @@ def product_token(user_agent: str | bytes) -> str:
 def user_agent_token(user_agent: str | bytes) -> tuple[str, str | None]:
     """The product token, and the crawler's name as written when the token cuts it short."""
 
-def hop_allowed(from_url: str | bytes, to_url: str | bytes) -> bool:
-    """Whether a URL a server handed on may be followed from its page (never public → internal)."""
+def hop_allowed(from_url: str | bytes, to_url: str | bytes, to_addresses: Sequence[str] | None = None) -> bool:
+    """Whether a URL a server handed on may be followed from its page (never public → internal,
+    by the URLs' text and by the addresses the target's name resolves to when given)."""
 
 def server_pause(status: int, headers: _Headers) -> float | None:
     """Seconds a response asks its server's client to stop (``Retry-After``, rate-limit headers), or ``None``."""

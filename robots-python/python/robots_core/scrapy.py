@@ -20,6 +20,7 @@ Scrapy is not a dependency of this package: the classes work with it when it is 
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
 from typing import TYPE_CHECKING, Any, cast
@@ -179,7 +180,8 @@ class RobotsTxtMiddleware:
     - **Nothing a server hands on leads inside**: a redirect's target or a link (a request with
       ``redirect_urls`` or a ``Referer``) is refused when it goes from a public host into an
       internal address (loopback, private, link-local such as 169.254.169.254), by the URLs'
-      text; start URLs may be internal.
+      text and by the address Scrapy's resolver gives the target's name; start URLs may be
+      internal.
     - **The agent**: ``ROBOTSTXT_USER_AGENT``, else the request's ``User-Agent``, reduced to its
       product token (also from a browser-style string carrying one:
       ``Mozilla/5.0 (X11; …) MyBot/2.1 (+https://…)``). The token is logged at start-up, with a
@@ -227,7 +229,7 @@ class RobotsTxtMiddleware:
         self._answered: dict[int, bool] = {}
         self._robots: dict[tuple[str, str, int], CachedRobots] = {}
         self._waiting: dict[tuple[str, str, int], list[Any]] = {}
-        self._addresses: dict[str, str] = {}
+        self._addresses: dict[str, str | None] = {}
         self._floors: dict[str, float] = {}
         self._paused_until: dict[str, float] = {}
         self._clamped: set[str] = set()
@@ -273,7 +275,7 @@ class RobotsTxtMiddleware:
         request.meta["download_slot"] = slot
         if request.meta.get("dont_obey_robotstxt"):
             return
-        self._check_address(request)
+        await self._check_address(request)
         robots = await self._robots_for(request.url)
         agent = self._agent(request)
         self._agents.say(agent)
@@ -286,11 +288,13 @@ class RobotsTxtMiddleware:
             interval = self._allowed_interval(request, robots, interval)
         self._pace(request, slot, interval or 0.0)
 
-    def _check_address(self, request: Any) -> None:
+    async def _check_address(self, request: Any) -> None:
         """A URL a server handed on (a redirect's target, a link: the request has the URL it came
         from in `redirect_urls` or its `Referer`) may not lead from a public host into an internal
-        address: loopback, private, link-local (cloud metadata), judged by the URLs' text. Start
-        URLs (no such source) may be internal."""
+        address: loopback, private, link-local (cloud metadata). Judged by the URLs' text, then by
+        the address the target's name resolves to through Scrapy's resolver (the one its
+        connection uses), so that a public name resolving inside is refused too. Start URLs (no
+        such source) may be internal."""
         from scrapy.exceptions import IgnoreRequest
 
         redirects = request.meta.get("redirect_urls")
@@ -299,6 +303,11 @@ class RobotsTxtMiddleware:
             return
         try:
             allowed = hop_allowed(source, request.url)
+            host = urlsplit(request.url).hostname or ""
+            if allowed and not _is_ip_literal(host):
+                address = await self._resolve(host)
+                if address is not None:
+                    allowed = hop_allowed(source, request.url, [address])
         except ValueError:  # A Referer that is no URL names no page.
             return
         if not allowed:
@@ -417,19 +426,26 @@ class RobotsTxtMiddleware:
         return host
 
     async def _address_of(self, host: str) -> str:
+        # An unresolvable name fails at download; its name is its group.
+        return await self._resolve(host) or host
+
+    async def _resolve(self, host: str) -> str | None:
+        """The address Scrapy's resolver gives `host` (its connection's), or None when it does
+        not resolve; kept per host."""
         if host in self._addresses:
             return self._addresses[host]
         from scrapy.utils.defer import maybe_deferred_to_future
         from twisted.internet import reactor
 
+        address: str | None
         try:
-            address = await maybe_deferred_to_future(cast(Any, reactor).resolve(host))
-        except Exception:  # An unresolvable name fails at download; its name is its group.
-            address = host
+            address = str(await maybe_deferred_to_future(cast(Any, reactor).resolve(host)))
+        except Exception:
+            address = None
         if len(self._addresses) > 100_000:
             self._addresses.clear()
         self._addresses[host] = address
-        return str(address)
+        return address
 
     def _pace(self, request: Any, key: str, interval: float) -> None:
         floor = max(self._floors.get(key, 0.0), interval)
@@ -632,6 +648,14 @@ class RobotsTxtMiddleware:
         from scrapy.utils.defer import maybe_deferred_to_future
 
         return await maybe_deferred_to_future(engine.download(request))
+
+
+def _is_ip_literal(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _origin_key(url: str) -> tuple[str, str, int]:
