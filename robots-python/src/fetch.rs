@@ -39,6 +39,9 @@ use crate::types::Verdict;
 #[pyclass(module = "robots_core")]
 pub struct Retrieval {
     steps: robots_fetch::Retrieval,
+    /// The steps before the last redirect followed, and its target: for judging that hop again
+    /// by the target's addresses (`refuse_hop_into`).
+    before_hop: Option<(robots_fetch::Retrieval, url::Url)>,
     outcome: Option<FetchOutcome>,
     status: Option<u16>,
 }
@@ -73,6 +76,7 @@ impl Retrieval {
             return Err(PyValueError::new_err("this retrieval is over"));
         }
         self.status = Some(status);
+        self.before_hop = None;
         let headers = header_map(headers)?;
         let outcome = match self.steps.answer(status, &headers) {
             Answer::Done(outcome) => outcome,
@@ -92,6 +96,7 @@ impl Retrieval {
             Answer::Redirect(next) => {
                 let rule = HopRule::default();
                 if rule.allows(self.steps.url(), &next) {
+                    self.before_hop = Some((self.steps.clone(), next.clone()));
                     self.steps.follow(next);
                     return Ok(Some(self.steps.url().to_string()));
                 }
@@ -100,6 +105,34 @@ impl Retrieval {
         };
         self.outcome = Some(outcome);
         Ok(None)
+    }
+
+    /// Judges the redirect `answer` just returned by the addresses its target's name resolves to
+    /// (by the resolver the request will connect with): when they lead from a public host into
+    /// an internal address, the hop is refused as `answer` refuses one by its text (robots.txt
+    /// unreachable) and the retrieval is over. Returns whether it was refused; call it before
+    /// requesting the redirect's URL. An address that is not one is a `ValueError`.
+    ///
+    /// >>> robots = CachedRobots("https://example.com")
+    /// >>> retrieval = robots.retrieval()
+    /// >>> retrieval.answer(301, {"Location": "http://rebound.example/admin"})
+    /// 'http://rebound.example/admin'
+    /// >>> retrieval.refuse_hop_into(["127.0.0.1"]), retrieval.outcome
+    /// (True, 'unreachable')
+    fn refuse_hop_into(&mut self, addresses: Vec<String>) -> PyResult<bool> {
+        if self.outcome.is_some() {
+            return Err(PyValueError::new_err("this retrieval is over"));
+        }
+        let addresses = ip_addresses(&addresses, "addresses")?;
+        let Some((before, to)) = &self.before_hop else {
+            return Ok(false);
+        };
+        let rule = HopRule::default();
+        if rule.allows_addresses(before.url(), to, &addresses) {
+            return Ok(false);
+        }
+        self.outcome = Some(before.refused(to, &rule, " (by its address)"));
+        Ok(true)
     }
 
     /// The request failed below HTTP (`error` says how: an exception or a message). robots.txt
@@ -237,6 +270,7 @@ impl CachedRobots {
     fn retrieval(&self) -> Retrieval {
         Retrieval {
             steps: robots_fetch::Retrieval::revalidating(&self.origin, &self.validators),
+            before_hop: None,
             outcome: None,
             status: None,
         }
@@ -568,14 +602,18 @@ pub fn hop_allowed(
         url::Url::parse(&text).map_err(|e| PyValueError::new_err(format!("{name} {text:?}: {e}")))
     };
     let (from, to) = (parse(from_url, "from_url")?, parse(to_url, "to_url")?);
-    let addresses = to_addresses
-        .unwrap_or_default()
+    let addresses = ip_addresses(&to_addresses.unwrap_or_default(), "to_addresses")?;
+    Ok(HopRule::default().allows_addresses(&from, &to, &addresses))
+}
+
+/// IP addresses from their text; one that is not is a `ValueError` naming the argument.
+fn ip_addresses(texts: &[String], name: &str) -> PyResult<Vec<std::net::IpAddr>> {
+    texts
         .iter()
         .map(|text| {
-            text.parse::<std::net::IpAddr>().map_err(|e| {
-                PyValueError::new_err(format!("to_addresses: {text:?} is not an IP address: {e}"))
+            text.parse().map_err(|e| {
+                PyValueError::new_err(format!("{name}: {text:?} is not an IP address: {e}"))
             })
         })
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(HopRule::default().allows_addresses(&from, &to, &addresses))
+        .collect()
 }

@@ -381,3 +381,24 @@ def test_a_public_name_that_resolves_to_an_internal_address_is_not_followed():
     assert "/secret" not in internal.paths(), internal.paths()
     assert {"/go", "/stay", "/here"} <= set(site.paths()), site.paths()
     assert result["stats"]["robotstxt/refused/address"] == 1
+
+
+def test_a_robots_txt_redirect_to_a_name_resolving_inside_is_not_followed():
+    # robots.txt itself moves to a public name that resolves to this machine: not requested,
+    # and robots.txt is then unreachable (nothing allowed), as for a redirect refused by its text.
+    internal = Server({})
+    site = Server({"/robots.txt": Reply(301, b"", {"Location": f"http://rebound.example:{internal.port}/robots.txt"})})
+    try:
+        result = crawl(
+            "ours",
+            [f"http://public.example:{site.port}/page"],
+            DNS_RESOLVER="scrapy_crawl.LoopbackResolver",
+            ROBOTSTXT_UNREACHABLE_RETRIES=0,
+        )
+    finally:
+        site.close()
+        internal.close()
+    assert internal.paths() == []
+    assert site.paths() == ["/robots.txt"]
+    assert result["stats"]["robotstxt/refused/address"] == 1
+    assert result["stats"]["robotstxt/outcome/unreachable"] == 1

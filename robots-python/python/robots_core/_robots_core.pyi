@@ -193,6 +193,8 @@ class Retrieval:
         """Whether the request carries the kept copy's validators."""
     def answer(self, status: int, headers: _Headers, body: bytes | str | None = None) -> str | None:
         """Gives the response; returns the next URL to request, or ``None`` when over."""
+    def refuse_hop_into(self, addresses: Sequence[str]) -> bool:
+        """Judges the redirect just returned by its target's addresses; whether it was refused."""
     def fail(self, error: object) -> None:
         """The request failed below HTTP."""
     @property

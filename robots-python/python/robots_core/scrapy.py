@@ -636,6 +636,13 @@ class RobotsTxtMiddleware:
             self.stats.inc_value("robotstxt/response_count")
             self.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
             next_url = retrieval.answer(response.status, response.headers, response.body)
+            if next_url is not None:
+                # A redirect judged by its text above; now by the address it would connect to.
+                host = urlsplit(next_url).hostname or ""
+                address = None if _is_ip_literal(host) else await self._resolve(host)
+                if address is not None and retrieval.refuse_hop_into([address]):
+                    self.stats.inc_value("robotstxt/refused/address")
+                    break
         robots.update(retrieval, time.monotonic())
         self.stats.inc_value(f"robotstxt/outcome/{robots.outcome}")
         if robots.outcome == "unreachable":
