@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -339,19 +340,27 @@ def test_a_robots_txt_that_never_ends_is_read_to_500_kib_and_obeyed():
     assert took < 30, took  # not Scrapy's download timeout (180 s)
 
 
-def test_a_redirect_from_a_public_site_into_an_internal_address_is_not_followed():
-    # `public.example` is public by its text (the crawl resolves it to this machine).
+def crawl_public(
+    site_routes: Callable[[Server], dict[str, Any]], start: Callable[[Server, Server], list[str]], **settings: Any
+) -> tuple[Server, Server, dict[str, Any]]:
+    """A crawl of a site with an internal server beside it, both on this machine, where every
+    `.example` name is public by its text and resolves to this machine (as a public name would
+    resolve to its server). `site_routes` gets the internal server, `start` both."""
     internal = Server({})
-    site = Server({"/go": Reply(302, b"", {"Location": f"{internal.base}/secret"})})
+    site = Server(site_routes(internal))
     try:
-        result = crawl(
-            "ours",
-            [f"http://public.example:{site.port}/go", internal.base + "/given"],
-            DNS_RESOLVER="scrapy_crawl.LoopbackResolver",
-        )
+        result = crawl("ours", start(site, internal), DNS_RESOLVER="scrapy_crawl.LoopbackResolver", **settings)
     finally:
         site.close()
         internal.close()
+    return site, internal, result
+
+
+def test_a_redirect_from_a_public_site_into_an_internal_address_is_not_followed():
+    site, internal, result = crawl_public(
+        lambda internal: {"/go": Reply(302, b"", {"Location": f"{internal.base}/secret"})},
+        lambda site, internal: [f"http://public.example:{site.port}/go", internal.base + "/given"],
+    )
     # The redirect was answered and its target never requested; a start URL may be internal.
     assert "/go" in site.paths()
     assert "/secret" not in internal.paths() and "/given" in internal.paths(), internal.paths()
@@ -359,45 +368,30 @@ def test_a_redirect_from_a_public_site_into_an_internal_address_is_not_followed(
 
 
 def test_a_public_name_that_resolves_to_an_internal_address_is_not_followed():
-    # Every `.example` name is public by its text and resolves to this machine in the crawl: a
-    # redirect to another such name leads inside by its address (DNS rebinding), and is refused;
-    # one to the page's own name is the same server, and followed.
-    internal = Server({})
-    site = Server(
-        {
+    # A redirect to another public name leads inside by its address (DNS rebinding), and is
+    # refused; one to the page's own name is the same server, and followed.
+    site, internal, result = crawl_public(
+        lambda internal: {
             "/go": Reply(302, b"", {"Location": f"http://rebound.example:{internal.port}/secret"}),
             "/stay": Reply(302, b"", {"Location": "/here"}),
-        }
+        },
+        lambda site, _: [f"http://public.example:{site.port}/go", f"http://public.example:{site.port}/stay"],
     )
-    try:
-        result = crawl(
-            "ours",
-            [f"http://public.example:{site.port}/go", f"http://public.example:{site.port}/stay"],
-            DNS_RESOLVER="scrapy_crawl.LoopbackResolver",
-        )
-    finally:
-        site.close()
-        internal.close()
     assert "/secret" not in internal.paths(), internal.paths()
     assert {"/go", "/stay", "/here"} <= set(site.paths()), site.paths()
     assert result["stats"]["robotstxt/refused/address"] == 1
 
 
 def test_a_robots_txt_redirect_to_a_name_resolving_inside_is_not_followed():
-    # robots.txt itself moves to a public name that resolves to this machine: not requested,
-    # and robots.txt is then unreachable (nothing allowed), as for a redirect refused by its text.
-    internal = Server({})
-    site = Server({"/robots.txt": Reply(301, b"", {"Location": f"http://rebound.example:{internal.port}/robots.txt"})})
-    try:
-        result = crawl(
-            "ours",
-            [f"http://public.example:{site.port}/page"],
-            DNS_RESOLVER="scrapy_crawl.LoopbackResolver",
-            ROBOTSTXT_UNREACHABLE_RETRIES=0,
-        )
-    finally:
-        site.close()
-        internal.close()
+    # robots.txt itself moves to a public name that resolves inside: not requested, and
+    # robots.txt is then unreachable (nothing allowed), as for a redirect refused by its text.
+    site, internal, result = crawl_public(
+        lambda internal: {
+            "/robots.txt": Reply(301, b"", {"Location": f"http://rebound.example:{internal.port}/robots.txt"})
+        },
+        lambda site, _: [f"http://public.example:{site.port}/page"],
+        ROBOTSTXT_UNREACHABLE_RETRIES=0,
+    )
     assert internal.paths() == []
     assert site.paths() == ["/robots.txt"]
     assert result["stats"]["robotstxt/refused/address"] == 1
