@@ -34,8 +34,28 @@ pub(crate) struct RuleData {
     /// What the line scan learnt of the value (a `*` in it or not), kept so that compiling a
     /// view need not scan each pattern again.
     pub(crate) hints: ValueHints,
+    /// The only second byte a path this rule can decide for may have, or 0 for any (see
+    /// [`scan_key`]): a scan skips the rule on it without reading the pattern. It sits in
+    /// what was padding.
+    pub(crate) key: u8,
     pub(crate) pattern: Span,
     pub(crate) written: Span,
+}
+
+/// A rule's key for a scan: the second byte of the escaped pattern's body (without a trailing
+/// `$`) when the body is `/` and a literal byte (a path that matches has it too), else 0. An
+/// allow whose `index.html` retry is `/$` (its only `/` is the first) may decide for `/`
+/// itself: 0 too.
+pub(crate) fn scan_key(kind: RuleKind, pattern: &[u8]) -> u8 {
+    match crate::pattern::split_anchor(pattern).0 {
+        [b'/', second, ..] if *second != b'*' => {
+            let root_retry = kind == RuleKind::Allow
+                && pattern.starts_with(b"/index.htm")
+                && crate::directive::rfind_byte(b'/', pattern) == Some(0);
+            if root_retry { 0 } else { *second }
+        }
+        _ => 0,
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -140,6 +160,7 @@ impl RobotsTxt {
                         line,
                         kind,
                         hints,
+                        key: scan_key(kind, &escaped),
                         pattern,
                         written,
                     };

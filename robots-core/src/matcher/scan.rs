@@ -301,8 +301,15 @@ impl RuleScan {
         let outranks = |rank: usize, best: &Option<(usize, MatchedRule<'r>)>| {
             best.as_ref().is_none_or(|(kept, _)| rank > *kept)
         };
+        let want = path.get(1).copied().unwrap_or(0);
         for group in self.groups.groups(robots) {
             for rule in group.rule_data() {
+                // A path whose second byte is not the rule's key matches neither the rule
+                // nor its retry: skipped before its bytes are read (a scan of a big file
+                // reads little more than its rules' spans).
+                if rule.key != 0 && rule.key != want {
+                    continue;
+                }
                 let pattern = robots.bytes(rule.pattern);
                 // As a view compiles them: empty patterns never decide, and a pattern that
                 // starts with neither `/` nor `*` never matches a path.
@@ -414,6 +421,33 @@ mod tests {
         }
         assert!(!many.is_allowed("FooBot", "https://e.com/q7zx"));
         assert!(few.is_allowed("FooBot", "https://e.com/a/"));
+    }
+
+    /// The rules a scan skips by a path's second byte: never one that can decide for it. `/$`
+    /// matches `/` alone; `/index.html`'s retry is `/$`; a `*` or a `$` second never skips.
+    #[test]
+    fn a_scan_skips_by_second_byte_only_rules_that_cannot_match() {
+        let body = b"User-agent: *\nDisallow: /\nAllow: /$\nAllow: /index.html\nAllow: /a$\n\
+            Allow: /b/index.htm\nDisallow: /*c\nAllow: /$d\nDisallow: /e/\n";
+        // The root's retry alone allows `/`.
+        let retry = b"User-agent: *\nDisallow: /\nAllow: /index.html\n";
+        for body in [&body[..], retry] {
+            let robots = RobotsTxt::parse(body);
+            let scan = robots.rule_scan("FooBot");
+            let view = robots.matcher("FooBot");
+            let paths = [
+                "/", "/a", "/a/", "/b/", "/b/x", "/xc", "/$d", "/e/", "/e", "/?q",
+            ];
+            for path in paths {
+                assert_eq!(
+                    scan.check_path(&robots, path.as_bytes()),
+                    view.check_path(path.as_bytes()),
+                    "{path}"
+                );
+            }
+            assert!(scan.is_allowed(&robots, "https://e.com/"));
+            assert!(!scan.is_allowed(&robots, "https://e.com/e/"));
+        }
     }
 
     /// Seven groups for one crawler, spread over the file: each one's rules count, in order.
