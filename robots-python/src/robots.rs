@@ -8,7 +8,7 @@ use robots_core::{MAX_BODY_BYTES, Matcher, RuleScan};
 
 use crate::args;
 use crate::types::{Diagnostic, Record, RequestRate, Rule, Usage, Verdict};
-use crate::views::{Checker, Views};
+use crate::views::{Answerer, Checker, Views};
 
 /// Bodies this large are parsed, linted and compiled with the GIL released, so that other
 /// Python threads run meanwhile; below it, giving the GIL up and taking it back costs more
@@ -25,10 +25,10 @@ const DETACH_BYTES: usize = 32 * 1024;
 ///
 /// Every method that takes a `user_agent` accepts a product token (`"FooBot"`) or a full
 /// User-Agent (`"Mozilla/5.0 (compatible; FooBot/2.1; +https://foo.example/bot)"`), reduced to
-/// its product token (see `product_token`). An agent's first check scans the rules; from the
-/// second, the view compiled for it is kept, so checking many URLs for one crawler costs one
-/// compilation, and a file checked once costs none. Instances are immutable and can be shared
-/// between threads.
+/// its product token (see `product_token`). An agent's first 32 checks of a file scan its rules;
+/// from the 33rd, the view compiled for it is kept, so checking many URLs for one crawler costs
+/// one compilation, and a file checked a few times costs none. Instances are immutable and can
+/// be shared between threads.
 ///
 /// >>> robots = RobotsTxt.parse(b"User-agent: *\nDisallow: /private\n")
 /// >>> robots.can_fetch("https://example.com/private/x", "FooBot")
@@ -92,37 +92,34 @@ impl RobotsTxt {
             rule: Rule::of(verdict.rule),
             resolved_path: None,
         };
-        let compiled = |matcher: &Matcher| of(matcher.check_path(path.as_bytes()));
-        self.views
-            .with_compiled(agent, compiled)
-            .unwrap_or_else(|_| {
-                let checker = self.checker(py, agent);
-                of(checker.check_path(&self.robots, path.as_bytes()))
-            })
+        let known = |answerer: Answerer<'_>| of(answerer.check_path(&self.robots, path.as_bytes()));
+        self.views.with_answerer(agent, known).unwrap_or_else(|_| {
+            let checker = self.checker(py, agent);
+            of(checker.check_path(&self.robots, path.as_bytes()))
+        })
     }
 
     /// Whether `url` (as given) is allowed: [`Self::verdict`] without the rule.
     fn allowed(&self, py: Python<'_>, agent: &str, url: &str) -> bool {
         let path = robots_core::path_of(url);
-        let compiled = |matcher: &Matcher| matcher.check_path(path.as_bytes()).allowed;
-        self.views
-            .with_compiled(agent, compiled)
-            .unwrap_or_else(|_| {
-                let checker = self.checker(py, agent);
-                checker.check_path(&self.robots, path.as_bytes()).allowed
-            })
+        let known =
+            |answerer: Answerer<'_>| answerer.check_path(&self.robots, path.as_bytes()).allowed;
+        self.views.with_answerer(agent, known).unwrap_or_else(|_| {
+            let checker = self.checker(py, agent);
+            checker.check_path(&self.robots, path.as_bytes()).allowed
+        })
     }
 
     /// The polite verdict for `url`: refused when its path or a path the server resolves it to
     /// is disallowed.
     pub fn resolved(&self, py: Python<'_>, agent: &str, url: &str) -> Verdict {
-        let compiled = |matcher: &Matcher| resolved_verdict(|path| matcher.check_path(path), url);
-        self.views
-            .with_compiled(agent, compiled)
-            .unwrap_or_else(|_| {
-                let checker = self.checker(py, agent);
-                resolved_verdict(|path| checker.check_path(&self.robots, path), url)
-            })
+        let known = |answerer: Answerer<'_>| {
+            resolved_verdict(|path| answerer.check_path(&self.robots, path), url)
+        };
+        self.views.with_answerer(agent, known).unwrap_or_else(|_| {
+            let checker = self.checker(py, agent);
+            resolved_verdict(|path| checker.check_path(&self.robots, path), url)
+        })
     }
 }
 

@@ -3,10 +3,11 @@
 //! happen once, and a check is a string comparison and the rules' search. Two strings of one
 //! token (`FooBot`, `FooBot/2.1 (+https://…)`) share one view.
 //!
-//! A view's first check scans the rules of the parsed file ([`RuleScan`]); its second compiles
-//! the view ([`Matcher`]), which later checks use. A file checked once is never compiled (a
-//! broad crawl meets many of them), and a deep crawl compiles at its second check. A view full
-//! of `*` rules is compiled at its first (`ScanCost::scan_is_cheaper`).
+//! A view's first checks scan the rules of the parsed file ([`RuleScan`]); the one after
+//! [`SCANS_BEFORE_COMPILING`] compiles the view ([`Matcher`]), which later checks use. A file
+//! checked a few times is never compiled (a broad crawl meets many of them), and a deep crawl
+//! compiles once per file. A view full of `*` rules is compiled at its first check
+//! (`ScanCost::scan_is_cheaper`).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -17,12 +18,13 @@ use robots_core::{Matcher, RequestRate, RobotsTxt, RuleScan, Selection, Verdict}
 /// this bounds memory (each view holds about the file's rules) without ever mattering to it.
 const MAX_VIEWS: usize = 8;
 
-/// How many checks a view answers by scan before it is compiled: one. Measured on the corpus
-/// (BENCHMARKS.md, issue 57), a compilation costs about 35 ns a rule plus 300 ns, a scanned
-/// check 7 ns a rule, a compiled one 30 to 60 ns: a file checked once is never compiled,
-/// and a file checked more pays one scan more than if compiled at once, while each further
-/// scan would cost more than it saves on the crawls of 16 checks a file measured.
-const SCANS_BEFORE_COMPILING: u32 = 1;
+/// How many checks a view answers by scan before it is compiled: 32. A scan skips the rules
+/// whose second byte a path does not have without reading them, so that on the corpus
+/// (BENCHMARKS.md) 16 checks by scan cost less than compiling and 16 compiled checks (3.4
+/// against 3.8 µs a file); past about 20 the compile pays. A broad crawl (a few URLs of each
+/// site, for a crawler or two) never compiles, and keeps no compiled view; a deep crawl
+/// compiles at its 33rd check of a file, a few µs of scans more than at once, once a file.
+const SCANS_BEFORE_COMPILING: u32 = 32;
 
 /// Views by agent string, most recently added last.
 #[derive(Default)]
@@ -82,9 +84,32 @@ impl Checker {
     /// The verdict for a path (as [`robots_core::path_of`] gives it); `robots` is the parsed
     /// file the views are of.
     pub fn check_path<'a>(&'a self, robots: &'a RobotsTxt, path: &[u8]) -> Verdict<'a> {
+        self.answerer().check_path(robots, path)
+    }
+
+    fn answerer(&self) -> Answerer<'_> {
         match self {
-            Checker::Compiled(matcher) => matcher.check_path(path),
-            Checker::Scan(slot) => slot.scan.check_path(robots, path),
+            Checker::Compiled(matcher) => Answerer::Compiled(matcher),
+            Checker::Scan(slot) => Answerer::Scan(&slot.scan),
+        }
+    }
+}
+
+/// What answers one check, borrowed: under the views' lock ([`Views::with_answerer`]), or from
+/// a [`Checker`].
+#[derive(Clone, Copy)]
+pub enum Answerer<'a> {
+    Compiled(&'a Matcher),
+    Scan(&'a RuleScan),
+}
+
+impl<'a> Answerer<'a> {
+    /// The verdict for a path (as [`robots_core::path_of`] gives it); `robots` is the parsed
+    /// file the views are of.
+    pub fn check_path(self, robots: &'a RobotsTxt, path: &[u8]) -> Verdict<'a> {
+        match self {
+            Answerer::Compiled(matcher) => matcher.check_path(path),
+            Answerer::Scan(scan) => scan.check_path(robots, path),
         }
     }
 }
@@ -113,16 +138,27 @@ impl Views {
         Checker::Compiled(Self::compiled(&slot, compile))
     }
 
-    /// `f` on the compiled view of `agent` as given, when it is known and compiled (every
-    /// check of a crawl but its first few): answered under the lock, with no reference count
-    /// taken or dropped. `f` back when it is not, for [`Views::checker`].
-    pub fn with_compiled<R, F: FnOnce(&Matcher) -> R>(&self, agent: &str, f: F) -> Result<R, F> {
+    /// `f` on what answers a check by `agent` as given, when the agent is known and its view
+    /// compiled or still scanned (every check of a crawl but the first by each agent string, and
+    /// the one that compiles): answered under the lock, with no reference count taken or
+    /// dropped. A scan given to `f` counts as one. `f` back otherwise, for [`Views::checker`].
+    pub fn with_answerer<R, F: FnOnce(Answerer<'_>) -> R>(
+        &self,
+        agent: &str,
+        f: F,
+    ) -> Result<R, F> {
         let views = self.lock();
-        let view = views.iter().rev().find(|v| &*v.agent == agent);
-        match view.and_then(|v| v.slot.compiled.get()) {
-            Some(matcher) => Ok(f(matcher)),
-            None => Err(f),
+        let Some(view) = views.iter().rev().find(|v| &*v.agent == agent) else {
+            return Err(f);
+        };
+        let slot = &view.slot;
+        if let Some(matcher) = slot.compiled.get() {
+            return Ok(f(Answerer::Compiled(matcher)));
         }
+        if slot.scanned.fetch_add(1, Ordering::Relaxed) < slot.scans {
+            return Ok(f(Answerer::Scan(&slot.scan)));
+        }
+        Err(f)
     }
 
     /// What answers for `agent` besides a check (its groups, Crawl-delay, Request-rate): the
@@ -229,7 +265,7 @@ mod tests {
 
     use robots_core::{Matcher, RobotsTxt, ScanCost};
 
-    use super::{Checker, MAX_VIEWS, SCANS_BEFORE_COMPILING, Views};
+    use super::{Answerer, Checker, MAX_VIEWS, SCANS_BEFORE_COMPILING, Views};
 
     const BODY: &[u8] = b"User-agent: FooBot\nDisallow: /foo\n\nUser-agent: *\nDisallow: /all\n";
 
@@ -288,32 +324,41 @@ mod tests {
         assert_eq!(compiled.get(), 2, "one view for the `*` groups");
     }
 
-    /// A view's first check is a scan, counted for every agent string of its token; the check
-    /// after it compiles the view, once, and later checks use it. Each view counts its own
-    /// scans, and the verdicts never change.
+    /// A view's first `SCANS_BEFORE_COMPILING` checks are scans, counted for every agent string
+    /// of its token, whether they come through `checker` or under the lock (`with_answerer`);
+    /// the check after them compiles the view, once, and later checks use it. Each view counts
+    /// its own scans, and the verdicts never change.
     #[test]
     fn a_view_is_scanned_then_compiled_once() {
         let robots = RobotsTxt::parse(BODY);
         let (views, compiled) = (Views::default(), Cell::new(0));
-        assert_eq!(SCANS_BEFORE_COMPILING, 1);
         let check = |agent: &str, path: &str| check(&robots, &views, agent, path, &compiled);
-        let compiled_answer = |agent: &str, path: &str| {
+        // Under the lock: the verdict, and whether a scan gave it; `None` when the slow path
+        // must answer (an agent string not seen yet, or a view due to be compiled).
+        let known = |agent: &str, path: &str| {
             views
-                .with_compiled(agent, |m| m.check_path(path.as_bytes()).allowed)
+                .with_answerer(agent, |a| {
+                    let scanned = matches!(a, Answerer::Scan(_));
+                    (a.check_path(&robots, path.as_bytes()).allowed, scanned)
+                })
                 .ok()
         };
-        // Nothing compiled yet: no answer under the lock, and no check counted.
-        assert_eq!(compiled_answer("FooBot", "/foo/x"), None);
+        assert_eq!(known("FooBot", "/foo/x"), None, "not seen yet");
         assert_eq!(check("FooBot", "/foo/x"), (false, true));
-        assert_eq!(compiled_answer("FooBot", "/foo/x"), None);
         assert_eq!(check("OtherBot", "/all"), (false, true));
-        assert_eq!(
-            compiled.get(),
-            0,
-            "two first checks scanned, nothing compiled"
-        );
-        // Another string of the same token: its view's second check.
-        assert_eq!(check("FooBot/2.1", "/foo/x"), (false, false));
+        // The rest of FooBot's scans, half under the lock, half not, and by another string of
+        // its token.
+        for i in 1..SCANS_BEFORE_COMPILING {
+            if i % 2 == 0 {
+                assert_eq!(known("FooBot", "/foo/x"), Some((false, true)), "{i}");
+            } else {
+                assert_eq!(check("FooBot/2.1", "/all"), (true, true), "{i}");
+            }
+        }
+        assert_eq!(compiled.get(), 0, "scans only, nothing compiled");
+        // Due to be compiled: not under the lock; the next check compiles.
+        assert_eq!(known("FooBot", "/foo/x"), None);
+        assert_eq!(check("FooBot", "/foo/x"), (false, false));
         assert_eq!(compiled.get(), 1);
         for _ in 0..3 {
             assert_eq!(check("FooBot", "/foo/x"), (false, false));
@@ -322,20 +367,18 @@ mod tests {
         assert_eq!(compiled.get(), 1);
         // Compiled: answered under the lock for each agent string already seen, the same way.
         for agent in ["FooBot", "FooBot/2.1"] {
-            assert_eq!(compiled_answer(agent, "/foo/x"), Some(false));
-            assert_eq!(compiled_answer(agent, "/all"), Some(true));
+            assert_eq!(known(agent, "/foo/x"), Some((false, false)));
+            assert_eq!(known(agent, "/all"), Some((true, false)));
         }
-        assert_eq!(
-            compiled_answer("FooBot/3", "/foo/x"),
-            None,
-            "a string not seen yet"
-        );
-        assert_eq!(compiled_answer("OtherBot", "/all"), None, "another view");
-        // What needs the compiled view gets the one compiled.
+        assert_eq!(known("FooBot/3", "/foo/x"), None, "a string not seen yet");
+        // The other view counts its own scans: still scanning.
+        assert_eq!(known("OtherBot", "/all"), Some((false, true)));
+        // What needs the compiled view gets the one compiled, or compiles it.
         get_in(&robots, &views, "FooBot", &compiled);
         assert_eq!(compiled.get(), 1);
-        assert_eq!(check("OtherBot", "/all"), (false, false));
+        get_in(&robots, &views, "OtherBot", &compiled);
         assert_eq!(compiled.get(), 2);
+        assert_eq!(known("OtherBot", "/all"), Some((false, false)));
     }
 
     /// A view with more `*` rules, or more `*`, than a scan may try is compiled at its first

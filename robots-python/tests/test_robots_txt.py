@@ -121,20 +121,29 @@ def test_an_empty_or_missing_file_allows_everything():
         assert robots.check("https://e.example/anything", "FooBot").rule is None
 
 
-def test_a_first_check_compiles_nothing_and_the_second_compiles_the_view():
+def test_first_checks_compile_nothing_and_a_deep_crawl_compiles_the_view_once():
     robots = RobotsTxt.parse(SHOP)
     before = robots.heap_bytes
     first = robots.check("https://shop.example/cart/x", "FooBot")
     # What the crawler's groups say besides rules needs no compiled view either.
     scanned = (robots.crawl_delay("FooBot"), robots.request_rate("FooBot"), robots.records("FooBot"))
     after_first = robots.heap_bytes
-    second = robots.check("https://shop.example/cart/x", "FooBot/2.1")
-    after_second = robots.heap_bytes
-    assert first == second and not first.allowed and first.rule == Rule(3, "disallow", "/cart")
-    # The first check keeps the crawler's choice of groups (a few dozen bytes); the second
-    # compiles the view, which holds the rules.
+    # The first check keeps the crawler's choice of groups (a few dozen bytes), and so do the
+    # next ones, for another string of the same token too (one more entry).
     assert after_first - before < 200
-    assert after_second - after_first > len("/cart/*?sort=/cart/help")
+    second = robots.check("https://shop.example/cart/x", "FooBot/2.1")
+    assert first == second and not first.allowed and first.rule == Rule(3, "disallow", "/cart")
+    scanning = robots.heap_bytes
+    for _ in range(10):
+        assert robots.check("https://shop.example/cart/x", "FooBot") == first
+    assert robots.heap_bytes == scanning, "scans keep nothing"
+    # A deep crawl's checks compile the view, once: it holds the rules.
+    grown = []
+    for _ in range(100):
+        assert robots.check("https://shop.example/cart/x", "FooBot") == first
+        grown.append(robots.heap_bytes - scanning)
+    compiled = [g for g in grown if g > 0]
+    assert compiled and compiled[0] > len("/cart/*?sort=/cart/help") and len(set(compiled)) == 1, grown
     assert (robots.crawl_delay("FooBot"), robots.request_rate("FooBot"), robots.records("FooBot")) == scanned
     assert scanned[0] == 4.0 and scanned[1] is not None and scanned[1].requests == 3
     # Every check after gives the first one's verdicts.

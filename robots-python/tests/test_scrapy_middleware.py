@@ -308,7 +308,8 @@ def test_the_robots_txt_kept_are_bounded_in_bytes():
         retrieval = robots.retrieval()
         retrieval.answer(200, [], body)
         robots.update(retrieval, now=0.0)
-        robots.check(f"http://127.0.0.1:{port}/p00001/x", "FooBot")  # compiles a view
+        for _ in range(100):  # a deep crawl's checks: its view is compiled
+            robots.check(f"http://127.0.0.1:{port}/p00001/x", "FooBot")
         key = ("http", "127.0.0.1", port)
         middleware._robots[key] = robots
         middleware._account(key, robots)
