@@ -18,12 +18,14 @@ use robots_core::{Matcher, RequestRate, RobotsTxt, RuleScan, Selection, Verdict}
 /// this bounds memory (each view holds about the file's rules) without ever mattering to it.
 const MAX_VIEWS: usize = 8;
 
-/// How many checks a view answers by scan before it is compiled: 32. A scan skips the rules
-/// whose second byte a path does not have without reading them, so that on the corpus
-/// (BENCHMARKS.md) 16 checks by scan cost less than compiling and 16 compiled checks (3.4
-/// against 3.8 µs a file); past about 20 the compile pays. A broad crawl (a few URLs of each
-/// site, for a crawler or two) never compiles, and keeps no compiled view; a deep crawl
-/// compiles at its 33rd check of a file, a few µs of scans more than at once, once a file.
+/// How many checks a view answers by scan before it is compiled: 32, about where compiling
+/// starts to pay. A scan skips the rules whose key a path does not have without reading them,
+/// and on the corpus (BENCHMARKS.md) scanning every check of a file costs less than compiling
+/// its view at once up to 24 checks (3.4 against 4.0 µs a file for 16), about as much at 28,
+/// and more from 32 (5.4 against 4.9). Deciding at the break-even, whatever the crawl, costs at
+/// most about twice the better choice: a broad crawl (a few URLs of each site, for a crawler or
+/// two) never compiles nor keeps a compiled view, and a deep crawl pays its first 32 scans, a
+/// few µs, once a file.
 const SCANS_BEFORE_COMPILING: u32 = 32;
 
 /// Views by agent string, most recently added last.
