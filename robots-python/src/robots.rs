@@ -84,41 +84,41 @@ impl RobotsTxt {
         }
     }
 
+    /// `f` on what answers one check for the agent as given: under the views' lock when the
+    /// agent is known (no reference counted), else through `checker` (which may compile).
+    fn answer<R>(&self, py: Python<'_>, agent: &str, f: impl FnOnce(Answerer<'_>) -> R) -> R {
+        match self.views.with_answerer(agent, f) {
+            Ok(answer) => answer,
+            Err(f) => f(self.checker(py, agent).answerer()),
+        }
+    }
+
     /// Google's verdict for `url` (as given).
     fn verdict(&self, py: Python<'_>, agent: &str, url: &str) -> Verdict {
         let path = robots_core::path_of(url);
-        let of = |verdict: robots_core::Verdict<'_>| Verdict {
-            allowed: verdict.allowed,
-            rule: Rule::of(verdict.rule),
-            resolved_path: None,
-        };
-        let known = |answerer: Answerer<'_>| of(answerer.check_path(&self.robots, path.as_bytes()));
-        self.views.with_answerer(agent, known).unwrap_or_else(|_| {
-            let checker = self.checker(py, agent);
-            of(checker.check_path(&self.robots, path.as_bytes()))
+        self.answer(py, agent, |answerer| {
+            let verdict = answerer.check_path(&self.robots, path.as_bytes());
+            Verdict {
+                allowed: verdict.allowed,
+                rule: Rule::of(verdict.rule),
+                resolved_path: None,
+            }
         })
     }
 
     /// Whether `url` (as given) is allowed: [`Self::verdict`] without the rule.
     fn allowed(&self, py: Python<'_>, agent: &str, url: &str) -> bool {
         let path = robots_core::path_of(url);
-        let known =
-            |answerer: Answerer<'_>| answerer.check_path(&self.robots, path.as_bytes()).allowed;
-        self.views.with_answerer(agent, known).unwrap_or_else(|_| {
-            let checker = self.checker(py, agent);
-            checker.check_path(&self.robots, path.as_bytes()).allowed
+        self.answer(py, agent, |answerer| {
+            answerer.check_path(&self.robots, path.as_bytes()).allowed
         })
     }
 
     /// The polite verdict for `url`: refused when its path or a path the server resolves it to
     /// is disallowed.
     pub fn resolved(&self, py: Python<'_>, agent: &str, url: &str) -> Verdict {
-        let known = |answerer: Answerer<'_>| {
+        self.answer(py, agent, |answerer| {
             resolved_verdict(|path| answerer.check_path(&self.robots, path), url)
-        };
-        self.views.with_answerer(agent, known).unwrap_or_else(|_| {
-            let checker = self.checker(py, agent);
-            resolved_verdict(|path| checker.check_path(&self.robots, path), url)
         })
     }
 }

@@ -83,13 +83,8 @@ impl Checker {
         }
     }
 
-    /// The verdict for a path (as [`robots_core::path_of`] gives it); `robots` is the parsed
-    /// file the views are of.
-    pub fn check_path<'a>(&'a self, robots: &'a RobotsTxt, path: &[u8]) -> Verdict<'a> {
-        self.answerer().check_path(robots, path)
-    }
-
-    fn answerer(&self) -> Answerer<'_> {
+    /// What answers the check, borrowed.
+    pub fn answerer(&self) -> Answerer<'_> {
         match self {
             Checker::Compiled(matcher) => Answerer::Compiled(matcher),
             Checker::Scan(slot) => Answerer::Scan(&slot.scan),
@@ -122,8 +117,7 @@ impl Views {
     /// command reduces `--user-agent`. A token no group names shares the one view of the `*`
     /// groups, so that the crawlers a file does not name share its scans and its compilation.
     /// `compile` gets the scan (its groups, chosen once) and runs without the lock held, so a
-    /// slow compilation blocks no
-    /// other check.
+    /// slow compilation blocks no other check.
     pub fn checker(
         &self,
         robots: &RobotsTxt,
@@ -295,7 +289,10 @@ mod tests {
             compiled.set(compiled.get() + 1);
             scan.matcher(robots)
         });
-        let allowed = checker.check_path(robots, path.as_bytes()).allowed;
+        let allowed = checker
+            .answerer()
+            .check_path(robots, path.as_bytes())
+            .allowed;
         (allowed, matches!(checker, Checker::Scan(_)))
     }
 

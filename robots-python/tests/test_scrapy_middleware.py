@@ -216,22 +216,43 @@ def test_a_server_answering_503_without_retry_after_is_backed_off_exponentially(
     assert max(b.at - a.at for a, b in zip(hits, hits[1:])) < 0.9
 
 
-def test_a_server_dropping_connections_is_backed_off_and_an_answer_ends_the_streak():
+def dropping_crawl(**settings: Any) -> tuple[list[Any], dict[str, Any]]:
+    """A crawl of /a and /b where /a's first two requests get their connection dropped."""
+
     def dropped_twice(host: str, count: int) -> Reply:
         return Reply(drop=True) if count < 2 else Reply()
 
     server = Server({"/a": dropped_twice}, keep_alive=False)
     try:
-        result = crawl("ours", [server.base + "/a", server.base + "/b"], **BACK_OFF)
+        result = crawl("ours", [server.base + "/a", server.base + "/b"], **BACK_OFF, **settings)
     finally:
         server.close()
     hits = [hit for hit in server.log if hit.path != "/robots.txt"]
     assert [h.status for h in hits if h.path == "/a"] == [0, 0, 200]
+    assert sorted(pages(server)) == ["/a", "/a", "/a", "/b"]
+    return hits, result
+
+
+def test_a_server_dropping_connections_is_backed_off_and_an_answer_ends_the_streak():
+    hits, result = dropping_crawl()
     # /b, answered, may come between the drops (its slot place was taken first): it ends the
     # streak, and the next drop is backed off as a first again.
     assert assert_backed_off(hits, 1.0) >= 1
     assert result["stats"]["robotstxt/backoff_count"] == 2
-    assert sorted(pages(server)) == ["/a", "/a", "/a", "/b"]
+
+
+def test_backing_off_on_no_answer_can_be_turned_off_and_a_bad_setting_is_refused():
+    from robots_core.scrapy import RobotsTxtMiddleware
+    from scrapy.utils.test import get_crawler
+
+    hits, result = dropping_crawl(ROBOTSTXT_BACKOFF_NETWORK_ERRORS=False)
+    assert max(b.at - a.at for a, b in zip(hits, hits[1:])) < 0.9
+    assert "robotstxt/backoff_count" not in result["stats"]
+    settings = {"ROBOTSTXT_OBEY": True, "ROBOTSTXT_BACKOFF_BASE": 10, "ROBOTSTXT_BACKOFF_MAX": 5}
+    with pytest.raises(ValueError, match="ROBOTSTXT_BACKOFF_BASE"):
+        RobotsTxtMiddleware(get_crawler(settings_dict=settings))
+    chosen = {"ROBOTSTXT_OBEY": True, "ROBOTSTXT_BACKOFF_STATUSES": ["503", 429]}
+    assert RobotsTxtMiddleware(get_crawler(settings_dict=chosen))._distress == {503, 429}
 
 
 def test_a_browser_style_user_agent_obeys_the_group_of_the_bot_it_names():

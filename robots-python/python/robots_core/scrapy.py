@@ -229,7 +229,7 @@ class RobotsTxtMiddleware:
         self._answered: dict[int, bool] = {}
         self._robots: dict[tuple[str, str, int], CachedRobots] = {}
         self._waiting: dict[tuple[str, str, int], list[Any]] = {}
-        self._addresses: dict[str, str | None] = {}
+        self._addresses: dict[str, str] = {}
         self._floors: dict[str, float] = {}
         self._paused_until: dict[str, float] = {}
         self._clamped: set[str] = set()
@@ -303,13 +303,13 @@ class RobotsTxtMiddleware:
             return
         try:
             allowed = hop_allowed(source, request.url)
-            host = urlsplit(request.url).hostname or ""
-            if allowed and not _is_ip_literal(host):
-                address = await self._resolve(host)
-                if address is not None:
-                    allowed = hop_allowed(source, request.url, [address])
         except ValueError:  # A Referer that is no URL names no page.
             return
+        host = urlsplit(request.url).hostname or ""
+        if allowed and not _is_ip_literal(host):
+            address = await self._resolve(host)
+            if address is not None:
+                allowed = hop_allowed(source, request.url, [address])
         if not allowed:
             self.stats.inc_value("robotstxt/refused/address")
             source_text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
@@ -426,26 +426,27 @@ class RobotsTxtMiddleware:
         return host
 
     async def _address_of(self, host: str) -> str:
-        # An unresolvable name fails at download; its name is its group.
-        return await self._resolve(host) or host
-
-    async def _resolve(self, host: str) -> str | None:
-        """The address Scrapy's resolver gives `host` (its connection's), or None when it does
-        not resolve; kept per host."""
+        """The slot key of `host` under ``ROBOTSTXT_SLOT_KEY = "ip"``, kept per host (an
+        unresolvable name fails at download; its name is its group)."""
         if host in self._addresses:
             return self._addresses[host]
-        from scrapy.utils.defer import maybe_deferred_to_future
-        from twisted.internet import reactor
-
-        address: str | None
-        try:
-            address = str(await maybe_deferred_to_future(cast(Any, reactor).resolve(host)))
-        except Exception:
-            address = None
+        address = await self._resolve(host) or host
         if len(self._addresses) > 100_000:
             self._addresses.clear()
         self._addresses[host] = address
         return address
+
+    async def _resolve(self, host: str) -> str | None:
+        """The address Scrapy's resolver gives `host` now, the one its connection will use (it
+        keeps its own cache), or None when it does not resolve. Not kept here: a copy kept
+        longer than Scrapy's could judge a name by an address it no longer connects to."""
+        from scrapy.utils.defer import maybe_deferred_to_future
+        from twisted.internet import reactor
+
+        try:
+            return str(await maybe_deferred_to_future(cast(Any, reactor).resolve(host)))
+        except Exception:
+            return None
 
     def _pace(self, request: Any, key: str, interval: float) -> None:
         floor = max(self._floors.get(key, 0.0), interval)
