@@ -358,6 +358,39 @@ pub(crate) fn glob_matches(
     }
 }
 
+/// Whether `body`, whose first `*` is at `star`, matches (a prefix of) `path`, with a trailing
+/// `$` (`anchored`), read as it goes: for a scan, which tries each rule once per check, where
+/// [`Glob::of`]'s analysis (the last `*`, the byte set) would cost more than the match. Each
+/// literal segment is placed at its earliest position after the one before (greedy placement
+/// is exact for `*`), the last one at the end when anchored; every search starts where the
+/// last one ended, so a rule costs at most a pass over the path.
+pub(crate) fn glob_matches_from(body: &[u8], star: usize, anchored: bool, path: &[u8]) -> bool {
+    if !is_prefix(&body[..star], path) {
+        return false;
+    }
+    let (mut rest, mut at) = (&body[star + 1..], star);
+    loop {
+        match find_byte(b'*', rest) {
+            Some(next) => {
+                let segment = &rest[..next];
+                match find(&path[at..], segment) {
+                    Some(found) => at += found + segment.len(),
+                    None => return false,
+                }
+                rest = &rest[next + 1..];
+            }
+            // The suffix: at the very end with `$`, else anywhere after the segments.
+            None if anchored => {
+                return path
+                    .len()
+                    .checked_sub(rest.len())
+                    .is_some_and(|end| end >= at && is_prefix(rest, &path[end..]));
+            }
+            None => return find(&path[at..], rest).is_some(),
+        }
+    }
+}
+
 impl Pattern {
     /// Compiles an escaped pattern (as stored by the parser).
     pub fn new(pattern: &[u8]) -> Pattern {
@@ -552,6 +585,21 @@ mod tests {
             let reference = reference_matches(pattern.as_bytes(), path.as_bytes());
             let compiled = Pattern::new(pattern.as_bytes()).matches(path.as_bytes());
             prop_assert_eq!(reference, compiled);
+        }
+
+        /// A scan's match, with no analysis made ahead, is the reference's.
+        #[test]
+        fn a_glob_read_as_it_goes_agrees_with_reference(
+            pattern in "/[ab]{0,2}\\*[/ab*]{0,10}\\$?",
+            path in "/[/ab$*]{0,14}",
+        ) {
+            let (body, anchored) = split_anchor(pattern.as_bytes());
+            let star = find_byte(b'*', body).unwrap_or(body.len());
+            prop_assert_eq!(
+                glob_matches_from(body, star, anchored, path.as_bytes()),
+                reference_matches(pattern.as_bytes(), path.as_bytes()),
+                "pattern {}", pattern
+            );
         }
     }
 

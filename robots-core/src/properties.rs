@@ -113,6 +113,8 @@ proptest! {
             counted.stars += stars;
         }
         prop_assert_eq!(scan.cost(&robots), counted);
+        // The bounded decision is the count's.
+        prop_assert_eq!(scan.scan_is_cheaper(&robots), counted.scan_is_cheaper());
     }
 
     #[test]

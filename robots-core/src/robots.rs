@@ -79,6 +79,32 @@ struct GroupData {
     agents: Range<usize>,
     rules: Range<usize>,
     records: Range<usize>,
+    /// Its rules that may hold a `*` (the parse's hint), and their patterns' bytes: bounds of
+    /// what a scan of it may cost, known without reading its rules.
+    starred: StarBound,
+}
+
+/// A group's position, and whether it names a token and whether it is a `*` group (see
+/// [`RobotsTxt::group_marks`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GroupMarks {
+    pub(crate) position: usize,
+    pub(crate) named: bool,
+    pub(crate) global: bool,
+}
+
+/// Rules that may hold a `*`, and the bytes of their patterns (saturating).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct StarBound {
+    pub(crate) rules: u32,
+    pub(crate) bytes: u32,
+}
+
+impl StarBound {
+    fn add(&mut self, pattern: Span) {
+        self.rules = self.rules.saturating_add(1);
+        self.bytes = self.bytes.saturating_add(pattern.len() as u32);
+    }
 }
 
 /// A parsed robots.txt. Parsing never fails: whatever is not understood is ignored, as Google
@@ -131,6 +157,7 @@ impl RobotsTxt {
                             agents: a..a,
                             rules: r..r,
                             records: c..c,
+                            starred: StarBound::default(),
                         });
                     }
                     let span = robots.store(value);
@@ -166,6 +193,9 @@ impl RobotsTxt {
                     };
                     match robots.groups.last_mut() {
                         Some(group) if in_group => {
+                            if hints.may_have_star() {
+                                group.starred.add(pattern);
+                            }
                             robots.rules.push(rule);
                             group.rules.end = robots.rules.len();
                         }
@@ -350,14 +380,33 @@ impl RobotsTxt {
     /// case-insensitive, spec section 3), in file order: the one place a crawler's groups are
     /// chosen, for a compiled view, a scan and the records.
     pub(crate) fn groups_naming<'a>(&'a self, token: &'a str) -> impl Iterator<Item = usize> + 'a {
-        let named = move |g: &Group<'_>| {
-            g.agents()
-                .any(|a| !a.is_global && names_token(a.value, token.as_bytes()))
-        };
-        self.groups()
-            .enumerate()
-            .filter(move |(_, g)| named(g))
-            .map(|(i, _)| i)
+        self.group_marks(token)
+            .filter(|marks| marks.named)
+            .map(|marks| marks.position)
+    }
+
+    /// Every group in file order, marked with whether its user-agents name `token` (as
+    /// [`RobotsTxt::groups_naming`] chooses) and whether one is `*`: both choices in one pass,
+    /// for a crawler's first check, which makes one or the other.
+    pub(crate) fn group_marks<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> impl Iterator<Item = GroupMarks> + 'a {
+        self.groups.iter().enumerate().map(move |(position, data)| {
+            let mut marks = GroupMarks {
+                position,
+                named: false,
+                global: false,
+            };
+            for agent in &self.agents[data.agents.clone()] {
+                if agent.global {
+                    marks.global = true;
+                } else if !marks.named {
+                    marks.named = names_token(self.bytes(agent.value), token.as_bytes());
+                }
+            }
+            marks
+        })
     }
 
     /// Positions of the `*` groups, in file order.
@@ -396,6 +445,11 @@ impl<'a> Group<'a> {
         robots.rules[self.data.rules.clone()]
             .iter()
             .map(move |r| robots.view_rule(r))
+    }
+
+    /// Bounds of the `*` its rules hold (see [`StarBound`]).
+    pub(crate) fn starred(&self) -> StarBound {
+        self.data.starred
     }
 
     /// The rules as stored (spans into the file's arena), for a scan.
@@ -510,6 +564,22 @@ impl Record<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each group tallies its rules with a `*` and their escaped bytes; rules before any group
+    /// and rules without one count for nothing.
+    #[test]
+    fn groups_tally_their_starred_rules() {
+        let robots = RobotsTxt::parse(
+            b"Disallow: /*orphan\nUser-agent: a\nDisallow: /*.php$\nAllow: /x\nDisallow: /\xC3\xA9*\n\
+              User-agent: b\nDisallow: /plain\n",
+        );
+        let tallies: Vec<StarBound> = robots.groups().map(|g| g.starred()).collect();
+        let bytes = (b"/*.php$".len() + b"/%C3%A9*".len()) as u32;
+        assert_eq!(
+            tallies,
+            [StarBound { rules: 2, bytes }, StarBound::default()]
+        );
+    }
 
     fn agents_per_group(robots: &RobotsTxt) -> Vec<Vec<&[u8]>> {
         robots

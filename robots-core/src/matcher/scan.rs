@@ -2,8 +2,8 @@
 //! way (every rule tried, the best kept), for the few checks a broad crawl makes of each file,
 //! where compiling a view costs more than the checks it would speed up.
 
-use crate::directive::{ValueHints, rfind_byte};
-use crate::pattern::{Shape, Subject, is_prefix, split_anchor};
+use crate::directive::{ValueHints, find_byte, rfind_byte};
+use crate::pattern::{Shape, Subject, glob_matches_from, is_prefix, split_anchor};
 use crate::records::{RequestRate, parse_crawl_delay};
 use crate::robots::{Group, Record, RobotsTxt, Rule};
 use crate::url_path::path_of;
@@ -47,33 +47,48 @@ pub(super) enum Positions {
     Many(Box<[u32]>),
 }
 
+/// [`Positions`] being collected, one at a time.
+#[derive(Default)]
+struct Collecting {
+    len: usize,
+    few: [u32; Positions::FEW],
+    many: Vec<u32>,
+}
+
+impl Collecting {
+    fn push(&mut self, position: usize) {
+        // A file has fewer groups than lines, and lines are numbered in `u32`.
+        let position = u32::try_from(position).unwrap_or(u32::MAX);
+        match self.few.get_mut(self.len) {
+            Some(slot) if self.many.is_empty() => {
+                *slot = position;
+                self.len += 1;
+            }
+            _ => {
+                if self.many.is_empty() {
+                    self.many.extend_from_slice(&self.few);
+                }
+                self.many.push(position);
+            }
+        }
+    }
+
+    fn finish(self) -> Positions {
+        if self.many.is_empty() {
+            Positions::Few(self.len as u8, self.few)
+        } else {
+            Positions::Many(self.many.into())
+        }
+    }
+}
+
 impl Positions {
     const FEW: usize = 4;
 
     fn collect(positions: impl Iterator<Item = usize>) -> Positions {
-        let mut few = [0u32; Positions::FEW];
-        let mut len = 0;
-        let mut many: Vec<u32> = Vec::new();
-        // A file has fewer groups than lines, and lines are numbered in `u32`.
-        for position in positions.map(|p| u32::try_from(p).unwrap_or(u32::MAX)) {
-            match few.get_mut(len) {
-                Some(slot) if many.is_empty() => {
-                    *slot = position;
-                    len += 1;
-                }
-                _ => {
-                    if many.is_empty() {
-                        many.extend_from_slice(&few);
-                    }
-                    many.push(position);
-                }
-            }
-        }
-        if many.is_empty() {
-            Positions::Few(len as u8, few)
-        } else {
-            Positions::Many(many.into())
-        }
+        let mut collecting = Collecting::default();
+        positions.for_each(|p| collecting.push(p));
+        collecting.finish()
     }
 
     fn as_slice(&self) -> &[u32] {
@@ -107,18 +122,32 @@ impl RobotsTxt {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
+        // The `*` groups are found in the same pass as the first token's.
+        let mut everyone = None;
         for agent in agents {
             // Compared as given (spec section 3), as `matcher_for` compares it.
             let token = agent.as_ref();
-            let groups = Positions::collect(self.groups_naming(token));
-            if !groups.as_slice().is_empty() {
+            let (mut named, mut global) = (Collecting::default(), Collecting::default());
+            for marks in self.group_marks(token) {
+                if marks.named {
+                    named.push(marks.position);
+                }
+                if marks.global {
+                    global.push(marks.position);
+                }
+            }
+            if named.len > 0 {
                 return RuleScan {
                     selection: Selection::Agent(token.into()),
-                    groups,
+                    groups: named.finish(),
                 };
             }
+            everyone.get_or_insert(global);
         }
-        let groups = Positions::collect(self.groups_for_everyone());
+        let groups = match everyone {
+            Some(global) => global.finish(),
+            None => Positions::collect(self.groups_for_everyone()),
+        };
         let selection = if groups.as_slice().is_empty() {
             Selection::None
         } else {
@@ -267,6 +296,30 @@ impl RuleScan {
         cost
     }
 
+    /// Whether one check by scan of `robots` costs less than compiling the view:
+    /// `self.cost(robots).scan_is_cheaper()`, decided from what the parse tallied per group
+    /// (the rules that may hold a `*`, and their bytes) when that is within the bounds, without
+    /// reading the rules (a file's first check pays for this: most files are far within them).
+    ///
+    /// ```
+    /// use robots_core::RobotsTxt;
+    /// let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /a*b*\nAllow: /c\n");
+    /// let scan = robots.rule_scan("FooBot");
+    /// assert!(scan.scan_is_cheaper(&robots));
+    /// assert_eq!(scan.scan_is_cheaper(&robots), scan.cost(&robots).scan_is_cheaper());
+    /// ```
+    pub fn scan_is_cheaper(&self, robots: &RobotsTxt) -> bool {
+        let (mut starred, mut starred_bytes) = (0usize, 0usize);
+        for group in self.groups.groups(robots) {
+            let bound = group.starred();
+            starred += bound.rules as usize;
+            starred_bytes += bound.bytes as usize;
+        }
+        // Upper bounds of `wildcard_rules` and `stars`: within the limits, so is the count.
+        (starred <= ScanCost::MAX_WILDCARD_RULES && starred_bytes <= ScanCost::MAX_STARS)
+            || self.cost(robots).scan_is_cheaper()
+    }
+
     /// Heap bytes held (the applicable groups' positions and the token).
     pub fn heap_bytes(&self) -> usize {
         let positions = match &self.groups {
@@ -328,8 +381,11 @@ impl RuleScan {
                 // The parse saw whether the value may hold a `*`; without one, a length test
                 // and a prefix compare decide.
                 let hit = if rule.hints.may_have_star() {
-                    let (body, shape) = Shape::of(pattern);
-                    shape.matches(body, &mut subject)
+                    // Matched as read: a view's analysis of the glob costs more than one try.
+                    match find_byte(b'*', body) {
+                        Some(star) => glob_matches_from(body, star, anchored, path),
+                        None => (!anchored || path.len() == body.len()) && is_prefix(body, path),
+                    }
                 } else {
                     (!anchored || path.len() == body.len()) && is_prefix(body, path)
                 };
@@ -421,6 +477,38 @@ mod tests {
         }
         assert!(!many.is_allowed("FooBot", "https://e.com/q7zx"));
         assert!(few.is_allowed("FooBot", "https://e.com/a/"));
+    }
+
+    /// The bounded decision reads the patterns only when the rules that may hold a `*` are
+    /// over the bounds, and then decides by the count: a few long `*` rules are scanned, too
+    /// many `*` are not, whether in many rules or in a few.
+    #[test]
+    fn the_scan_decision_is_the_counts_whatever_the_bound_says() {
+        let file = |rules: &[String]| {
+            let mut body = String::from("User-agent: *\n");
+            for rule in rules {
+                body.push_str(&format!("Disallow: {rule}\n"));
+            }
+            RobotsTxt::parse(body.as_bytes())
+        };
+        let long_few = (0..10)
+            .map(|i| format!("/{i}*{}", "a".repeat(200)))
+            .collect::<Vec<_>>();
+        let starry = (0..5)
+            .map(|i| format!("/{i}{}", "*a".repeat(300)))
+            .collect::<Vec<_>>();
+        let many = (0..200).map(|i| format!("/{i}*")).collect::<Vec<_>>();
+        for (rules, cheaper) in [(long_few, true), (starry, false), (many, false)] {
+            let robots = file(&rules);
+            let scan = robots.rule_scan("FooBot");
+            assert_eq!(scan.scan_is_cheaper(&robots), cheaper, "{}", rules[0]);
+            assert_eq!(
+                scan.cost(&robots).scan_is_cheaper(),
+                cheaper,
+                "{}",
+                rules[0]
+            );
+        }
     }
 
     /// The rules a scan skips by a path's second byte: never one that can decide for it. `/$`

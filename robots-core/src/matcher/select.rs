@@ -159,7 +159,7 @@ impl RobotsTxt {
     /// many URLs.
     pub fn is_allowed(&self, agent: &str, url: &str) -> bool {
         let scan = self.rule_scan(agent);
-        if scan.cost(self).scan_is_cheaper() {
+        if scan.scan_is_cheaper(self) {
             scan.is_allowed(self, url)
         } else {
             self.matcher(agent).is_allowed(url)
