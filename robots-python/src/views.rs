@@ -7,7 +7,7 @@
 //! [`SCANS_BEFORE_COMPILING`] compiles the view ([`Matcher`]), which later checks use. A file
 //! checked a few times is never compiled (a broad crawl meets many of them), and a deep crawl
 //! compiles once per file. A view full of `*` rules is compiled at its first check
-//! (`ScanCost::scan_is_cheaper`).
+//! (`RuleScan::scan_is_cheaper`).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -210,8 +210,8 @@ impl Views {
             .find(|v| v.slot.scan.selection().token() == scan.selection().token())
             .map(|v| v.slot.clone());
         let slot = known.unwrap_or_else(|| {
-            // A view full of `*` rules is compiled at once (`ScanCost::scan_is_cheaper`).
-            let small = scan.cost(robots).scan_is_cheaper();
+            // A view full of `*` rules is compiled at once (`RuleScan::scan_is_cheaper`).
+            let small = scan.scan_is_cheaper(robots);
             Arc::new(Slot {
                 scan,
                 scanned: AtomicU32::new(0),
