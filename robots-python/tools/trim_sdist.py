@@ -6,8 +6,8 @@ the extension compiles. What no build from the sdist uses goes:
 - each `[dev-dependencies]` table, and the unpublished test-support crate (tests do not run from
   an sdist);
 - the optional dependencies (an HTTP client, Redis, signing keys: robots-fetch's features, which
-  the extension does not enable), their features kept as empty lists so that the crates' code
-  still names them.
+  the extension does not enable), and what features enable of them (the features stay, so that
+  the crates' code still names them; the extension's own, its stable ABI, are kept whole).
 
 Crates for other platforms (Windows, macOS, WebAssembly) stay named, as an sdist builds there
 too. `python tools/trim_sdist.py DIST.tar.gz` rewrites it in place.
@@ -26,22 +26,38 @@ UNUSED_MEMBER = "test-support"
 
 def trimmed_manifest(manifest: str) -> str:
     """The manifest without its `[dev-dependencies]` tables (plain or per target) and optional
-    dependencies, each feature an empty list."""
+    dependencies, and without what its features enable of those (`dep:name`, `name`,
+    `name/feature`, `name?/feature`)."""
+    lines = manifest.splitlines(keepends=True)
+    removed = {line.split("=", 1)[0].strip() for table, line in _tabled(lines) if _is_optional(table, line)}
     kept: list[str] = []
+    for table, line in _tabled(lines):
+        if table == "dev-dependencies" or table.endswith(".dev-dependencies") or _is_optional(table, line):
+            continue
+        feature = re.match(r"(\s*[A-Za-z0-9_-]+\s*=\s*)\[(.*)\]\s*$", line)
+        if table == "features" and feature:
+            entries = re.findall(r'"([^"]*)"', feature.group(2))
+            enabled = [e for e in entries if re.split(r"[?/]", e.removeprefix("dep:"))[0] not in removed]
+            line = feature.group(1) + "[" + ", ".join(f'"{e}"' for e in enabled) + "]\n"
+        kept.append(line)
+    return "".join(kept)
+
+
+def _tabled(lines: list[str]) -> list[tuple[str, str]]:
+    """Each line with the name of the table it is in."""
+    tabled: list[tuple[str, str]] = []
     table = ""
-    for line in manifest.splitlines(keepends=True):
+    for line in lines:
         header = re.match(r"\s*\[([^\[\]]+)\]\s*$", line)
         if header:
             table = header.group(1).strip()
-        if table == "dev-dependencies" or table.endswith(".dev-dependencies"):
-            continue
-        if table.endswith("dependencies") and re.search(r"\boptional\s*=\s*true\b", line):
-            continue
-        feature = re.match(r"(\s*[A-Za-z0-9_-]+\s*=\s*)\[.*\]\s*$", line)
-        if table == "features" and feature:
-            line = feature.group(1) + "[]\n"
-        kept.append(line)
-    return "".join(kept)
+        tabled.append((table, line))
+    return tabled
+
+
+def _is_optional(table: str, line: str) -> bool:
+    """Whether `line` of `table` names an optional dependency."""
+    return table.endswith("dependencies") and re.search(r"\boptional\s*=\s*true\b", line) is not None
 
 
 def without_member(workspace: str, member: str) -> str:
