@@ -36,6 +36,15 @@ fn line() -> impl Strategy<Value = String> {
     ]
 }
 
+/// A file of one `*` group with these (kind, pattern) rules.
+fn star_group(rules: &[(String, String)]) -> String {
+    let mut body = String::from("User-agent: *\n");
+    for (kind, pattern) in rules {
+        body.push_str(&format!("{kind}: {pattern}\n"));
+    }
+    body
+}
+
 fn body() -> impl Strategy<Value = String> {
     let eol = prop_oneof![Just("\n"), Just("\r\n"), Just("\r")];
     prop::collection::vec((line(), eol), 0..14)
@@ -134,10 +143,7 @@ proptest! {
         rules in prop::collection::vec(("(Allow|Disallow)", "/(\\*[abc]){1,4}\\$?"), 20..60),
         path in "/[abc]{0,24}",
     ) {
-        let mut body = String::from("User-agent: *\n");
-        for (kind, pattern) in &rules {
-            body.push_str(&format!("{kind}: {pattern}\n"));
-        }
+        let body = star_group(&rules);
         let matcher = RobotsTxt::parse(body.as_bytes()).matcher("FooBot");
         let ours = matcher.check_path(path.as_bytes());
         let google = google_verdict(body.as_bytes(), &["FooBot"], &path);
@@ -152,10 +158,7 @@ proptest! {
         rules in prop::collection::vec(("(Allow|Disallow)", "/(\\*[ab]{1,2}){1,3}\\$?"), 32..90),
         path in "/[ab]{0,20}",
     ) {
-        let mut body = String::from("User-agent: *\n");
-        for (kind, pattern) in &rules {
-            body.push_str(&format!("{kind}: {pattern}\n"));
-        }
+        let body = star_group(&rules);
         let matcher = Matcher::from_body(body.as_bytes(), ["FooBot"]);
         let ours = matcher.check_path(path.as_bytes());
         let google = google_verdict(body.as_bytes(), &["FooBot"], &path);
@@ -172,14 +175,28 @@ proptest! {
         rules in prop::collection::vec(("(Allow|Disallow)", "/[ab]{0,3}[abc/]{0,6}(\\*[ab])?\\$?"), 32..260),
         path in "/[abc/]{0,12}",
     ) {
-        let mut body = String::from("User-agent: *\n");
-        for (kind, pattern) in &rules {
-            body.push_str(&format!("{kind}: {pattern}\n"));
-        }
+        let body = star_group(&rules);
         let matcher = Matcher::from_body(body.as_bytes(), ["FooBot"]);
         // A full URL: Google would read a path starting with `//` as a scheme-relative URL.
         let url = format!("https://example.com{path}");
         let ours = matcher.check_url(&url);
+        let google = google_verdict(body.as_bytes(), &["FooBot"], &url);
+        prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
+    }
+
+    /// A URL's fragment never changes its verdict: the verdict is its path's (as `path_of`
+    /// cuts it), and Google's, for views of every size (scanned in full, keyed, indexed).
+    #[test]
+    fn a_urls_fragment_never_changes_its_verdict(
+        rules in prop::collection::vec(("(Allow|Disallow)", "/[ab]{0,2}[ab/*]{0,4}\\$?"), 0..60),
+        path in "/[ab/]{0,5}",
+        fragment in "#[ab/#*$?]{0,6}",
+    ) {
+        let body = star_group(&rules);
+        let matcher = Matcher::from_body(body.as_bytes(), ["FooBot"]);
+        let url = format!("https://example.com{path}{fragment}");
+        let ours = matcher.check_url(&url);
+        prop_assert_eq!(&ours, &matcher.check_path(path_of(&url).as_bytes()));
         let google = google_verdict(body.as_bytes(), &["FooBot"], &url);
         prop_assert_eq!((ours.allowed, ours.rule.map_or(0, |r| r.line)), google);
     }
