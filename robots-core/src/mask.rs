@@ -1,6 +1,6 @@
 //! 64 bytes tested at once without `unsafe`: a predicate over a fixed block, written as a loop
-//! the compiler turns into SIMD compares, and its byte flags packed into a bit mask. Shared by
-//! the parsers' tokenizer (special bytes of a body) and the check (rules a path may match).
+//! the compiler turns into SIMD compares, and its byte flags packed into a bit mask. The
+//! parsers' tokenizer finds a body's special bytes with it.
 
 /// Bytes tested at once.
 pub(crate) const BLOCK: usize = 64;

@@ -1,7 +1,7 @@
 //! The rule index of a big view: rules bucketed by the byte at the position that separates
 //! them best, so that a check scans only the rules that can match its path.
 
-use crate::mask::{BLOCK, mask_of};
+use crate::directive::splat;
 use crate::pattern::Glob;
 
 use super::rule::{CompiledRule, FLAG_GLOB, META_SHIFT};
@@ -255,13 +255,20 @@ impl RuleIndex {
 /// are a few cache lines, and its keys would only make it larger.
 pub(super) const KEYED_MIN_RULES: usize = 16;
 
-/// Bit `i` set when rule `i` of the block may match a path whose second byte is `want` (0: the
-/// path has none): its key is `want`, or 0 (any path). A short last block is padded with a key
-/// that is neither.
-#[inline]
-pub(super) fn key_candidates(keys: &[u8], want: u8) -> u64 {
-    let mut block = [if want == 0xFF { 0xFE } else { 0xFF }; BLOCK];
-    let n = keys.len().min(BLOCK);
-    block[..n].copy_from_slice(&keys[..n]);
-    mask_of(&block, |key| (key == want) | (key == 0))
+/// The high bit of byte `i` set when rule `i` of these eight may match a path whose second
+/// byte is `want` (0: the path has none): its key is `want`, or 0 (any path). Eight keys in a
+/// word, exactly: a view of 16 to 63 rules is one to eight words, where a 64-byte mask cost
+/// more than the search it saved.
+#[inline(always)]
+pub(super) fn key_candidates(keys: [u8; 8], want: u8) -> u64 {
+    let keys = u64::from_le_bytes(keys);
+    exact_zero_bytes(keys ^ splat(want)) | exact_zero_bytes(keys)
+}
+
+/// The high bit of every zero byte of `x`, exactly: the low seven bits of each byte are added
+/// to `0x7F` without a carry into the next byte.
+#[inline(always)]
+fn exact_zero_bytes(x: u64) -> u64 {
+    const LOW: u64 = splat(0x7F);
+    !(((x & LOW).wrapping_add(LOW)) | x | LOW)
 }

@@ -55,7 +55,7 @@ struct Inner {
     index: Option<Box<RuleIndex>>,
     /// The rules' bytes; for a view without an index, followed by every rule's key (see
     /// `CompiledRule::len_key`) in decision order, so that a check finds the rules a path may
-    /// match 64 at a time.
+    /// match eight at a time.
     arena: Box<[u8]>,
     /// Crawl-delay, Request-rate and usage rules, out of line: most files have none of them, and
     /// keeping them out keeps the part a check reads small.
@@ -336,12 +336,19 @@ mod tests {
         assert_eq!(emptied(large).capacity(), 0);
     }
 
-    #[test]
-    fn key_candidates_pad_a_short_block_with_no_candidate() {
-        assert_eq!(key_candidates(&[b'a', 0, b'b', b'a'], b'a'), 0b1011);
-        assert_eq!(key_candidates(&[b'a', 0, b'b'], 0), 0b010);
-        assert_eq!(key_candidates(&[0xFF, 0xFE], 0xFF), 0b01);
-        assert_eq!(key_candidates(&[0xFE; 64], 0xFE), u64::MAX);
+    proptest! {
+        /// Each key's flag is exact, whatever its neighbours (a zero key next to a 0x01, 0x80,
+        /// 0xFF): set when the key is the path's second byte or 0, and nothing else set.
+        #[test]
+        fn key_candidates_flag_exactly_the_keys_that_allow_the_path(
+            keys in prop::array::uniform8(prop_oneof![Just(0u8), Just(1), Just(b'a'), Just(0x80), Just(0xFF), any::<u8>()]),
+            want in prop_oneof![Just(0u8), Just(b'a'), Just(0xFF), any::<u8>()],
+        ) {
+            let expected = keys.iter().enumerate().fold(0u64, |flags, (i, &key)| {
+                flags | (u64::from(key == want || key == 0) << (8 * i + 7))
+            });
+            prop_assert_eq!(key_candidates(keys, want), expected);
+        }
     }
 
     /// 40 `*` rules, only four distinct (body, anchoring): the view keeps the first of each in

@@ -1,7 +1,6 @@
 //! The hot loop: a path against the compiled rules in decision order, the first match
 //! deciding. Hand-written because it is what makes a check fast; it does not allocate.
 
-use crate::mask::BLOCK;
 use crate::pattern::{Subject, glob_matches, is_prefix};
 use crate::url_path::path_of;
 
@@ -117,17 +116,20 @@ impl Matcher {
                 found
             }
             None => {
-                // The rules whose key allows the path, 64 at a time, in decision order.
+                // The rules whose key allows the path, eight at a time, in decision order.
                 let want = path.get(1).copied().unwrap_or(0);
-                let keys = inner.keys();
+                let (words, rest) = inner.keys().as_chunks::<8>();
+                // The last keys padded with a key that is neither `want` nor 0.
+                let mut last = [if want == 0xFF { 0xFE } else { 0xFF }; 8];
+                last[..rest.len()].copy_from_slice(rest);
                 let mut found = None;
-                'blocks: for (block, keys) in keys.chunks(BLOCK).enumerate() {
+                'words: for (w, &keys) in words.iter().chain([&last]).enumerate() {
                     let mut candidates = key_candidates(keys, want);
                     while candidates != 0 {
-                        let position = block * BLOCK + candidates.trailing_zeros() as usize;
+                        let position = w * 8 + (candidates.trailing_zeros() / 8) as usize;
                         if inner.rules.get(position).is_some_and(&mut hit) {
                             found = Some(position);
-                            break 'blocks;
+                            break 'words;
                         }
                         candidates &= candidates - 1;
                     }
