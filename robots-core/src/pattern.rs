@@ -467,15 +467,15 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
         [] => Some(0),
         [b] => find_byte(*b, haystack),
         [first, second, ..] if haystack.len() < 64 => {
-            // Candidates are where the needle's first two bytes are, found eight at a time in
-            // a zero-padded copy (no tail to handle): a path has many `/` or `.`, few `/f`.
+            // Candidates are where the needle's first two bytes are, found eight at a time (a
+            // path has many `/` or `.`, few `/f`); the last few starts one by one.
             let last_start = haystack.len().checked_sub(needle.len())?;
-            let mut padded = [0u8; 72];
-            padded[..haystack.len()].copy_from_slice(haystack);
-            let word =
-                |at: usize| u64::from_le_bytes(padded[at..at + 8].try_into().unwrap_or_default());
+            let word = |at: usize| {
+                let bytes = haystack.get(at..at + 8).unwrap_or_default();
+                u64::from_le_bytes(bytes.try_into().unwrap_or_default())
+            };
             let mut at = 0;
-            while at <= last_start {
+            while at <= last_start && at + 9 <= haystack.len() {
                 // Every true pair is flagged (a flag may be false: compared below).
                 let mut pairs = zero_bytes(word(at) ^ splat(*first))
                     & zero_bytes(word(at + 1) ^ splat(*second));
@@ -490,6 +490,12 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
                     pairs &= pairs - 1;
                 }
                 at += 8;
+            }
+            while at <= last_start {
+                if haystack[at] == *first && is_prefix(needle, &haystack[at..]) {
+                    return Some(at);
+                }
+                at += 1;
             }
             None
         }
