@@ -156,16 +156,8 @@ impl HopRule {
     /// ```
     pub fn allows_addresses(&self, from: &Url, to: &Url, addresses: &[std::net::IpAddr]) -> bool {
         match &*self.0 {
-            Kind::NotIntoInternal => {
-                if is_internal(from) {
-                    return true;
-                }
-                if is_internal(to) {
-                    return false;
-                }
-                // The same name as the page that handed it on: no new address to judge.
-                same_name(from, to) || !addresses.iter().any(|addr| is_internal_ip(*addr))
-            }
+            Kind::NotIntoInternal => by_text(from, to)
+                .unwrap_or_else(|| !addresses.iter().any(|addr| is_internal_ip(*addr))),
             Kind::And(a, b) => {
                 a.allows_addresses(from, to, addresses) && b.allows_addresses(from, to, addresses)
             }
@@ -180,7 +172,7 @@ impl HopRule {
     /// [`HopRule::not_into_internal_addresses`] in the rule, from a public host to another name.
     fn consults_addresses(&self, from: &Url, to: &Url) -> bool {
         match &*self.0 {
-            Kind::NotIntoInternal => !is_internal(from) && !is_internal(to) && !same_name(from, to),
+            Kind::NotIntoInternal => by_text(from, to).is_none(),
             Kind::And(a, b) | Kind::Or(a, b) => {
                 a.consults_addresses(from, to) || b.consults_addresses(from, to)
             }
@@ -189,14 +181,23 @@ impl HopRule {
     }
 }
 
-/// Whether `to`'s host is a name, the same as `from`'s (ASCII case ignored).
-fn same_name(from: &Url, to: &Url) -> bool {
-    match to.host() {
+/// [`HopRule::not_into_internal_addresses`]'s verdict on `from` → `to` when the URLs' text
+/// settles it: anything from an internal host, nothing into an internal literal, and a name the
+/// same as the page's (no new address to judge). `None` when the target's addresses decide.
+fn by_text(from: &Url, to: &Url) -> Option<bool> {
+    if is_internal(from) {
+        return Some(true);
+    }
+    if is_internal(to) {
+        return Some(false);
+    }
+    let same_name = match to.host() {
         Some(Host::Domain(name)) => from
             .host_str()
             .is_some_and(|h| h.eq_ignore_ascii_case(name)),
         _ => false,
-    }
+    };
+    same_name.then_some(true)
 }
 
 impl Default for HopRule {

@@ -51,6 +51,13 @@ pub struct Slot {
     compiled: OnceLock<Matcher>,
 }
 
+impl Slot {
+    /// Whether the view still answers a check by scan, counting the check when it does.
+    fn take_scan(&self) -> bool {
+        self.scanned.fetch_add(1, Ordering::Relaxed) < self.scans
+    }
+}
+
 /// How one check is answered: by the compiled view, or by a scan of the parsed file.
 pub enum Checker {
     Compiled(Matcher),
@@ -128,7 +135,7 @@ impl Views {
         if let Some(matcher) = slot.compiled.get() {
             return Checker::Compiled(matcher.clone());
         }
-        if slot.scanned.fetch_add(1, Ordering::Relaxed) < slot.scans {
+        if slot.take_scan() {
             return Checker::Scan(slot);
         }
         Checker::Compiled(Self::compiled(&slot, compile))
@@ -151,7 +158,7 @@ impl Views {
         if let Some(matcher) = slot.compiled.get() {
             return Ok(f(Answerer::Compiled(matcher)));
         }
-        if slot.scanned.fetch_add(1, Ordering::Relaxed) < slot.scans {
+        if slot.take_scan() {
             return Ok(f(Answerer::Scan(&slot.scan)));
         }
         Err(f)

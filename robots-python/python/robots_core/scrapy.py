@@ -226,7 +226,7 @@ class RobotsTxtMiddleware:
         # Per slot: distress answers in a row.
         self._streaks: dict[str, int] = {}
         # Requests answered and not yet out of the downloader (by identity: they are alive).
-        self._answered: dict[int, bool] = {}
+        self._answered: set[int] = set()
         self._robots: dict[tuple[str, str, int], CachedRobots] = {}
         self._waiting: dict[tuple[str, str, int], list[Any]] = {}
         self._addresses: dict[str, str] = {}
@@ -305,9 +305,8 @@ class RobotsTxtMiddleware:
             allowed = hop_allowed(source, request.url)
         except ValueError:  # A Referer that is no URL names no page.
             return
-        host = urlsplit(request.url).hostname or ""
-        if allowed and not _is_ip_literal(host):
-            address = await self._resolve(host)
+        if allowed:
+            address = await self._address_to_judge(request.url)
             if address is not None:
                 allowed = hop_allowed(source, request.url, [address])
         if not allowed:
@@ -436,6 +435,12 @@ class RobotsTxtMiddleware:
         self._addresses[host] = address
         return address
 
+    async def _address_to_judge(self, url: str) -> str | None:
+        """The address a handed-on URL's name resolves to, for the address rule; None when its
+        host is an address already (its text is judged) or the name does not resolve."""
+        host = urlsplit(url).hostname or ""
+        return None if _is_ip_literal(host) else await self._resolve(host)
+
     async def _resolve(self, host: str) -> str | None:
         """The address Scrapy's resolver gives `host` now, the one its connection will use (it
         keeps its own cache), or None when it does not resolve. Not kept here: a copy kept
@@ -484,7 +489,7 @@ class RobotsTxtMiddleware:
         # Sent before the slot takes its next request, so a pause holds that one too.
         if len(self._answered) > 100_000:
             self._answered.clear()  # never more than the requests in flight, unless a signal was lost
-        self._answered[id(request)] = True  # until it leaves the downloader
+        self._answered.add(id(request))  # until it leaves the downloader
         key = request.meta.get("download_slot")
         if key is None:
             return
@@ -511,7 +516,8 @@ class RobotsTxtMiddleware:
         timeout, a name that does not resolve) backs its server off. Scrapy tells of the failure
         only here, after its slot has looked at its queue: a request already due then (the
         failure took longer than the slot's delay) starts before the pause, the next ones wait."""
-        if self._answered.pop(id(request), False):
+        if id(request) in self._answered:
+            self._answered.discard(id(request))
             return
         key = request.meta.get("download_slot")
         if key is None or not self._backoff_network or _BODY_BYTES_SEEN in request.meta:
@@ -639,8 +645,7 @@ class RobotsTxtMiddleware:
             next_url = retrieval.answer(response.status, response.headers, response.body)
             if next_url is not None:
                 # A redirect judged by its text above; now by the address it would connect to.
-                host = urlsplit(next_url).hostname or ""
-                address = None if _is_ip_literal(host) else await self._resolve(host)
+                address = await self._address_to_judge(next_url)
                 if address is not None and retrieval.refuse_hop_into([address]):
                     self.stats.inc_value("robotstxt/refused/address")
                     break
