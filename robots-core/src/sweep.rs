@@ -1,27 +1,18 @@
 //! The one-sweep tokenizer the parsers read a body through: line breaks, NUL, `#`, `:` and the
 //! bytes values care about (`%`, `*`, bytes ≥ 0x80) are found 64 bytes at a time as a bit mask,
 //! so a line costs a few bit operations instead of a search for its end plus a scan of its
-//! content. Hand-written because it is the hot path of parsing (the mask loop is written so
-//! the compiler turns it into SIMD compares); it agrees with [`crate::lines::lines`] followed
+//! content. Hand-written because it is the hot path of parsing (the masks are SIMD compares,
+//! see [`crate::mask`]); it agrees with [`crate::lines::lines`] followed
 //! by [`crate::directive::parse_line`] on every input, which a property test holds it to.
 
 use crate::directive::Scanned;
 use crate::lines::{MAX_LINE_BYTES, strip_bom};
-use crate::mask::{BLOCK, mask_of};
+use crate::mask::{BLOCK, mask_of_any};
 
 /// Bit `i` set when `block[i]` is a byte the tokenizer stops at.
 #[inline]
 fn specials(block: &[u8; BLOCK]) -> u64 {
-    mask_of(block, |b| {
-        (b == b'\n')
-            | (b == b'\r')
-            | (b == 0)
-            | (b == b'#')
-            | (b == b':')
-            | (b == b'%')
-            | (b == b'*')
-            | (b >= 0x80)
-    })
+    mask_of_any(block, *b"\n\r\0#:%*", true)
 }
 
 /// The specials of the block of `body` starting at `start` (a short last block is padded with
