@@ -37,23 +37,14 @@ mod sse2 {
         let mut mask = 0u64;
         for (i, step) in steps.iter().enumerate() {
             let v = load_unaligned_m128i(step);
+            let is = |b: u8| cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b as i8));
             // A byte of 0x80 or above has its high bit set already: OR-ing the bytes in flags
             // it for `movemask`, which reads only the high bits.
-            let mut hits = bytes.map(|b| cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b as i8)));
-            // OR-ed as a tree, not a chain: the compares are independent.
-            let mut width = N;
-            while width > 1 {
-                let half = width / 2;
-                for j in 0..half {
-                    hits[j] = bitor_m128i(hits[j], hits[j + half]);
-                }
-                if width % 2 == 1 {
-                    hits[half] = hits[width - 1];
-                }
-                width -= half;
-            }
-            let any = hits.first().copied().unwrap_or_else(zeroed_m128i);
-            let hit = if high { bitor_m128i(any, v) } else { any };
+            let start = if high { v } else { zeroed_m128i() };
+            // Written as a chain; the compiler ORs the independent compares pairwise.
+            let hit = bytes
+                .into_iter()
+                .fold(start, |hit, b| bitor_m128i(hit, is(b)));
             // The 16 flags of the step, one bit each (the sign bit of an i32 never set).
             mask |= u64::from(move_mask_i8_m128i(hit) as u16) << (16 * i);
         }
