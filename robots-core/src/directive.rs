@@ -247,6 +247,28 @@ impl Scanned {
         self.seen |= class;
         true
     }
+
+    /// Which bytes could still change this scan, before its comment: a `:` until the first,
+    /// and each of `%`, `*` and bytes ≥ 0x80 until its first. (A `#`, a line break and a NUL
+    /// always could.)
+    #[inline]
+    pub(crate) fn still_wanted(&self) -> Wanted {
+        Wanted {
+            colon: self.colon.is_none(),
+            percent: self.seen & PERCENT == 0,
+            star: self.seen & STAR == 0,
+            high: self.seen & HIGH == 0,
+        }
+    }
+}
+
+/// See [`Scanned::still_wanted`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Wanted {
+    pub(crate) colon: bool,
+    pub(crate) percent: bool,
+    pub(crate) star: bool,
+    pub(crate) high: bool,
 }
 
 /// [`parse_line`] after the scan of the content (inlined into the parsers' loop).

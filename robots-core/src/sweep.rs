@@ -4,8 +4,15 @@
 //! content. Hand-written because it is the hot path of parsing (the masks are SIMD compares,
 //! see [`crate::mask`]); it agrees with [`crate::lines::lines`] followed
 //! by [`crate::directive::parse_line`] on every input, which a property test holds it to.
+//!
+//! A line with many specials (an HTML page served as robots.txt, ASCII art in a comment, a path
+//! in Cyrillic or all `%`-escapes) is read *quietly* from its [`QUIET_AFTER`]th special on: the
+//! block's specials are then split by class, and only those that can still change the line are
+//! visited (its end and first NUL always; a `#`, the first `:` and the first of each value
+//! class while its content is read), and once only its end can, memchr finds it. Taken one by
+//! one, such lines cost up to five times robotxt's parse of them.
 
-use crate::directive::Scanned;
+use crate::directive::{Scanned, Wanted};
 use crate::lines::{MAX_LINE_BYTES, strip_bom};
 use crate::mask::{BLOCK, mask_of_any};
 
@@ -29,10 +36,98 @@ fn specials_at(body: &[u8], start: usize) -> u64 {
 #[cold]
 #[inline(never)]
 fn specials_of_last(body: &[u8], start: usize) -> u64 {
+    specials(&padded_last(body, start))
+}
+
+/// The last block of `body`, from `start`, padded with bytes that are not special.
+fn padded_last(body: &[u8], start: usize) -> [u8; BLOCK] {
     let rest = body.get(start..).unwrap_or_default();
     let mut padded = [b'a'; BLOCK];
     padded[..rest.len().min(BLOCK)].copy_from_slice(&rest[..rest.len().min(BLOCK)]);
-    specials(&padded)
+    padded
+}
+
+/// The special of a line from which the rest of it is read quietly. Most lines have fewer
+/// than eight (a key's colon, a few `*` or `%`) and never pay for the masks by class.
+const QUIET_AFTER: u32 = 8;
+
+/// A block's specials by class, for a line read quietly.
+#[derive(Debug, Clone, Copy)]
+struct Classes {
+    breaks: u64,
+    nul: u64,
+    hash: u64,
+    colon: u64,
+    percent: u64,
+    star: u64,
+    high: u64,
+}
+
+impl Classes {
+    /// The classes of the block of `body` starting at `start` (a short last block is padded, as
+    /// in [`specials_at`]).
+    fn at(body: &[u8], start: usize) -> Classes {
+        let of = |block: &[u8; BLOCK]| Classes {
+            breaks: mask_of_any(block, *b"\n\r", false),
+            nul: mask_of_any(block, [0], false),
+            hash: mask_of_any(block, [b'#'], false),
+            colon: mask_of_any(block, [b':'], false),
+            percent: mask_of_any(block, [b'%'], false),
+            star: mask_of_any(block, [b'*'], false),
+            high: mask_of_any(block, [], true),
+        };
+        match body.get(start..).and_then(<[u8]>::first_chunk::<BLOCK>) {
+            Some(block) => of(block),
+            None => of(&padded_last(body, start)),
+        }
+    }
+
+    /// Every special: what [`specials`] gives.
+    fn all(&self) -> u64 {
+        self.breaks | self.nul | self.hash | self.colon | self.percent | self.star | self.high
+    }
+
+    /// The specials that can still change a line whose content is being read: its end, a NUL,
+    /// a `#`, and the classes still `wanted`.
+    fn wanted(&self, wanted: Wanted) -> u64 {
+        let pick = |mask: u64, on: bool| if on { mask } else { 0 };
+        self.breaks
+            | self.nul
+            | self.hash
+            | pick(self.colon, wanted.colon)
+            | pick(self.percent, wanted.percent)
+            | pick(self.star, wanted.star)
+            | pick(self.high, wanted.high)
+    }
+}
+
+/// The bits of a block above `offset` (0 to 63).
+fn above(offset: usize) -> u64 {
+    u64::MAX.checked_shl(offset as u32 + 1).unwrap_or(0)
+}
+
+/// The state of the line being read, from its start.
+struct Reading {
+    start: usize,
+    /// Where the content is cut (see [`MAX_LINE_BYTES`]).
+    cap: usize,
+    scanned: Scanned,
+    /// Still reading the content: before a comment, a NUL and the length cap.
+    content: bool,
+    nul: Option<usize>,
+}
+
+impl Reading {
+    /// Takes in the special byte `b` at `at`, which is not a line break.
+    #[inline(always)]
+    fn take(&mut self, at: usize, b: u8) {
+        if b == 0 {
+            self.nul = self.nul.or(Some(at));
+            self.content = false;
+        } else if self.content {
+            self.content = at < self.cap && self.scanned.take(at - self.start, b);
+        }
+    }
 }
 
 /// One line: its number, its content (up to a NUL, at most [`MAX_LINE_BYTES`]), and what the
@@ -83,6 +178,61 @@ impl<'a> Sweep<'a> {
         self.bits &= self.bits - 1;
         Some(at)
     }
+
+    /// The rest of a line after its special at `at`, read quietly: the break that ends it, as
+    /// [`Iterator::next`] would have found it taking every special, the line's state then, and
+    /// the walk left just after that break. (The state goes by value: a reference would keep
+    /// it in memory, not registers, in the loop that reads every line.)
+    #[cold]
+    #[inline(never)]
+    fn rest_quietly(&mut self, at: usize, mut line: Reading) -> (Option<usize>, Reading) {
+        let end = self.quietly(at, &mut line);
+        (end, line)
+    }
+
+    fn quietly(&mut self, mut at: usize, line: &mut Reading) -> Option<usize> {
+        let body = self.body;
+        let mut classes = Classes::at(body, self.block);
+        loop {
+            if line.content {
+                let wanted = line.scanned.still_wanted();
+                let mut bits = classes.wanted(wanted) & above(at - self.block);
+                while bits == 0 {
+                    if self.block + BLOCK >= body.len() {
+                        self.bits = 0;
+                        return None;
+                    }
+                    self.block += BLOCK;
+                    classes = Classes::at(body, self.block);
+                    bits = classes.wanted(wanted);
+                }
+                at = self.block + bits.trailing_zeros() as usize;
+            } else {
+                // Only the line's end, or its first NUL, can matter now: memchr finds them
+                // faster than masks.
+                let rest = body.get(at + 1..).unwrap_or_default();
+                let next = match line.nul {
+                    None => memchr::memchr3(b'\n', b'\r', 0, rest),
+                    Some(_) => memchr::memchr2(b'\n', b'\r', rest),
+                };
+                let Some(next) = next else {
+                    // The line runs to the end of the body: nothing left to take.
+                    (self.block, self.bits) = (body.len(), 0);
+                    return None;
+                };
+                at += 1 + next;
+                self.block = at - at % BLOCK;
+                classes = Classes::at(body, self.block);
+            }
+            match body[at] {
+                b'\n' | b'\r' => {
+                    self.bits = classes.all() & above(at - self.block);
+                    return Some(at);
+                }
+                b => line.take(at, b),
+            }
+        }
+    }
 }
 
 impl<'a> Iterator for Sweep<'a> {
@@ -94,27 +244,32 @@ impl<'a> Iterator for Sweep<'a> {
             return None;
         }
         let start = self.next;
-        let cap = start.saturating_add(MAX_LINE_BYTES);
-        let mut scanned = Scanned::default();
-        // Still reading the content: before a comment, a NUL and the length cap.
-        let mut reading = true;
-        let mut nul = None;
+        let mut line = Reading {
+            start,
+            cap: start.saturating_add(MAX_LINE_BYTES),
+            scanned: Scanned::default(),
+            content: true,
+            nul: None,
+        };
+        let mut taken = 0u32;
         let end = loop {
             let Some(p) = self.take_special() else {
                 break None;
             };
             match self.body[p] {
                 b'\n' | b'\r' => break Some(p),
-                0 => {
-                    nul = nul.or(Some(p));
-                    reading = false;
-                }
-                b if reading => {
-                    reading = p < cap && scanned.take(p - start, b);
-                }
-                _ => {}
+                b => line.take(p, b),
+            }
+            taken += 1;
+            if taken >= QUIET_AFTER {
+                let (end, read) = self.rest_quietly(p, line);
+                line = read;
+                break end;
             }
         };
+        let Reading {
+            cap, scanned, nul, ..
+        } = line;
         let raw_end = match end {
             Some(end) => {
                 // An LF directly after a CR belongs to the same break (it is the next special).
@@ -212,8 +367,84 @@ mod tests {
         }
     }
 
+    /// Lines with more than [`QUIET_AFTER`] specials, read quietly from there: every class
+    /// repeated after its first, a comment or a NUL then more specials, runs of NULs, and such
+    /// lines across blocks, at the length cap and at the end of the body.
+    #[test]
+    fn agrees_on_lines_read_quietly() {
+        let runs: [&[u8]; 9] = [
+            b"\xD0\x9F",
+            b"%d0%9F",
+            b"*",
+            b":",
+            b"\0",
+            b"#",
+            b"\xE2\x96\x91 ",
+            b"a:b%c*\xC3\xA9",
+            b"\0\0#",
+        ];
+        for run in runs {
+            for count in [4, 9, 40, 300] {
+                for head in [&b"Disallow: /"[..], b"# ", b"Allow: /x\0", b"", b"key"] {
+                    for tail in [&b"\nAllow: /b\r\nDisallow: /c*%e2\n"[..], b"\r", b""] {
+                        let mut body = head.to_vec();
+                        for _ in 0..count {
+                            body.extend_from_slice(run);
+                        }
+                        body.extend_from_slice(tail);
+                        agrees(&body);
+                        // Shifted across the blocks' edges.
+                        for pad in [1, 31, 63] {
+                            let mut shifted = vec![b'x'; pad];
+                            shifted.push(b'\n');
+                            shifted.extend_from_slice(&body);
+                            agrees(&shifted);
+                        }
+                    }
+                }
+            }
+        }
+        // Past the cap with specials of classes not seen yet after it, and one that is.
+        for late in [&b":"[..], b"*", b"%", b"#", b"\0", b"\xC3"] {
+            let mut body = b"Disallow: /".to_vec();
+            while body.len() < MAX_LINE_BYTES + 200 {
+                body.extend_from_slice(b"\xD0\x9Fa");
+            }
+            body.extend_from_slice(late);
+            body.extend_from_slice(b"zz\r\nAllow: /%41\n");
+            agrees(&body);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Long lines of runs of specials: most are read quietly across several blocks.
+        #[test]
+        fn agrees_on_lines_of_many_specials(
+            parts in proptest::collection::vec(
+                (
+                    prop_oneof![
+                        Just(&b"\n"[..]), Just(&b"\r"[..]), Just(&b"\r\n"[..]), Just(&b"\0"[..]),
+                        Just(&b"#"[..]), Just(&b":"[..]), Just(&b"%"[..]), Just(&b"*"[..]),
+                        Just(&b"\xC3\xA9"[..]), Just(&b" "[..]), Just(&b"Disallow: /"[..]),
+                        Just(&b"ab"[..]),
+                    ],
+                    1..40usize,
+                ),
+                0..40,
+            )
+        ) {
+            let mut body = Vec::new();
+            for (part, times) in parts {
+                // Breaks stay single: a run of them is only many empty lines.
+                let times = if part.iter().any(|b| matches!(b, b'\n' | b'\r')) { 1 } else { times };
+                for _ in 0..times {
+                    body.extend_from_slice(part);
+                }
+            }
+            agrees(&body);
+        }
 
         #[test]
         fn agrees_with_lines_and_parse_line(
