@@ -460,16 +460,23 @@ pub fn escape_pattern_hinted(value: &[u8], hints: ValueHints) -> Cow<'_, [u8]> {
 /// [`escape_pattern_hinted`] for a value that may have a `%` or a high byte.
 #[inline(never)]
 fn escape_pattern_scanned(value: &[u8]) -> Cow<'_, [u8]> {
-    // Most values are plain ASCII without `%`: both checks run a word or a vector at a time.
-    if value.is_ascii() && find_byte(b'%', value).is_none() {
-        return Cow::Borrowed(value);
-    }
-    let needs_work = value.iter().enumerate().any(|(i, &b)| {
-        b >= 0x80
-            || (b == b'%' && hex_pair(value, i).is_some_and(|(h, l)| is_lower(h) || is_lower(l)))
-    });
-    if !needs_work {
-        return Cow::Borrowed(value);
+    // Most values are plain ASCII, and most of the others' escapes are uppercase already:
+    // the checks run a word or a vector at a time, and visit only the `%` signs.
+    if value.is_ascii() {
+        let mut from = 0;
+        let lowercase_escape = loop {
+            let Some(at) = value.get(from..).and_then(|rest| find_byte(b'%', rest)) else {
+                break false;
+            };
+            let at = from + at;
+            if hex_pair(value, at).is_some_and(|(h, l)| is_lower(h) || is_lower(l)) {
+                break true;
+            }
+            from = at + 1;
+        };
+        if !lowercase_escape {
+            return Cow::Borrowed(value);
+        }
     }
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let mut out = Vec::with_capacity(value.len() + 8);
@@ -663,6 +670,53 @@ mod tests {
         assert_eq!(&*escape_pattern(b"/*$ ~"), b"/*$ ~");
         assert!(is_escaped_kind(KeyKind::Allow) && is_escaped_kind(KeyKind::Other));
         assert!(!is_escaped_kind(KeyKind::UserAgent) && !is_escaped_kind(KeyKind::Sitemap));
+    }
+
+    /// Google's escaping, a byte at a time, for the property below.
+    fn escaped_byte_by_byte(value: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < value.len() {
+            match (value[i], value.get(i + 1..i + 3)) {
+                (b'%', Some(&[h, l])) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
+                    out.extend_from_slice(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
+                    i += 3;
+                }
+                (b, _) if b >= 0x80 => {
+                    out.extend_from_slice(format!("%{b:02X}").as_bytes());
+                    i += 1;
+                }
+                (b, _) => {
+                    out.push(b);
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn escaping_agrees_with_a_byte_loop_and_borrows_when_nothing_changes(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just(&b"%"[..]), Just(&b"%a"[..]),
+                    Just(&b"%A"[..]), Just(&b"f"[..]),
+                    Just(&b"9"[..]), Just(&b"g"[..]),
+                    Just(&b"/"[..]), Just(&b"\xC3\xA9"[..]),
+                    Just(&b"*"[..]),
+                ],
+                0..40,
+            )
+        ) {
+            let value = parts.concat();
+            let escaped = escape_pattern(&value);
+            prop_assert_eq!(&*escaped, &escaped_byte_by_byte(&value)[..]);
+            prop_assert_eq!(
+                matches!(escaped, std::borrow::Cow::Borrowed(_)),
+                *escaped == *value
+            );
+        }
     }
 
     #[test]
