@@ -460,12 +460,14 @@ pub fn escape_pattern_hinted(value: &[u8], hints: ValueHints) -> Cow<'_, [u8]> {
 /// [`escape_pattern_hinted`] for a value that may have a `%` or a high byte.
 #[inline(never)]
 fn escape_pattern_scanned(value: &[u8]) -> Cow<'_, [u8]> {
-    // Most values are plain ASCII, and most of the others' escapes are uppercase already:
-    // the checks run a word or a vector at a time, and visit only the `%` signs.
+    // Most values are plain ASCII, and most of the others' escapes are uppercase already: the
+    // checks visit only the `%` signs, found a word at a time (escapes come every three bytes
+    // in a path of them, where memchr's set-up per call cost more than the search).
     if value.is_ascii() {
         let mut from = 0;
         let lowercase_escape = loop {
-            let Some(at) = value.get(from..).and_then(|rest| find_byte(b'%', rest)) else {
+            let rest = value.get(from..).unwrap_or_default();
+            let Some(at) = first_in_words(rest, |word| zero_bytes(word ^ splat(b'%'))) else {
                 break false;
             };
             let at = from + at;
@@ -479,21 +481,24 @@ fn escape_pattern_scanned(value: &[u8]) -> Cow<'_, [u8]> {
         }
     }
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let mut out = Vec::with_capacity(value.len() + 8);
+    // Each high byte becomes three: sized once (a path in Cyrillic is most of its bytes).
+    let high = value.iter().filter(|&&b| b >= 0x80).count();
+    let mut out = Vec::with_capacity(value.len() + 2 * high);
     let mut i = 0;
-    while i < value.len() {
-        let b = value[i];
-        if let (b'%', Some((h, l))) = (b, hex_pair(value, i)) {
+    while let Some(&b) = value.get(i) {
+        if b == b'%'
+            && let Some((h, l)) = hex_pair(value, i)
+        {
             out.extend_from_slice(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
             i += 3;
-            continue;
-        }
-        if b >= 0x80 {
-            out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
         } else {
-            out.push(b);
+            if b >= 0x80 {
+                out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]]);
+            } else {
+                out.push(b);
+            }
+            i += 1;
         }
-        i += 1;
     }
     Cow::Owned(out)
 }
