@@ -30,15 +30,21 @@ pub(super) fn twin_hash(hasher: &foldhash::fast::RandomState, body: &[u8], ancho
 }
 
 /// Rule indices `0..len` by rank, highest first, file order kept among equals (rules come in
-/// file order), written into `order` (cleared first). Ranks are small (twice a pattern length), so a
-/// counting sort does it in linear time.
-pub(super) fn decision_order(len: usize, rank: impl Fn(usize) -> u32, order: &mut Vec<u32>) {
+/// file order), written into `order` (cleared first). `max` is the highest rank, learnt as the
+/// rules were made (a pass of its own was a visible share of ordering a big view). Ranks are
+/// small (twice a pattern length), so a counting sort does it in linear time.
+pub(super) fn decision_order(
+    len: usize,
+    max: u32,
+    rank: impl Fn(usize) -> u32,
+    order: &mut Vec<u32>,
+) {
     /// Views of at most this many rules are sorted on the stack.
     const SMALL: usize = 32;
     order.clear();
-    let Some(max) = (0..len).map(&rank).max() else {
+    if len == 0 {
         return;
-    };
+    }
     if len <= SMALL {
         // A few rules (most views): their ranks, computed once, sorted on the stack with the
         // index in the low half of each key (unique keys: the order of a stable sort).
@@ -99,6 +105,7 @@ impl Matcher {
         // Per rule before sorting, in file order.
         rules.reserve(expected_rules);
         let mut glob_count = 0usize;
+        let mut max_rank = 0u32;
         let store = |arena: &mut Vec<u8>, bytes: &[u8]| {
             let start = arena.len() as u32;
             arena.extend_from_slice(bytes);
@@ -165,6 +172,7 @@ impl Matcher {
                 if written_elsewhere {
                     spans.push((rules.len() as u32, written_span.0, written_span.1));
                 }
+                max_rank = max_rank.max(compiled.rank());
                 rules.push(compiled);
             };
             // Google's index.html retry: an allow whose last segment starts with `/index.htm` is
@@ -185,7 +193,7 @@ impl Matcher {
                 add(&mut arena, pattern);
             }
         }
-        decision_order(rules.len(), |i| rules[i].rank(), order);
+        decision_order(rules.len(), max_rank, |i| rules[i].rank(), order);
         // Twins: `*` rules with the same body and anchoring match the same paths, and they have
         // the same priority. In decision order the first of them decides whenever any of them
         // would; the others are never reached with a different answer, so they are dropped. A
