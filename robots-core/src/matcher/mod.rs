@@ -326,6 +326,54 @@ mod tests {
         }
     }
 
+    /// `from_body` takes its names however many there are: none, one (no list allocated), a
+    /// few, and more than its 64-bit group mask holds (the full parse then).
+    #[test]
+    fn from_body_takes_any_number_of_names() {
+        let body = b"User-agent: ncj\nDisallow: /61\n\nUser-agent: b\nDisallow: /b\n\nUser-agent: *\nDisallow: /all\n";
+        // Letters only (a token with a digit matches `*` groups only); the 62nd is `ncj`.
+        let many: Vec<String> = (0..70u8)
+            .map(|i| {
+                format!(
+                    "n{}{}",
+                    char::from(b'a' + i / 26),
+                    char::from(b'a' + i % 26)
+                )
+            })
+            .collect();
+        for names in [
+            vec![],
+            vec!["b"],
+            vec!["x"],
+            vec!["x", "b"],
+            vec!["b", "ncj"],
+            many.iter().map(String::as_str).collect(),
+        ] {
+            let fused = Matcher::from_body(body, &names);
+            let full = RobotsTxt::parse(body).matcher_for(&names);
+            assert_eq!(fused.selection(), full.selection(), "{names:?}");
+            for path in ["/61", "/b", "/all"] {
+                assert_eq!(
+                    fused.check_path(path.as_bytes()),
+                    full.check_path(path.as_bytes())
+                );
+            }
+        }
+        assert_eq!(
+            Matcher::from_body(body, ["b"]).selection(),
+            &Selection::Agent("b".into())
+        );
+        assert_eq!(
+            Matcher::from_body(body, &many).selection(),
+            &Selection::Agent("ncj".into())
+        );
+        assert!(!Matcher::from_body(body, &many).is_allowed("https://e.com/61"));
+        assert_eq!(
+            Matcher::from_body(body, [""; 0]).selection(),
+            &Selection::Global
+        );
+    }
+
     #[test]
     fn emptied_keeps_small_vectors_and_drops_large_ones() {
         let small: Vec<u32> = Vec::with_capacity(16);

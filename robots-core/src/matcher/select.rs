@@ -273,7 +273,15 @@ impl Matcher {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let names: Vec<S> = agents.into_iter().collect();
+        let mut agents = agents.into_iter();
+        let first = agents.next();
+        let second = if first.is_some() { agents.next() } else { None };
+        if let (Some(only), None) = (&first, &second) {
+            // One name, as most callers give: no list to allocate.
+            let names = std::slice::from_ref(only);
+            return Scratch::with(|scratch| Matcher::from_body_with(body, names, scratch));
+        }
+        let names: Vec<S> = first.into_iter().chain(second).chain(agents).collect();
         if names.len() > 64 {
             // Group membership is tracked in a 64-bit mask; more names take the general path.
             let tokens: Vec<&str> = names.iter().map(|a| a.as_ref()).collect();
