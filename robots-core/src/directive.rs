@@ -37,12 +37,15 @@ pub struct Directive<'a> {
     pub hints: ValueHints,
 }
 
-/// Which bytes that need work a value may contain (`%`, `*`, bytes ≥ 0x80), found by the one
-/// scan of its line, so that escaping and pattern analysis can skip their own scans. A set
-/// flag means "may contain"; a clear one, "does not".
+/// What in a value may need work (an escape with a lowercase hex digit such as `%2f`, which
+/// escaping rewrites; `*`; bytes ≥ 0x80), found by the one scan of its line, so that escaping
+/// and pattern analysis can skip their own scans. A set flag means "may contain"; a clear one,
+/// "does not".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ValueHints(u8);
 
+/// The class of `%`; as a flag of [`ValueHints`] and [`Scanned::seen`], set only for a `%`
+/// that starts an escape with a lowercase hex digit (see [`starts_lowercase_escape`]).
 const PERCENT: u8 = 1;
 const STAR: u8 = 2;
 const HIGH: u8 = 4;
@@ -210,6 +213,9 @@ pub fn parse_line(content: &[u8]) -> LineContent<'_> {
         if class == COLON && colon.is_none() {
             colon = Some(i);
         }
+        if class == PERCENT && !starts_lowercase_escape(content, i) {
+            continue;
+        }
         seen |= class;
     }
     parse_scanned(
@@ -223,7 +229,8 @@ pub fn parse_line(content: &[u8]) -> LineContent<'_> {
 }
 
 /// What the scan of a line's content found, offsets into the content: the first `#`, the first
-/// `:` before it, and the classes (`%`, `*`, high bytes) of the bytes before it.
+/// `:` before it, and the classes (`*`, high bytes, `%` starting a lowercase escape) of the
+/// bytes before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Scanned {
     pub(crate) comment: Option<usize>,
@@ -233,7 +240,8 @@ pub(crate) struct Scanned {
 
 impl Scanned {
     /// Takes in one byte of the content at `offset` that is not a line break or NUL; `false`
-    /// once the comment is found (nothing after it matters).
+    /// once the comment is found (nothing after it matters). Of a `%`, only whether it starts
+    /// a lowercase escape counts: see [`Scanned::take_lowercase_escape`].
     #[inline]
     pub(crate) fn take(&mut self, offset: usize, b: u8) -> bool {
         let class = CLASS[usize::from(b)];
@@ -244,13 +252,19 @@ impl Scanned {
         if class == COLON && self.colon.is_none() {
             self.colon = Some(offset);
         }
-        self.seen |= class;
+        self.seen |= class & !PERCENT;
         true
     }
 
+    /// Takes in a `%` of the content that starts an escape with a lowercase hex digit.
+    #[inline]
+    pub(crate) fn take_lowercase_escape(&mut self) {
+        self.seen |= PERCENT;
+    }
+
     /// Which bytes could still change this scan, before its comment: a `:` until the first,
-    /// and each of `%`, `*` and bytes ≥ 0x80 until its first. (A `#`, a line break and a NUL
-    /// always could.)
+    /// a `%` until one starts a lowercase escape, and each of `*` and bytes ≥ 0x80 until its
+    /// first. (A `#`, a line break and a NUL always could.)
     #[inline]
     pub(crate) fn still_wanted(&self) -> Wanted {
         Wanted {
@@ -471,7 +485,7 @@ fn escape_pattern_scanned(value: &[u8]) -> Cow<'_, [u8]> {
                 break false;
             };
             let at = from + at;
-            if hex_pair(value, at).is_some_and(|(h, l)| is_lower(h) || is_lower(l)) {
+            if starts_lowercase_escape(value, at) {
                 break true;
             }
             from = at + 1;
@@ -501,6 +515,14 @@ fn escape_pattern_scanned(value: &[u8]) -> Cow<'_, [u8]> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Whether the `%` at `at` of `text` starts an escape with a lowercase hex digit (`%2f`), which
+/// escaping rewrites. Bytes past a value's end never make one: what follows a value on its line
+/// (whitespace, `#`, NUL, a break) is no hex digit.
+#[inline]
+pub(crate) fn starts_lowercase_escape(text: &[u8], at: usize) -> bool {
+    hex_pair(text, at).is_some_and(|(h, l)| is_lower(h) || is_lower(l))
 }
 
 fn hex_pair(value: &[u8], percent_at: usize) -> Option<(u8, u8)> {

@@ -12,7 +12,7 @@
 //! class while its content is read), and once only its end can, memchr finds it. Taken one by
 //! one, such lines cost up to five times robotxt's parse of them.
 
-use crate::directive::{Scanned, Wanted};
+use crate::directive::{Scanned, Wanted, starts_lowercase_escape};
 use crate::lines::{MAX_LINE_BYTES, strip_bom};
 use crate::mask::{BLOCK, mask_of_any};
 
@@ -120,14 +120,22 @@ struct Reading {
 }
 
 impl Reading {
-    /// Takes in the special byte `b` at `at`, which is not a line break.
+    /// Takes in the special byte `b` at `at` of `body`, which is not a line break.
     #[inline(always)]
-    fn take(&mut self, at: usize, b: u8) {
+    fn take(&mut self, body: &[u8], at: usize, b: u8) {
         if b == 0 {
             self.nul = self.nul.or(Some(at));
             self.content = false;
         } else if self.content {
             self.content = at < self.cap && self.scanned.take(at - self.start, b);
+            // The line as far as its content may reach: no hex pair straddles its end (see
+            // `starts_lowercase_escape`), except at the cap.
+            if b == b'%'
+                && self.content
+                && starts_lowercase_escape(&body[..self.cap.min(body.len())], at)
+            {
+                self.scanned.take_lowercase_escape();
+            }
         }
     }
 }
@@ -231,7 +239,7 @@ impl<'a> Sweep<'a> {
                     self.bits = classes.all() & above(at - self.block);
                     return Some(at);
                 }
-                b => line.take(at, b),
+                b => line.take(body, at, b),
             }
         }
     }
@@ -260,7 +268,7 @@ impl<'a> Iterator for Sweep<'a> {
             };
             match self.body[p] {
                 b'\n' | b'\r' => break Some(p),
-                b => line.take(p, b),
+                b => line.take(self.body, p, b),
             }
             taken += 1;
             if taken >= QUIET_AFTER {
