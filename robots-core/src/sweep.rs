@@ -6,11 +6,12 @@
 //! by [`crate::directive::parse_line`] on every input, which a property test holds it to.
 //!
 //! A line with many specials (an HTML page served as robots.txt, ASCII art in a comment, a path
-//! in Cyrillic or all `%`-escapes) is read *quietly* from its [`QUIET_AFTER`]th special on: the
+//! in Cyrillic) is read *quietly* once [`QUIET_AFTER`] of its specials changed nothing: the
 //! block's specials are then split by class, and only those that can still change the line are
-//! visited (its end and first NUL always; a `#`, the first `:` and the first of each value
-//! class while its content is read), and once only its end can, memchr finds it. Taken one by
-//! one, such lines cost up to five times robotxt's parse of them.
+//! visited (its end and first NUL always; while its content is read, a `#`, the first `:`, the
+//! first `*` and byte ≥ 0x80, and each `%` until one starts a lowercase escape), and once only
+//! its end can, memchr finds it. Taken one by one, such lines cost up to five times robotxt's
+//! parse of them.
 
 use crate::directive::{Scanned, Wanted, starts_lowercase_escape};
 use crate::lines::{MAX_LINE_BYTES, strip_bom};
@@ -47,11 +48,12 @@ fn padded_last(body: &[u8], start: usize) -> [u8; BLOCK] {
     padded
 }
 
-/// The special of a line from which the rest of it is read quietly. Most lines have a few (a
-/// key's colon, some `*` or `%`) and never pay for the masks by class. From the eighth, the
-/// hostile benchmark's files of 15,000 rules with seven `*` each parsed 15% to 40% slower:
-/// every line paid for those masks to skip its last `*` only. From the sixteenth, as before.
-const QUIET_AFTER: u32 = 16;
+/// The idle specials (that changed nothing: a class seen already, a colon after the first, any
+/// after the content's end) after which the rest of a line is read quietly. Most lines have
+/// none and never pay for the masks by class. Counting every special instead, the hostile
+/// benchmark's files of 15,000 rules with seven `*` each parsed 15% to 40% slower from the
+/// eighth (every line paid for those masks to skip its last `*` only).
+const QUIET_AFTER: u32 = 8;
 
 /// A block's specials by class, for a line read quietly.
 #[derive(Debug, Clone, Copy)]
@@ -261,17 +263,20 @@ impl<'a> Iterator for Sweep<'a> {
             content: true,
             nul: None,
         };
-        let mut taken = 0u32;
+        // Specials that changed nothing (a class seen already, a colon after the first, any
+        // after the content's end).
+        let mut idle = 0u32;
         let end = loop {
             let Some(p) = self.take_special() else {
                 break None;
             };
+            let seen = line.scanned.seen;
             match self.body[p] {
                 b'\n' | b'\r' => break Some(p),
                 b => line.take(self.body, p, b),
             }
-            taken += 1;
-            if taken >= QUIET_AFTER {
+            idle += u32::from(line.scanned.seen == seen);
+            if idle >= QUIET_AFTER {
                 let (end, read) = self.rest_quietly(p, line);
                 line = read;
                 break end;
@@ -377,7 +382,7 @@ mod tests {
         }
     }
 
-    /// Lines with more than [`QUIET_AFTER`] specials, read quietly from there: every class
+    /// Lines with more than [`QUIET_AFTER`] idle specials, read quietly from there: every class
     /// repeated after its first, a comment or a NUL then more specials, runs of NULs, and such
     /// lines across blocks, at the length cap and at the end of the body.
     #[test]
