@@ -12,6 +12,7 @@
 pub mod agent;
 mod diagnostic;
 mod directive;
+mod escape;
 mod events;
 mod lines;
 pub mod lint;
