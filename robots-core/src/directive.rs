@@ -1,8 +1,11 @@
 //! A line to key and value (spec section 2): comments, trimming, the separator, key kinds,
 //! and the escaping of values.
 
+use std::borrow::Cow;
+
+use crate::escape::escape_pattern_scanned;
 pub(crate) use crate::escape::starts_lowercase_escape;
-pub use crate::escape::{escape_pattern, escape_pattern_hinted};
+pub(crate) use crate::words::{first_in_words, splat, zero_bytes};
 
 /// What a key means, decided by ASCII case-insensitive prefix match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -106,52 +109,6 @@ pub(crate) fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
         return memchr::memchr(needle, haystack);
     }
     first_in_words(haystack, |word| zero_bytes(word ^ splat(needle)))
-}
-
-/// The first position of `haystack` that `flags` marks, eight bytes at a time: `flags` maps a
-/// word (little-endian) to the high bit of each byte that matches, the lowest one exact (as
-/// [`zero_bytes`] gives them). The tail is one more word, overlapping bytes already read (they
-/// had no match); only a haystack under eight bytes goes byte by byte.
-#[inline(always)]
-pub(crate) fn first_in_words(haystack: &[u8], flags: impl Fn(u64) -> u64) -> Option<usize> {
-    let (words, rest) = haystack.as_chunks::<8>();
-    for (i, word) in words.iter().enumerate() {
-        let found = flags(u64::from_le_bytes(*word));
-        if found != 0 {
-            return Some(i * 8 + (found.trailing_zeros() / 8) as usize);
-        }
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let tail_start = haystack.len().checked_sub(8);
-    match tail_start.and_then(|at| Some((at, haystack.get(at..)?.first_chunk::<8>()?))) {
-        Some((at, tail)) => {
-            let found = flags(u64::from_le_bytes(*tail));
-            (found != 0).then(|| at + (found.trailing_zeros() / 8) as usize)
-        }
-        None => {
-            let mut padded = [0u8; 8];
-            padded[..rest.len()].copy_from_slice(rest);
-            // Padding bytes are never reported: only flags below the rest's length count.
-            let found = flags(u64::from_le_bytes(padded)) & (u64::MAX >> (64 - 8 * rest.len()));
-            (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
-        }
-    }
-}
-
-/// `b` in every byte of a word.
-#[inline(always)]
-pub(crate) const fn splat(b: u8) -> u64 {
-    u64::from_le_bytes([b; 8])
-}
-
-/// The high bit of the lowest zero byte of `x` set, and 0 when it has none (higher bytes may
-/// be flagged wrongly after a zero byte: only the lowest flag is exact, which is the one a
-/// search for the first match reads).
-#[inline(always)]
-pub(crate) const fn zero_bytes(x: u64) -> u64 {
-    x.wrapping_sub(splat(1)) & !x & splat(0x80)
 }
 
 /// The last `needle` in `haystack`, as [`find_byte`].
@@ -454,6 +411,22 @@ pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
 /// Whether values of this kind are escaped before use (all but user-agent and sitemap).
 pub fn is_escaped_kind(kind: KeyKind) -> bool {
     !matches!(kind, KeyKind::UserAgent | KeyKind::Sitemap)
+}
+
+/// Escapes a value as Google does: `%` + two hex digits gets its digits uppercased, every byte
+/// ≥ 0x80 becomes `%XX`, everything else is kept. Borrows when nothing changes.
+pub fn escape_pattern(value: &[u8]) -> Cow<'_, [u8]> {
+    escape_pattern_hinted(value, ValueHints::UNKNOWN)
+}
+
+/// [`escape_pattern`] for a value whose [`ValueHints`] are known.
+#[inline]
+pub fn escape_pattern_hinted(value: &[u8], hints: ValueHints) -> Cow<'_, [u8]> {
+    // Inline for the usual value, which the hints clear: a parse calls this for every rule.
+    if !hints.may_need_escaping() {
+        return Cow::Borrowed(value);
+    }
+    escape_pattern_scanned(value)
 }
 
 #[cfg(test)]

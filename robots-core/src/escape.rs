@@ -4,27 +4,11 @@
 
 use std::borrow::Cow;
 
-use crate::directive::{ValueHints, first_in_words, splat, zero_bytes};
+use crate::words::{first_in_words, splat, zero_bytes};
 
-/// Escapes a value as Google does: `%` + two hex digits gets its digits uppercased, every byte
-/// ≥ 0x80 becomes `%XX`, everything else is kept. Borrows when nothing changes.
-pub fn escape_pattern(value: &[u8]) -> Cow<'_, [u8]> {
-    escape_pattern_hinted(value, ValueHints::UNKNOWN)
-}
-
-/// [`escape_pattern`] for a value whose [`ValueHints`] are known.
-#[inline]
-pub fn escape_pattern_hinted(value: &[u8], hints: ValueHints) -> Cow<'_, [u8]> {
-    // Inline for the usual value, which the hints clear: a parse calls this for every rule.
-    if !hints.may_need_escaping() {
-        return Cow::Borrowed(value);
-    }
-    escape_pattern_scanned(value)
-}
-
-/// [`escape_pattern_hinted`] for a value that may have a `%` or a high byte.
+/// [`crate::directive::escape_pattern_hinted`] for a value that may have a `%` or a high byte.
 #[inline(never)]
-fn escape_pattern_scanned(value: &[u8]) -> Cow<'_, [u8]> {
+pub(crate) fn escape_pattern_scanned(value: &[u8]) -> Cow<'_, [u8]> {
     // Most values are plain ASCII, and most of the others' escapes are uppercase already: the
     // checks visit only the `%` signs, found a word at a time (escapes come every three bytes
     // in a path of them, where memchr's set-up per call cost more than the search).
@@ -130,7 +114,7 @@ mod tests {
             )
         ) {
             let value = parts.concat();
-            let escaped = escape_pattern(&value);
+            let escaped = escape_pattern_scanned(&value);
             prop_assert_eq!(&*escaped, &escaped_byte_by_byte(&value)[..]);
             prop_assert_eq!(
                 matches!(escaped, std::borrow::Cow::Borrowed(_)),
@@ -141,9 +125,12 @@ mod tests {
 
     #[test]
     fn escape_pattern_escapes_and_borrows() {
-        assert_eq!(&*escape_pattern(b"/a%2fb/\xC3\xA9"), b"/a%2Fb/%C3%A9");
+        assert_eq!(
+            &*escape_pattern_scanned(b"/a%2fb/\xC3\xA9"),
+            b"/a%2Fb/%C3%A9"
+        );
         assert!(matches!(
-            escape_pattern(b"/plain"),
+            escape_pattern_scanned(b"/plain"),
             std::borrow::Cow::Borrowed(_)
         ));
     }

@@ -23,6 +23,7 @@ mod pattern;
 #[cfg(test)]
 mod properties;
 pub mod records;
+mod words;
 // Google's algorithm ported line by line: the oracle the matcher is tested against, here and
 // in the other crates' tests and benchmarks. Not part of the API.
 #[doc(hidden)]
