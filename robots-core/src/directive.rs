@@ -122,7 +122,7 @@ pub(crate) fn rfind_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
 }
 
 /// Whitespace as Google's parser trims it (space, TAB, VT, FF; CR and LF never reach here).
-fn is_trim_space(b: u8) -> bool {
+pub(crate) fn is_trim_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | 0x0B | 0x0C)
 }
 
@@ -136,7 +136,7 @@ pub(crate) fn trim(s: &[u8]) -> &[u8] {
 }
 
 /// `s` without its leading whitespace.
-fn trim_start(mut s: &[u8]) -> &[u8] {
+pub(crate) fn trim_start(mut s: &[u8]) -> &[u8] {
     while let [first, rest @ ..] = s
         && is_trim_space(*first)
     {

@@ -46,6 +46,17 @@ impl Events<'_> {
     pub(crate) fn line_count(&self) -> u32 {
         self.line_count
     }
+
+    /// Passes over the rest of the current group, up to the next line that may be a user-agent
+    /// line: for a reader that has seen the group's first rule (its crawlers are then final)
+    /// and wants nothing of it. Events of other kinds in between are lost.
+    #[inline]
+    pub(crate) fn skip_group(&mut self) {
+        if self.in_group && self.rules_seen {
+            self.lines.skip_to_user_agent();
+            self.line_count = self.lines.number();
+        }
+    }
 }
 
 impl<'a> Iterator for Events<'a> {

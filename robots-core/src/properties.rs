@@ -82,6 +82,51 @@ proptest! {
         prop_assert_eq!(full.rule_count(), fused.rule_count());
     }
 
+    /// The one-pass parse passes over the rest of a group that cannot apply from its first
+    /// rule: lines that might be taken for user-agent lines there (other spellings, leading
+    /// whitespace, other keys in `u`, NULs, comments) leave the view, its lines and its records
+    /// as the full parse makes them.
+    #[test]
+    fn one_pass_parse_agrees_across_groups_it_passes_over(
+        lines in prop::collection::vec(
+            (
+                prop_oneof![
+                    3 => (
+                        prop_oneof![
+                            Just("User-agent:"), Just("  user-agent :"), Just("\tUSER-AGENT:"),
+                            Just("useragent:"), Just("User agent:"), Just("User-agent"),
+                            Just("\x0bUser-agents:"),
+                        ],
+                        prop_oneof![Just("FooBot"), Just("BarBot"), Just("*"), Just("foobot/2")],
+                    ).prop_map(|(k, a)| format!("{k} {a}")),
+                    4 => (prop_oneof![Just("Allow"), Just("Disallow"), Just(" disallow")], "/[ab*]{0,3}")
+                        .prop_map(|(k, p)| format!("{k}: {p}")),
+                    1 => prop_oneof![
+                        Just("url: /a"), Just("U"), Just("u:"), Just("Unknown: x"),
+                        Just("Crawl-delay: 3"), Just("Request-rate: 1/5"), Just("# User-agent: FooBot"),
+                        Just("\0User-agent: FooBot"), Just("Disallow: /a\0User-agent: FooBot"),
+                        Just(""), Just("   "), Just("Sitemap: https://e.com/s.xml"),
+                    ].prop_map(str::to_string),
+                ],
+                prop_oneof![Just("\n"), Just("\r\n"), Just("\r")],
+            ),
+            0..24,
+        ),
+        agents in prop::collection::vec(prop_oneof![Just("FooBot"), Just("BarBot"), Just("BazBot")], 1..3),
+    ) {
+        let body: String = lines.into_iter().map(|(l, e)| l + e).collect();
+        let full = RobotsTxt::parse(body.as_bytes()).matcher_for(&agents);
+        let fused = Matcher::from_body(body.as_bytes(), &agents);
+        prop_assert_eq!(full.selection(), fused.selection());
+        prop_assert_eq!(full.rule_count(), fused.rule_count());
+        prop_assert_eq!(full.crawl_delay(), fused.crawl_delay());
+        prop_assert_eq!(full.request_rate(), fused.request_rate());
+        for path in ["/", "/a", "/b", "/ab", "/ba", "/aab", "/bbb", "/a*"] {
+            // The verdict with its rule's line and pattern.
+            prop_assert_eq!(full.check_path(path.as_bytes()), fused.check_path(path.as_bytes()));
+        }
+    }
+
     /// A check by scan gives the compiled view's whole verdict (the rule reported too) and
     /// selects the same groups, for one token or several.
     #[test]

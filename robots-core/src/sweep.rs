@@ -13,7 +13,9 @@
 //! its end can, memchr finds it. Taken one by one, such lines cost up to five times robotxt's
 //! parse of them.
 
-use crate::directive::{Scanned, Wanted, starts_lowercase_escape};
+use crate::directive::{
+    KeyKind, Scanned, Wanted, classify_key, is_trim_space, starts_lowercase_escape, trim_start,
+};
 use crate::lines::{MAX_LINE_BYTES, strip_bom};
 use crate::mask::{BLOCK, mask_of_any};
 
@@ -247,6 +249,125 @@ impl<'a> Sweep<'a> {
     }
 }
 
+impl Sweep<'_> {
+    /// The number of the last line read or passed.
+    pub(crate) fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// Passes over the lines that cannot be user-agent lines, stopping before the first that
+    /// may be one ([`may_start_user_agent`]) or at the end. Line numbers count the lines
+    /// passed. A parse for one crawler calls this in a group that cannot apply to it: nothing
+    /// before the next group can change its view, so those lines need only their ends found,
+    /// not their keys and values read.
+    #[inline]
+    pub(crate) fn skip_to_user_agent(&mut self) {
+        // The walk's state goes to the pass and back by value: a reference to the sweep would
+        // keep it in memory, not registers, in the loop that reads every line.
+        let walk = Walk {
+            next: self.next,
+            number: self.number,
+            done: self.done,
+            block: self.block,
+            bits: self.bits,
+        };
+        Walk {
+            next: self.next,
+            number: self.number,
+            done: self.done,
+            block: self.block,
+            bits: self.bits,
+        } = pass_to_user_agent(self.body, walk);
+    }
+}
+
+/// Where a [`Sweep`] is: the fields [`pass_to_user_agent`] moves.
+#[derive(Debug, Clone, Copy)]
+struct Walk {
+    next: usize,
+    number: u32,
+    done: bool,
+    block: usize,
+    bits: u64,
+}
+
+/// Whether the line of `body` starting at `next` may be a user-agent line: its text (after
+/// leading whitespace) starts with a spelling of the key, as [`classify_key`] takes it.
+#[inline]
+fn may_start_user_agent(body: &[u8], next: usize) -> bool {
+    let rest = body.get(next..).unwrap_or_default();
+    let text = match rest.first() {
+        Some(b'u' | b'U') => rest,
+        // Most lines fail on their first byte.
+        Some(&b) if is_trim_space(b) => trim_start(rest),
+        _ => return false,
+    };
+    matches!(text.first(), Some(b'u' | b'U')) && classify_key(text).0 == KeyKind::UserAgent
+}
+
+/// [`Sweep::skip_to_user_agent`] from `walk`.
+#[inline(never)]
+fn pass_to_user_agent(body: &[u8], mut walk: Walk) -> Walk {
+    // Within the block the walk is in, its specials not taken yet are at hand: a group of a
+    // rule or two (many files have dozens) ends there, and costs no new mask. Past it, a mask
+    // of the line breaks alone is cheaper to make than the specials', and a line costs one
+    // bit, not one per special; the walk's block and bits are then made again at the line
+    // where the pass stops.
+    let mut in_walk = true;
+    let (mut block, mut bits) = (walk.block, walk.bits);
+    while !walk.done && !may_start_user_agent(body, walk.next) {
+        walk.number = walk.number.saturating_add(1);
+        let p = loop {
+            while bits == 0 {
+                if block + BLOCK >= body.len() {
+                    // The line runs to the end of the body.
+                    walk.done = true;
+                    return walk;
+                }
+                block += BLOCK;
+                in_walk = false;
+                // Without the LF of a CRLF split by the blocks' edge.
+                bits = breaks_at(body, block) & !below(walk.next.saturating_sub(block));
+            }
+            let p = block + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if matches!(body[p], b'\n' | b'\r') {
+                break p;
+            }
+        };
+        let crlf = body[p] == b'\r' && body.get(p + 1) == Some(&b'\n');
+        walk.next = p + 1 + usize::from(crlf);
+        if crlf {
+            // The LF's bit, when it is in this block.
+            bits &= !below(walk.next - block);
+        }
+    }
+    // (A CRLF at the end of the walk's block puts the next line in the block after it.)
+    if in_walk && walk.next < block + BLOCK {
+        walk.bits = bits;
+    } else {
+        walk.block = walk.next - walk.next % BLOCK;
+        walk.bits = specials_at(body, walk.block) & !below(walk.next - walk.block);
+    }
+    walk
+}
+
+/// The line breaks in the block of `body` starting at `start` (a short last block is padded, as
+/// in [`specials_at`]).
+#[inline]
+fn breaks_at(body: &[u8], start: usize) -> u64 {
+    match body.get(start..).and_then(<[u8]>::first_chunk::<BLOCK>) {
+        Some(block) => mask_of_any(block, *b"\n\r", false),
+        None => mask_of_any(&padded_last(body, start), *b"\n\r", false),
+    }
+}
+
+/// The bits of a block below `offset` (all of them from 64 on).
+fn below(offset: usize) -> u64 {
+    1u64.checked_shl(offset as u32)
+        .map_or(u64::MAX, |bit| bit - 1)
+}
+
 impl<'a> Iterator for Sweep<'a> {
     type Item = SweptLine<'a>;
 
@@ -326,6 +447,65 @@ mod tests {
             .map(|l| (l.number, l.content, parse_line(l.content)))
             .collect();
         assert_eq!(swept, reference, "{:?}", String::from_utf8_lossy(body));
+    }
+
+    /// Reads `before` lines, passes over lines with [`Sweep::skip_to_user_agent`], and reads the
+    /// rest: the lines read after the pass are the plain sweep's from the first line after
+    /// `before` whose content starts with a spelling of the user-agent key, with the same
+    /// numbers.
+    fn skips_like_the_plain_sweep(body: &[u8], before: usize) {
+        let plain: Vec<SweptLine<'_>> = Sweep::new(body).collect();
+        let mut sweep = Sweep::new(body);
+        let read: Vec<_> = sweep.by_ref().take(before).collect();
+        assert_eq!(read[..], plain[..read.len()]);
+        sweep.skip_to_user_agent();
+        let rest: Vec<_> = sweep.collect();
+        let may_be_user_agent = |l: &SweptLine<'_>| {
+            let text = crate::directive::trim(l.content);
+            [&b"user-agent"[..], b"useragent", b"user agent"]
+                .iter()
+                .any(|key| text.len() >= key.len() && text[..key.len()].eq_ignore_ascii_case(key))
+        };
+        let expected: Vec<_> = plain
+            .iter()
+            .skip(read.len())
+            .skip_while(|l| !may_be_user_agent(l))
+            .copied()
+            .collect();
+        assert_eq!(
+            rest,
+            expected,
+            "{:?} after {before}",
+            String::from_utf8_lossy(body)
+        );
+    }
+
+    #[test]
+    fn skipping_stops_at_a_line_that_may_be_a_user_agent() {
+        let body = b"User-agent: a\nDisallow: /x*%e2\r\n\n  Allow: /u\rurl: x\nuser\nUser-ag\0ent: x\nuser-agen: y\n\t User-agent: b\n\0u\n \x0bUSERAGENT c\n# u\nuser agent: d";
+        for before in 0..15 {
+            skips_like_the_plain_sweep(body, before);
+        }
+        // The last line, after a break or not, and lines that pass the blocks' edges.
+        skips_like_the_plain_sweep(b"User-agent: a\nDisallow: /\n", 2);
+        skips_like_the_plain_sweep(b"User-agent: a\nDisallow: /", 1);
+        let mut long = b"User-agent: a\nDisallow: /".to_vec();
+        long.extend_from_slice(&[b'*'; 200]);
+        long.extend_from_slice(b"\r\nAllow: /b\r\n user-agent: c\nDisallow: /d");
+        for before in 0..4 {
+            skips_like_the_plain_sweep(&long, before);
+        }
+        // Every alignment of a CRLF, a CR and a stopping line across the blocks' edges.
+        for pad in 0..130 {
+            let mut body = b"User-agent: a\nDisallow: /".to_vec();
+            body.resize(body.len() + pad, b'x');
+            body.extend_from_slice(
+                b"\r\nAllow: /b\r\rDisallow: /c\r\n\r\nuser-agent: d\nAllow: /e",
+            );
+            for before in 1..4 {
+                skips_like_the_plain_sweep(&body, before);
+            }
+        }
     }
 
     #[test]
@@ -480,6 +660,24 @@ mod tests {
         #[test]
         fn agrees_on_any_bytes(body in proptest::collection::vec(any::<u8>(), 0..400)) {
             agrees(&body);
+        }
+
+        #[test]
+        fn skips_like_the_plain_sweep_on_any_lines(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just(&b"\n"[..]), Just(&b"\r"[..]), Just(&b"\r\n"[..]), Just(&b"\0"[..]),
+                    Just(&b" "[..]), Just(&b"\t"[..]), Just(&b"\x0b"[..]), Just(&b"u"[..]),
+                    Just(&b"U"[..]), Just(&b"User-agent: "[..]), Just(&b"Disallow: /"[..]),
+                    Just(&b"user"[..]), Just(&b"-"[..]), Just(&b"AGENT"[..]), Just(&b"agent"[..]),
+                    Just(&b"#"[..]), Just(&b"*"[..]), Just(&b"%"[..]), Just(&b"\xC3\xA9"[..]),
+                    Just(&b"x"[..]),
+                ],
+                0..120,
+            ),
+            before in 0..6usize,
+        ) {
+            skips_like_the_plain_sweep(&parts.concat(), before);
         }
     }
 }

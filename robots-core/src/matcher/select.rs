@@ -322,13 +322,21 @@ impl Matcher {
         let mut kept_records: Vec<Record<'_>> = Vec::new();
         // Values are slices of the body: kept as spans.
         let start_of = |value: &[u8]| value.as_ptr().addr().wrapping_sub(body.as_ptr().addr());
-        for (line, event) in events(body) {
+        // The names of the groups before the current one, and whether the current one may
+        // still be chosen.
+        let (mut named, mut may_apply) = (0u64, false);
+        // Whether the current group that cannot apply had a rule already.
+        let mut ruled = false;
+        let mut events = events(body);
+        while let Some((line, event)) = events.next() {
             match event {
                 Event::UserAgent {
                     value,
                     starts_group,
                 } => {
+                    ruled = false;
                     if starts_group {
+                        named |= groups.last().map_or(0, |&(mask, _)| mask);
                         groups.push((0, false));
                     }
                     let Some((mask, global)) = groups.last_mut() else {
@@ -344,6 +352,13 @@ impl Matcher {
                             }
                         }
                     }
+                    // The first name with a group wins, and `*` groups count only when no name
+                    // has one.
+                    may_apply = match named | *mask {
+                        0 => *global,
+                        // The names up to the first one with a group so far.
+                        seen => *mask & (seen ^ (seen - 1)) != 0,
+                    };
                 }
                 Event::Rule {
                     kind,
@@ -351,15 +366,22 @@ impl Matcher {
                     in_group: true,
                     hints,
                 } => {
-                    // Only rules of groups that may apply are kept.
-                    if let Some(&(mask, global)) = groups.last()
-                        && (mask != 0 || global)
-                    {
+                    // Only rules of groups that may apply are kept. The crawlers of a group
+                    // are final at its first rule: the rest of a group that can no longer be
+                    // chosen is passed over unread.
+                    if !may_apply {
+                        // From its second rule: most groups that end at their first rule
+                        // (`Disallow: /` for a bot) leave nothing worth a pass.
+                        if std::mem::replace(&mut ruled, true) {
+                            events.skip_group();
+                        }
+                    } else {
                         kept.push(KeptRule {
                             start: start_of(value),
                             // A value of 4 GiB or more is longer than a view takes anyway.
                             len: u32::try_from(value.len()).unwrap_or(u32::MAX),
-                            group: u32::try_from(groups.len() - 1).unwrap_or(u32::MAX),
+                            group: u32::try_from(groups.len().saturating_sub(1))
+                                .unwrap_or(u32::MAX),
                             line,
                             kind,
                             hints,
