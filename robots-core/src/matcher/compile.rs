@@ -78,196 +78,120 @@ pub(super) fn decision_order(
     }
 }
 
-/// Appends `bytes` to the arena: their span.
-#[inline]
-fn store(arena: &mut Vec<u8>, bytes: &[u8]) -> (u32, u32) {
-    let start = arena.len() as u32;
-    arena.extend_from_slice(bytes);
-    (start, arena.len() as u32)
-}
-
-/// A view being compiled: rules taken one by one in file order (escaped, packed into the
-/// arena), then put in decision order by [`Compiling::finish`]. A parse for one crawler
-/// compiles each rule as it reads it, while its bytes are in cache.
-pub(super) struct Compiling<'s> {
-    scratch: &'s mut CompileScratch,
-    arena: Vec<u8>,
-    /// The arena's room, made at the first rule (a view of no rules allocates nothing).
-    expected_bytes: usize,
-    glob_count: usize,
-    max_rank: u32,
-    /// A limit was reached: no more rules are taken.
-    full: bool,
-}
-
-impl<'s> Compiling<'s> {
-    /// Room for about the expected number of rules and bytes, in this thread's `scratch`
-    /// (empty).
-    pub(super) fn new(
-        scratch: &'s mut CompileScratch,
-        (expected_rules, expected_bytes): (usize, usize),
-    ) -> Compiling<'s> {
-        // Empty already after `Scratch::with`; cleared so that nothing else need hold to it.
-        scratch.pending.clear();
-        scratch.spans.clear();
-        scratch.order.clear();
-        scratch.twins.clear();
-        // Sized up front: growing these one rule at a time was a visible share of parse time.
-        scratch.pending.reserve(expected_rules);
-        Compiling {
-            scratch,
-            arena: Vec::new(),
-            expected_bytes,
-            glob_count: 0,
-            max_rank: 0,
-            full: false,
-        }
-    }
-
-    /// How many rules were taken (a pattern can make two: see the index.html retry).
-    pub(super) fn taken(&self) -> usize {
-        self.scratch.pending.len()
-    }
-
-    /// Takes a rule: its line, kind, escaped pattern, pattern as written and hints.
-    #[inline(never)]
-    pub(super) fn add(
-        &mut self,
-        line: u32,
-        kind: RuleKind,
-        pattern: &[u8],
-        written: &[u8],
-        hints: ValueHints,
-    ) {
-        // Empty patterns (priority 0) never decide; patterns that start with neither `/` nor
-        // `*` never match a path, which always starts with `/`.
-        if self.full || !matches!(pattern.first(), Some(b'/' | b'*')) {
-            return;
-        }
-        // Offsets are u32: a view stops taking rules before its bytes would reach 4 GiB (a rule
-        // stores at most its written form, its escaped form and a retry), or before glob
-        // indices would overflow the bits left for them (or, never for a line of a file, a
-        // pattern would be longer than its 24 bits of length).
-        let needed = written.len() + 2 * pattern.len() + 1;
-        if self.arena.len().saturating_add(needed) > u32::MAX as usize
-            || self.glob_count >= (u32::MAX >> META_SHIFT) as usize
-            || pattern.len() > LEN_MASK as usize
-        {
-            self.full = true;
-            return;
-        }
-        if self.arena.capacity() == 0 {
-            self.arena.reserve_exact(self.expected_bytes.max(needed));
-        }
-        let written_span = store(&mut self.arena, written);
-        // Google's index.html retry: an allow whose last segment starts with `/index.htm` is
-        // tried again as everything up to that `/` plus `$`. Its priority is always lower than
-        // the original's, so in priority order it only decides when the original does not
-        // match.
-        if kind == RuleKind::Allow
-            && let Some(slash) = rfind_byte(b'/', pattern)
-            && pattern[slash..].starts_with(b"/index.htm")
-        {
-            let mut retry = pattern[..=slash].to_vec();
-            retry.push(b'$');
-            self.add_one(line, kind, pattern, written, written_span, hints);
-            self.add_one(line, kind, &retry, written, written_span, hints);
-        } else {
-            self.add_one(line, kind, pattern, written, written_span, hints);
-        }
-    }
-
-    /// Packs one pattern of a rule whose written form is stored at `written_span`.
-    #[inline(always)]
-    fn add_one(
-        &mut self,
-        line: u32,
-        kind: RuleKind,
-        pattern: &[u8],
-        written: &[u8],
-        written_span: (u32, u32),
-        hints: ValueHints,
-    ) {
-        // The `*` analysis waits for the sorted pass: twins never get one.
-        let (body, anchored) = split_anchor(pattern);
-        let is_glob = hints.may_have_star() && find_byte(b'*', body).is_some();
-        // The written form doubles as the body when the body is its prefix (no escaping
-        // changed it); the reported pattern is then the body plus any `$`.
-        // Unescaped, the pattern *is* the written bytes: no need to compare them.
-        let prefix = &written[..body.len().min(written.len())];
-        let shares = std::ptr::eq(body, prefix) || body == prefix;
-        let body_span = if shares {
-            (written_span.0, written_span.0 + body.len() as u32)
-        } else {
-            store(&mut self.arena, body)
-        };
-        let written_elsewhere =
-            !(shares && written_span.1 - written_span.0 == body.len() as u32 + u32::from(anchored));
-        let mut meta = 0;
-        if kind == RuleKind::Allow {
-            meta |= FLAG_ALLOW;
-        }
-        if anchored {
-            meta |= FLAG_ANCHORED;
-        }
-        if is_glob {
-            meta |= FLAG_GLOB;
-            self.glob_count += 1;
-        }
-        if written_elsewhere {
-            meta |= FLAG_WRITTEN_ELSEWHERE;
-        }
-        let key = match body {
-            [b'/', second, ..] if *second != b'*' => *second,
-            _ => 0,
-        };
-        let compiled = CompiledRule {
-            start: body_span.0,
-            len_key: (body_span.1 - body_span.0) | (u32::from(key) << 24),
-            line,
-            meta,
-        };
-        let rules = &mut self.scratch.pending;
-        if written_elsewhere {
-            self.scratch
-                .spans
-                .push((rules.len() as u32, written_span.0, written_span.1));
-        }
-        self.max_rank = self.max_rank.max(compiled.rank());
-        rules.push(compiled);
-    }
-
-    /// The view of the rules taken from the `from`th on (those before it turned out not to
-    /// apply), with the records `(line, key, value)` in file order.
-    pub(super) fn finish(
-        self,
+impl Matcher {
+    /// Builds the view from the applicable rules `(line, kind, escaped pattern, as written,
+    /// hints)` and records `(line, key, value)`, all in file order, with room for about the
+    /// expected number of rules and bytes, in this thread's `scratch` (empty).
+    pub(super) fn compile<'r>(
         selection: Selection,
-        records: &[(u32, &[u8], &[u8])],
-        from: usize,
+        applicable_rules: impl Iterator<Item = (u32, RuleKind, Cow<'r, [u8]>, &'r [u8], ValueHints)>,
+        records: &[(u32, &'r [u8], &'r [u8])],
+        (expected_rules, expected_bytes): (usize, usize),
+        scratch: &mut CompileScratch,
     ) -> Matcher {
-        let Compiling {
-            scratch,
-            mut arena,
-            mut glob_count,
-            max_rank,
-            ..
-        } = self;
         let CompileScratch {
             pending: rules,
             spans,
             order,
             twins,
         } = scratch;
-        if from > 0 {
-            // Their bytes stay in the arena, unreferenced: rare (a `*` group before the
-            // crawler's own), and cheaper than moving the rest.
-            let from = from.min(rules.len());
-            rules.drain(..from);
-            spans.retain_mut(|(at, _, _)| {
-                *at = at.wrapping_sub(from as u32);
-                (*at as usize) < rules.len()
-            });
-            glob_count = rules.iter().filter(|r| r.meta & FLAG_GLOB != 0).count();
+        // Empty already after `Scratch::with`; cleared so that nothing else need hold to it.
+        rules.clear();
+        spans.clear();
+        order.clear();
+        twins.clear();
+        // Sized up front: growing these one rule at a time was a visible share of parse time.
+        let mut arena: Vec<u8> = Vec::with_capacity(expected_bytes);
+        // Per rule before sorting, in file order.
+        rules.reserve(expected_rules);
+        let mut glob_count = 0usize;
+        let mut max_rank = 0u32;
+        let store = |arena: &mut Vec<u8>, bytes: &[u8]| {
+            let start = arena.len() as u32;
+            arena.extend_from_slice(bytes);
+            (start, arena.len() as u32)
+        };
+        for (line, kind, pattern, written, hints) in applicable_rules {
+            // Empty patterns (priority 0) never decide; patterns that start with neither `/` nor
+            // `*` never match a path, which always starts with `/`.
+            if !matches!(pattern.first(), Some(b'/' | b'*')) {
+                continue;
+            }
+            // Offsets are u32: a view stops taking rules before its bytes would reach 4 GiB
+            // (a rule stores at most its written form, its escaped form and a retry), or before
+            // glob indices would overflow the bits left for them (or, never for a line of a file, a
+            // pattern would be longer than its 24 bits of length).
+            let needed = written.len() + 2 * pattern.len() + 1;
+            if arena.len().saturating_add(needed) > u32::MAX as usize
+                || glob_count >= (u32::MAX >> META_SHIFT) as usize
+                || pattern.len() > LEN_MASK as usize
+            {
+                break;
+            }
+            let written_span = store(&mut arena, written);
+            let mut add = |arena: &mut Vec<u8>, pattern: &[u8]| {
+                // The `*` analysis waits for the sorted pass: twins never get one.
+                let (body, anchored) = split_anchor(pattern);
+                let is_glob = hints.may_have_star() && find_byte(b'*', body).is_some();
+                // The written form doubles as the body when the body is its prefix (no escaping
+                // changed it); the reported pattern is then the body plus any `$`.
+                // Unescaped, the pattern *is* the written bytes: no need to compare them.
+                let prefix = &written[..body.len().min(written.len())];
+                let shares = std::ptr::eq(body, prefix) || body == prefix;
+                let body_span = if shares {
+                    (written_span.0, written_span.0 + body.len() as u32)
+                } else {
+                    store(arena, body)
+                };
+                let written_elsewhere = !(shares
+                    && written_span.1 - written_span.0 == body.len() as u32 + u32::from(anchored));
+                let mut meta = 0;
+                if kind == RuleKind::Allow {
+                    meta |= FLAG_ALLOW;
+                }
+                if anchored {
+                    meta |= FLAG_ANCHORED;
+                }
+                if is_glob {
+                    meta |= FLAG_GLOB;
+                    glob_count += 1;
+                }
+                if written_elsewhere {
+                    meta |= FLAG_WRITTEN_ELSEWHERE;
+                }
+                let key = match body {
+                    [b'/', second, ..] if *second != b'*' => *second,
+                    _ => 0,
+                };
+                let compiled = CompiledRule {
+                    start: body_span.0,
+                    len_key: (body_span.1 - body_span.0) | (u32::from(key) << 24),
+                    line,
+                    meta,
+                };
+                if written_elsewhere {
+                    spans.push((rules.len() as u32, written_span.0, written_span.1));
+                }
+                max_rank = max_rank.max(compiled.rank());
+                rules.push(compiled);
+            };
+            // Google's index.html retry: an allow whose last segment starts with `/index.htm` is
+            // tried again as everything up to that `/` plus `$`. Its priority is always lower than
+            // the original's, so in priority order it only decides when the original does not match.
+            let retry = if kind == RuleKind::Allow
+                && let Some(slash) = rfind_byte(b'/', &pattern)
+                && pattern[slash..].starts_with(b"/index.htm")
+            {
+                let mut retry = pattern[..=slash].to_vec();
+                retry.push(b'$');
+                Some(retry)
+            } else {
+                None
+            };
+            // One call site, so that `add` is inlined into the loop.
+            for pattern in std::iter::once(&*pattern).chain(retry.as_deref()) {
+                add(&mut arena, pattern);
+            }
         }
         decision_order(rules.len(), max_rank, |i| rules[i].rank(), order);
         // Twins: `*` rules with the same body and anchoring match the same paths, and they have
@@ -373,24 +297,5 @@ impl<'s> Compiling<'s> {
                 arena: arena.into(),
             }),
         }
-    }
-}
-
-impl Matcher {
-    /// Builds the view from the applicable rules `(line, kind, escaped pattern, as written,
-    /// hints)` and records `(line, key, value)`, all in file order, with room for about the
-    /// expected number of rules and bytes, in this thread's `scratch` (empty).
-    pub(super) fn compile<'r>(
-        selection: Selection,
-        applicable_rules: impl Iterator<Item = (u32, RuleKind, Cow<'r, [u8]>, &'r [u8], ValueHints)>,
-        records: &[(u32, &'r [u8], &'r [u8])],
-        expected: (usize, usize),
-        scratch: &mut CompileScratch,
-    ) -> Matcher {
-        let mut compiling = Compiling::new(scratch, expected);
-        for (line, kind, pattern, written, hints) in applicable_rules {
-            compiling.add(line, kind, &pattern, written, hints);
-        }
-        compiling.finish(selection, records, 0)
     }
 }

@@ -200,7 +200,7 @@ impl Matcher {
 #[cfg(test)]
 mod tests {
     use super::index::{KEYED_MIN_RULES, key_candidates};
-    use super::select::{SCRATCH, Scratch, emptied};
+    use super::select::{KeptRule, SCRATCH, Scratch, emptied};
     use super::*;
     use crate::robots::RobotsTxt;
     use proptest::prelude::*;
@@ -233,17 +233,15 @@ mod tests {
         }
     }
 
-    /// What this thread's scratch holds between parses: (groups, pending) capacities in bytes.
+    /// What this thread's scratch holds between parses: (kept, pending) capacities in bytes.
     fn retained() -> (usize, usize) {
         let scratch = SCRATCH.take().unwrap_or_default();
         let held = (
-            scratch.groups.capacity() * std::mem::size_of::<(u64, bool, Option<usize>)>(),
+            scratch.kept.capacity() * std::mem::size_of::<KeptRule>(),
             scratch.compile.pending.capacity() * std::mem::size_of::<CompiledRule>(),
         );
         let compile = &scratch.compile;
-        assert!(
-            scratch.groups.is_empty() && compile.pending.is_empty() && compile.order.is_empty()
-        );
+        assert!(scratch.kept.is_empty() && compile.pending.is_empty() && compile.order.is_empty());
         assert!(compile.twins.is_empty());
         SCRATCH.set(Some(scratch));
         held
@@ -255,10 +253,10 @@ mod tests {
     fn scratch_is_reused_empty_and_bounded() {
         let small = b"User-agent: *\nDisallow: /a\nAllow: /a/b\n";
         let view = Matcher::from_body(small, ["FooBot"]);
-        let (groups, pending) = retained();
+        let (kept, pending) = retained();
         assert!(
-            groups > 0 && pending > 0,
-            "small vectors are kept: {groups} {pending}"
+            kept > 0 && pending > 0,
+            "small vectors are kept: {kept} {pending}"
         );
         assert_eq!(view.rule_count(), 2);
 
@@ -269,9 +267,9 @@ mod tests {
         }
         let view = Matcher::from_body(big.as_bytes(), ["FooBot"]);
         assert_eq!(view.rule_count(), 60_000);
-        let (groups, pending) = retained();
-        assert!(groups <= Scratch::RETAINED_BYTES && pending <= Scratch::RETAINED_BYTES);
-        assert_eq!(pending, 0, "an oversized list is not kept");
+        let (kept, pending) = retained();
+        assert!(kept <= Scratch::RETAINED_BYTES && pending <= Scratch::RETAINED_BYTES);
+        assert_eq!(kept, 0, "an oversized list is not kept");
 
         // The twin table too is emptied, and a second parse finds the same twins.
         let mut twins = String::from("User-agent: *\n");
@@ -326,45 +324,6 @@ mod tests {
             let view = RobotsTxt::parse(body).matcher("FooBot");
             assert!(!same(&view, &global[0]) && !same(&view, &none[0]));
         }
-    }
-
-    /// `from_body` compiles rules as it reads them, and drops those of the `*` groups taken
-    /// before the crawler's own group: the view and the rules it reports (as written, for
-    /// escaped ones too) are the full parse's.
-    #[test]
-    fn from_body_drops_the_rules_of_groups_before_the_chosen_one() {
-        let body = "User-agent: *\nDisallow: /%e2%82\nDisallow: /caf\u{e9}\nAllow: /x/index.html\n\n\
-                    User-agent: FooBot\nDisallow: /a%2fb\nAllow: /na\u{ef}ve\nAllow: /y/index.htm\n\n\
-                    User-agent: *\nDisallow: /late\n";
-        let fused = Matcher::from_body(body.as_bytes(), ["FooBot"]);
-        let full = RobotsTxt::parse(body.as_bytes()).matcher("FooBot");
-        assert_eq!(fused.rule_count(), full.rule_count());
-        assert_eq!(fused.selection(), &Selection::Agent("FooBot".into()));
-        for (path, written) in [
-            ("/a%2Fb", Some(&b"/a%2fb"[..])),
-            ("/na%C3%AFve", Some("/na\u{ef}ve".as_bytes())),
-            ("/y/", Some(b"/y/index.htm")),
-            ("/%E2%82", None),
-            ("/caf%C3%A9", None),
-            ("/late", None),
-        ] {
-            let verdict = fused.check_path(path.as_bytes());
-            assert_eq!(verdict, full.check_path(path.as_bytes()), "{path}");
-            assert_eq!(verdict.rule.map(|r| r.pattern), written, "{path}");
-        }
-        // For a crawler without a group of its own, the `*` groups' rules, all of them.
-        let global = Matcher::from_body(body.as_bytes(), ["BarBot"]);
-        let full = RobotsTxt::parse(body.as_bytes()).matcher("BarBot");
-        for path in ["/%E2%82", "/caf%C3%A9", "/x/", "/late", "/a%2Fb"] {
-            assert_eq!(
-                global.check_path(path.as_bytes()),
-                full.check_path(path.as_bytes())
-            );
-        }
-        assert_eq!(
-            global.check_path(b"/caf%C3%A9").rule.map(|r| r.pattern),
-            Some("/caf\u{e9}".as_bytes())
-        );
     }
 
     /// `from_body` takes its names however many there are: none, one (no list allocated), a

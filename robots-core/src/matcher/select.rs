@@ -11,21 +11,34 @@ use crate::robots::{Group, RobotsTxt};
 use crate::usage::{UsageKind, usage_kind};
 
 use super::Matcher;
-use super::compile::Compiling;
 use super::rule::CompiledRule;
 use super::scan::Positions;
-use crate::verdict::Selection;
+use crate::verdict::{RuleKind, Selection};
+
+/// A rule of a group that may apply, kept by `Matcher::from_body` until the end of the file
+/// says which groups do: its value as a span of the body (no borrow, so the list outlives the
+/// parse in [`Scratch`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct KeptRule {
+    pub(super) start: usize,
+    pub(super) len: u32,
+    pub(super) group: u32,
+    pub(super) line: u32,
+    pub(super) kind: RuleKind,
+    pub(super) hints: ValueHints,
+}
 
 /// The vectors a parse needs only while it runs, kept per thread from one parse to the next.
 /// A crawler parses file after file: reusing them saves about 40% of a view's allocations. Each
 /// is emptied after use and dropped when it holds more than [`Scratch::RETAINED_BYTES`]: a
-/// thread keeps at most 80 KiB between parses (five lists), so what a cache holds is its
-/// entries, and a big file's lists are given back at once.
+/// thread keeps at most 64 KiB between parses, so what a cache holds is its entries, and a big
+/// file's lists are given back at once.
 #[derive(Debug, Default)]
 pub(super) struct Scratch {
-    /// `Matcher::from_body`'s groups: which tokens (bits) each names, whether it names `*`,
-    /// and the position of its first rule among the rules taken, if any.
-    pub(super) groups: Vec<(u64, bool, Option<usize>)>,
+    /// `Matcher::from_body`'s rules kept until the end of the file.
+    pub(super) kept: Vec<KeptRule>,
+    /// Per group: which tokens (bits) it names and whether it names `*`.
+    pub(super) groups: Vec<(u64, bool)>,
     pub(super) compile: CompileScratch,
 }
 
@@ -71,6 +84,7 @@ impl Scratch {
 
     /// Every list emptied, and dropped when it holds more than [`Scratch::RETAINED_BYTES`].
     fn empty(&mut self) {
+        self.kept = emptied(std::mem::take(&mut self.kept));
         self.groups = emptied(std::mem::take(&mut self.groups));
         let compile = &mut self.compile;
         compile.pending = emptied(std::mem::take(&mut compile.pending));
@@ -247,7 +261,7 @@ impl Matcher {
     /// or several crawlers.
     ///
     /// The lists a parse needs only while it runs are kept per thread for the next parse (at
-    /// most 80 KiB in all), which saves their allocations.
+    /// most 64 KiB in all), which saves their allocations.
     ///
     /// ```
     /// use robots_core::Matcher;
@@ -284,7 +298,9 @@ impl Matcher {
     ) -> Matcher {
         // Per group (`scratch.groups`): which tokens (bits) it names and whether it names `*`.
         // Membership is final at a group's first rule, but a record may sit between the group's
-        // user-agent lines, so kept records point at their group and are sorted out at the end.
+        // user-agent lines, so kept lines point at their group and are sorted out at the end.
+        // Rules and records apart: rules are most of a file, and a record's key would make
+        // every rule larger (a hostile file has hundreds of thousands of them).
         struct Record<'a> {
             group: usize,
             line: u32,
@@ -292,16 +308,20 @@ impl Matcher {
             value: &'a [u8],
         }
         const GLOBAL: usize = usize::MAX;
-        let Scratch { groups, compile } = scratch;
+        let Scratch {
+            kept,
+            groups,
+            compile,
+        } = scratch;
         // Empty already after `Scratch::with`; cleared so that nothing else need hold to it.
+        kept.clear();
         groups.clear();
-        // The rules of the groups that may apply are compiled as they are read, while their
-        // bytes are in cache; those of groups that turn out not to apply come first (see
-        // `may_apply`) and are dropped at the end. Room for a rule per 16 bytes and half the
-        // body in patterns, more than files have: capacity not used costs no memory touched,
-        // and growing would copy every rule taken so far.
-        let mut compiling = Compiling::new(compile, (body.len() / 16, body.len() / 2));
+        // Room for a rule per 16 bytes, more than files have: capacity not used costs no
+        // memory touched, and growing would copy every rule kept so far.
+        kept.reserve(body.len() / 16);
         let mut kept_records: Vec<Record<'_>> = Vec::new();
+        // Values are slices of the body: kept as spans.
+        let start_of = |value: &[u8]| value.as_ptr().addr().wrapping_sub(body.as_ptr().addr());
         // The names of the groups before the current one, and whether the current one may
         // still be chosen.
         let (mut named, mut may_apply) = (0u64, false);
@@ -316,10 +336,10 @@ impl Matcher {
                 } => {
                     ruled = false;
                     if starts_group {
-                        named |= groups.last().map_or(0, |&(mask, _, _)| mask);
-                        groups.push((0, false, None));
+                        named |= groups.last().map_or(0, |&(mask, _)| mask);
+                        groups.push((0, false));
                     }
-                    let Some((mask, global, _)) = groups.last_mut() else {
+                    let Some((mask, global)) = groups.last_mut() else {
                         continue;
                     };
                     if is_global_agent(value) {
@@ -356,11 +376,16 @@ impl Matcher {
                             events.skip_group();
                         }
                     } else {
-                        if let Some((_, _, first @ None)) = groups.last_mut() {
-                            *first = Some(compiling.taken());
-                        }
-                        let pattern = escape_pattern_hinted(value, hints);
-                        compiling.add(line, kind, &pattern, value, hints);
+                        kept.push(KeptRule {
+                            start: start_of(value),
+                            // A value of 4 GiB or more is longer than a view takes anyway.
+                            len: u32::try_from(value.len()).unwrap_or(u32::MAX),
+                            group: u32::try_from(groups.len().saturating_sub(1))
+                                .unwrap_or(u32::MAX),
+                            line,
+                            kind,
+                            hints,
+                        });
                     }
                 }
                 Event::Other { key, value }
@@ -378,8 +403,8 @@ impl Matcher {
                 _ => {}
             }
         }
-        let has_group = groups.iter().fold(0u64, |acc, (mask, _, _)| acc | mask);
-        let any_global = groups.iter().any(|(_, global, _)| *global);
+        let has_group = groups.iter().fold(0u64, |acc, (mask, _)| acc | mask);
+        let any_global = groups.iter().any(|(_, global)| *global);
         // The first token that has a group wins; else the `*` groups; else nothing applies.
         let first = has_group.trailing_zeros();
         let selection = match names.get(first as usize).map(AsRef::as_ref) {
@@ -388,27 +413,43 @@ impl Matcher {
             None => Selection::None,
         };
         let (by_token, by_global) = (first < 64, first >= 64 && any_global);
-        let applies = |&(mask, global, _): &(u64, bool, Option<usize>)| {
+        let groups = &*groups;
+        let applies = |group: usize| {
+            if group == GLOBAL {
+                return true;
+            }
+            let Some(&(mask, global)) = groups.get(group) else {
+                return false;
+            };
             (by_token && mask & (1 << first) != 0) || (by_global && global)
         };
-        // The rules that apply are those from the first group that does: a group's rules were
-        // taken only while it could still be chosen, and once the chosen name has a group, only
-        // groups naming it can be.
-        let from = groups
+        let value_of = |k: &KeptRule| body.get(k.start..k.start.saturating_add(k.len as usize));
+        let rules = kept
             .iter()
-            .find_map(|g| g.2.filter(|_| applies(g)))
-            .unwrap_or(compiling.taken());
+            .filter(|k| applies(k.group as usize))
+            .filter_map(|k| {
+                let value = value_of(k)?;
+                Some((
+                    k.line,
+                    k.kind,
+                    escape_pattern_hinted(value, k.hints),
+                    value,
+                    k.hints,
+                ))
+            });
         let records: Vec<_> = kept_records
             .iter()
-            .filter(|r| r.group == GLOBAL || groups.get(r.group).is_some_and(applies))
+            .filter(|r| applies(r.group))
             .map(|r| (r.line, r.key, r.value))
             .collect();
-        if from == compiling.taken()
+        if kept.is_empty()
             && records.is_empty()
             && let Some(empty) = Matcher::empty(&selection)
         {
             return empty;
         }
-        compiling.finish(selection, &records, from)
+        let bytes = kept.iter().map(|k| k.len as usize).sum::<usize>();
+        let expected = (kept.len(), bytes + bytes / 4);
+        Matcher::compile(selection, rules, &records, expected, compile)
     }
 }
