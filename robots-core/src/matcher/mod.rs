@@ -326,6 +326,45 @@ mod tests {
         }
     }
 
+    /// `from_body` keeps the rules of the `*` groups before the crawler's own group until the
+    /// end, then drops them: the view and the rules it reports (as written, for escaped ones
+    /// too) are the full parse's.
+    #[test]
+    fn from_body_drops_the_rules_of_groups_before_the_chosen_one() {
+        let body = "User-agent: *\nDisallow: /%e2%82\nDisallow: /caf\u{e9}\nAllow: /x/index.html\n\n\
+                    User-agent: FooBot\nDisallow: /a%2fb\nAllow: /na\u{ef}ve\nAllow: /y/index.htm\n\n\
+                    User-agent: *\nDisallow: /late\n";
+        let fused = Matcher::from_body(body.as_bytes(), ["FooBot"]);
+        let full = RobotsTxt::parse(body.as_bytes()).matcher("FooBot");
+        assert_eq!(fused.rule_count(), full.rule_count());
+        assert_eq!(fused.selection(), &Selection::Agent("FooBot".into()));
+        for (path, written) in [
+            ("/a%2Fb", Some(&b"/a%2fb"[..])),
+            ("/na%C3%AFve", Some("/na\u{ef}ve".as_bytes())),
+            ("/y/", Some(b"/y/index.htm")),
+            ("/%E2%82", None),
+            ("/caf%C3%A9", None),
+            ("/late", None),
+        ] {
+            let verdict = fused.check_path(path.as_bytes());
+            assert_eq!(verdict, full.check_path(path.as_bytes()), "{path}");
+            assert_eq!(verdict.rule.map(|r| r.pattern), written, "{path}");
+        }
+        // For a crawler without a group of its own, the `*` groups' rules, all of them.
+        let global = Matcher::from_body(body.as_bytes(), ["BarBot"]);
+        let full = RobotsTxt::parse(body.as_bytes()).matcher("BarBot");
+        for path in ["/%E2%82", "/caf%C3%A9", "/x/", "/late", "/a%2Fb"] {
+            assert_eq!(
+                global.check_path(path.as_bytes()),
+                full.check_path(path.as_bytes())
+            );
+        }
+        assert_eq!(
+            global.check_path(b"/caf%C3%A9").rule.map(|r| r.pattern),
+            Some("/caf\u{e9}".as_bytes())
+        );
+    }
+
     /// `from_body` takes its names however many there are: none, one (no list allocated), a
     /// few, and more than its 64-bit group mask holds (the full parse then).
     #[test]

@@ -31,8 +31,8 @@ pub(super) struct KeptRule {
 /// The vectors a parse needs only while it runs, kept per thread from one parse to the next.
 /// A crawler parses file after file: reusing them saves about 40% of a view's allocations. Each
 /// is emptied after use and dropped when it holds more than [`Scratch::RETAINED_BYTES`]: a
-/// thread keeps at most 64 KiB between parses, so what a cache holds is its entries, and a big
-/// file's lists are given back at once.
+/// thread keeps at most 96 KiB between parses (six lists), so what a cache holds is its
+/// entries, and a big file's lists are given back at once.
 #[derive(Debug, Default)]
 pub(super) struct Scratch {
     /// `Matcher::from_body`'s rules kept until the end of the file.
@@ -261,7 +261,7 @@ impl Matcher {
     /// or several crawlers.
     ///
     /// The lists a parse needs only while it runs are kept per thread for the next parse (at
-    /// most 64 KiB in all), which saves their allocations.
+    /// most 96 KiB in all), which saves their allocations.
     ///
     /// ```
     /// use robots_core::Matcher;
