@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use crate::escape::escape_pattern_scanned;
 pub(crate) use crate::escape::starts_lowercase_escape;
-pub(crate) use crate::words::{first_in_words, splat, zero_bytes};
+use crate::words::{first_in_words, splat, zero_bytes};
 
 /// What a key means, decided by ASCII case-insensitive prefix match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

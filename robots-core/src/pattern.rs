@@ -9,7 +9,8 @@
 
 use memchr::memmem;
 
-use crate::directive::{find_byte, rfind_byte, splat, zero_bytes};
+use crate::directive::{find_byte, rfind_byte};
+use crate::words::{splat, zero_bytes};
 
 /// The spec's reference algorithm: a sorted set of candidate path positions, widened to every
 /// later position by `*`. O(|path| × |pattern|). Slow but obviously right; used as the oracle.

@@ -65,7 +65,7 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
 /// predictor cannot know.
 #[inline]
 fn fragment_start(path: &[u8]) -> Option<usize> {
-    use crate::directive::{splat, zero_bytes};
+    use crate::words::{splat, zero_bytes};
     let hash = |word: &[u8; 8]| zero_bytes(u64::from_le_bytes(*word) ^ splat(b'#'));
     let at = |base: usize, flags: u64| base + (flags.trailing_zeros() / 8) as usize;
     let (pairs, _) = path.as_chunks::<16>();
@@ -115,7 +115,7 @@ fn fragment_start(path: &[u8]) -> Option<usize> {
 /// eight bytes a step: a check from a URL runs it every time.
 #[inline]
 fn authority_len(bytes: &[u8]) -> Option<usize> {
-    use crate::directive::{first_in_words, splat, zero_bytes};
+    use crate::words::{first_in_words, splat, zero_bytes};
     // The lowest flag is exact: any wrong flag lies above a true match of its own byte.
     first_in_words(bytes, |x| {
         zero_bytes(x ^ splat(b'/'))

@@ -1,8 +1,8 @@
 //! The rule index of a big view: rules bucketed by the byte at the position that separates
 //! them best, so that a check scans only the rules that can match its path.
 
-use crate::directive::splat;
 use crate::pattern::Glob;
+use crate::words::splat;
 
 use super::rule::{CompiledRule, FLAG_GLOB, META_SHIFT};
 
