@@ -302,6 +302,7 @@ pub(crate) fn parse_scanned(content: &[u8], scanned: Scanned) -> LineContent<'_>
 /// A key name folded for comparison eight bytes at a time: its first eight bytes (zero-padded)
 /// in lowercase, the bits that case may flip in them (letters only), the bytes that count, and
 /// the rest of the name. Every line's key is classified, so this is on the parse's hot path.
+#[derive(Debug)]
 struct Name {
     head: u64,
     case: u64,
@@ -367,21 +368,27 @@ fn head_of(key: &[u8]) -> u64 {
         .fold(0u64, |head, &b| (head << 8) | u64::from(b))
 }
 
+const USER_AGENT: Name = Name::new("user-agent");
+const USERAGENT: Name = Name::new("useragent");
+const USER_SPACE_AGENT: Name = Name::new("user agent");
+const ALLOW: Name = Name::new("allow");
+const DISALLOW: Name = Name::new("disallow");
+static DISALLOW_TYPOS: [Name; 5] = [
+    Name::new("dissallow"),
+    Name::new("dissalow"),
+    Name::new("disalow"),
+    Name::new("diasllow"),
+    Name::new("disallaw"),
+];
+
+/// The first two letters of every spelling [`classify_key`] takes for a user-agent, allow or
+/// disallow key: a line whose text starts otherwise is none of them, so it cannot start or end
+/// a group, nor hold a rule.
+pub(crate) const GROUP_KEY_HEADS: [[u8; 2]; 3] = [*b"us", *b"al", *b"di"];
+
 /// Decides a key's kind by prefix, first hit wins; the flag says it was an accepted typo.
 #[inline]
 pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
-    const USER_AGENT: Name = Name::new("user-agent");
-    const USERAGENT: Name = Name::new("useragent");
-    const USER_SPACE_AGENT: Name = Name::new("user agent");
-    const ALLOW: Name = Name::new("allow");
-    const DISALLOW: Name = Name::new("disallow");
-    static DISALLOW_TYPOS: [Name; 5] = [
-        Name::new("dissallow"),
-        Name::new("dissalow"),
-        Name::new("disalow"),
-        Name::new("diasllow"),
-        Name::new("disallaw"),
-    ];
     const SITEMAP: Name = Name::new("sitemap");
     const SITE_MAP: Name = Name::new("site-map");
     let head = head_of(key);
@@ -510,6 +517,21 @@ mod tests {
                 "{:?} is not a directive: {other:?}",
                 String::from_utf8_lossy(line)
             ),
+        }
+    }
+
+    #[test]
+    fn group_keys_start_with_their_heads() {
+        let names = [
+            &USER_AGENT,
+            &USERAGENT,
+            &USER_SPACE_AGENT,
+            &ALLOW,
+            &DISALLOW,
+        ];
+        for name in names.into_iter().chain(&DISALLOW_TYPOS) {
+            let [first, second, ..] = name.head.to_le_bytes();
+            assert!(GROUP_KEY_HEADS.contains(&[first, second]), "{name:?}");
         }
     }
 

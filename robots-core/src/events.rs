@@ -3,8 +3,8 @@
 //! read the file through this, so the grouping rule lives in one place: a user-agent line that
 //! follows an allow/disallow line of a group starts a new group; nothing else ends one.
 
-use crate::directive::{KeyKind, LineContent, ValueHints, parse_scanned};
-use crate::sweep::Sweep;
+use crate::directive::{GROUP_KEY_HEADS, KeyKind, LineContent, ValueHints, parse_scanned};
+use crate::sweep::{KeyHeads, Sweep};
 use crate::verdict::RuleKind;
 
 /// One directive, values as written (not escaped).
@@ -30,6 +30,8 @@ pub(crate) struct Events<'a> {
     in_group: bool,
     rules_seen: bool,
     line_count: u32,
+    /// The keys the reader wants, when it wants only some: lines without them are passed over.
+    wanted: Option<&'static KeyHeads>,
 }
 
 pub(crate) fn events(body: &[u8]) -> Events<'_> {
@@ -38,6 +40,18 @@ pub(crate) fn events(body: &[u8]) -> Events<'_> {
         in_group: false,
         rules_seen: true,
         line_count: 0,
+        wanted: None,
+    }
+}
+
+/// The events of a reader that wants only the keys of `wanted`: lines that cannot hold one are
+/// passed over, and some events of other keys are missing. `wanted` includes the keys of
+/// groups ([`GROUP_KEY_HEADS`]): the groups are those of [`events`].
+pub(crate) fn events_of_keys<'a>(body: &'a [u8], wanted: &'static KeyHeads) -> Events<'a> {
+    debug_assert!(GROUP_KEY_HEADS.iter().all(|&[a, b]| wanted.may_start(a, b)));
+    Events {
+        wanted: Some(wanted),
+        ..events(body)
     }
 }
 
@@ -64,7 +78,15 @@ impl<'a> Iterator for Events<'a> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<(u32, Event<'a>)> {
-        for line in self.lines.by_ref() {
+        loop {
+            if let Some(wanted) = self.wanted {
+                self.lines.pass_lines_without(wanted);
+            }
+            let Some(line) = self.lines.next() else {
+                // With the lines passed at the end.
+                self.line_count = self.lines.number();
+                return None;
+            };
             self.line_count = line.number;
             let LineContent::Directive(d) = parse_scanned(line.content, line.scanned) else {
                 continue;
@@ -104,7 +126,6 @@ impl<'a> Iterator for Events<'a> {
             };
             return Some((line.number, event));
         }
-        None
     }
 }
 

@@ -83,9 +83,10 @@ proptest! {
     }
 
     /// The one-pass parse passes over the rest of a group that cannot apply from its first
-    /// rule: lines that might be taken for user-agent lines there (other spellings, leading
-    /// whitespace, other keys in `u`, NULs, comments) leave the view, its lines and its records
-    /// as the full parse makes them.
+    /// rule, and over every line whose key it does not read: lines that might be taken for
+    /// user-agent lines there (other spellings, leading whitespace, other keys in `u`, NULs,
+    /// comments), and lines of other keys, indented or not, in any case, or of HTML, leave the
+    /// view, its lines, its records and its usage preferences as the full parse makes them.
     #[test]
     fn one_pass_parse_agrees_across_groups_it_passes_over(
         lines in prop::collection::vec(
@@ -107,6 +108,16 @@ proptest! {
                         Just("\0User-agent: FooBot"), Just("Disallow: /a\0User-agent: FooBot"),
                         Just(""), Just("   "), Just("Sitemap: https://e.com/s.xml"),
                     ].prop_map(str::to_string),
+                    1 => (
+                        prop_oneof![Just(""), Just("  "), Just("\t"), Just("                 ")],
+                        prop_oneof![
+                            Just("<a href=\"https://e.com/#x\">caf\u{e9} %e2*</a>"), Just("<html>"),
+                            Just("Host: h"), Just("CRAWL-DELAY: 4"), Just("content-usage: train-ai=n"),
+                            Just("Content-Signal: search=yes"), Just("Clean-param: a /b"),
+                            Just("DISALLOW: /b"), Just("aLLow: /a"), Just("dIsallow /ab"),
+                            Just("class=x"), Just("data: y"), Just("# Disallow: /a"), Just("<User-agent: *"),
+                        ],
+                    ).prop_map(|(indent, line)| format!("{indent}{line}")),
                 ],
                 prop_oneof![Just("\n"), Just("\r\n"), Just("\r")],
             ),
@@ -122,8 +133,8 @@ proptest! {
         prop_assert_eq!(full.crawl_delay(), fused.crawl_delay());
         prop_assert_eq!(full.request_rate(), fused.request_rate());
         for path in ["/", "/a", "/b", "/ab", "/ba", "/aab", "/bbb", "/a*"] {
-            // The verdict with its rule's line and pattern.
-            prop_assert_eq!(full.check_path(path.as_bytes()), fused.check_path(path.as_bytes()));
+            // The verdict with its rule's line and pattern, and the preferences.
+            prop_assert_eq!(full.usage_path(path.as_bytes()), fused.usage_path(path.as_bytes()));
         }
     }
 

@@ -5,9 +5,10 @@ use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use crate::agent::{is_global_agent, product_token_bytes};
-use crate::directive::{ValueHints, escape_pattern_hinted};
-use crate::events::{Event, events};
+use crate::directive::{GROUP_KEY_HEADS, ValueHints, escape_pattern_hinted};
+use crate::events::{Event, events_of_keys};
 use crate::robots::{Group, RobotsTxt};
+use crate::sweep::KeyHeads;
 use crate::usage::{UsageKind, usage_kind};
 
 use super::Matcher;
@@ -107,7 +108,16 @@ pub(super) fn emptied<T>(mut v: Vec<T>) -> Vec<T> {
     v
 }
 
-/// Keys whose values the view keeps (the rest of the records is only in [`RobotsTxt`]).
+/// The keys a one-pass parse reads, by their first two letters: the groups' and the records'
+/// a view keeps ([`is_kept_key`]). Every other line (comments, sitemaps, other keys, an HTML
+/// page served as robots.txt) is passed over unread.
+static VIEW_KEYS: KeyHeads = {
+    let [user_agent, allow, disallow] = GROUP_KEY_HEADS;
+    KeyHeads::of(&[user_agent, allow, disallow, *b"cr", *b"re", *b"co"])
+};
+
+/// Keys whose values the view keeps (the rest of the records is only in [`RobotsTxt`]). Each
+/// starts with a head of [`VIEW_KEYS`].
 pub(super) fn is_kept_key(key: &[u8]) -> bool {
     key.eq_ignore_ascii_case(b"crawl-delay")
         || key.eq_ignore_ascii_case(b"request-rate")
@@ -327,7 +337,7 @@ impl Matcher {
         let (mut named, mut may_apply) = (0u64, false);
         // Whether the current group that cannot apply had a rule already.
         let mut ruled = false;
-        let mut events = events(body);
+        let mut events = events_of_keys(body, &VIEW_KEYS);
         while let Some((line, event)) = events.next() {
             match event {
                 Event::UserAgent {
@@ -451,5 +461,38 @@ impl Matcher {
         let bytes = kept.iter().map(|k| k.len as usize).sum::<usize>();
         let expected = (kept.len(), bytes + bytes / 4);
         Matcher::compile(selection, rules, &records, expected, compile)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_view_reads_the_keys_of_groups_and_of_the_records_it_keeps() {
+        let kept = [
+            "crawl-delay",
+            "request-rate",
+            "content-usage",
+            "content-signal",
+        ];
+        let groups = GROUP_KEY_HEADS.map(|head| String::from_utf8_lossy(&head).into_owned());
+        for key in kept.iter().map(|k| k.to_string()).chain(groups) {
+            for key in [key.clone(), key.to_ascii_uppercase()] {
+                let [first, second, ..] = key.as_bytes() else {
+                    panic!("{key}");
+                };
+                assert!(VIEW_KEYS.may_start(*first, *second), "{key}");
+            }
+        }
+        for key in kept {
+            assert!(is_kept_key(key.as_bytes()), "{key}");
+        }
+        for line in ["Sitemap: s", "# x", "<html>", "Host: h", "Clean-param: p"] {
+            let [first, second, ..] = line.as_bytes() else {
+                panic!("{line}");
+            };
+            assert!(!VIEW_KEYS.may_start(*first, *second), "{line}");
+        }
     }
 }
