@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use crate::agent::{is_global_agent, product_token_bytes};
+use crate::agent::{is_global_agent, names_token};
 use crate::directive::{GROUP_KEY_HEADS, ValueHints, escape_pattern_hinted};
 use crate::events::{Event, events_of_keys};
 use crate::robots::{Group, RobotsTxt};
@@ -355,9 +355,11 @@ impl Matcher {
                     if is_global_agent(value) {
                         *global = true;
                     } else {
-                        let token = product_token_bytes(value);
+                        // Each name compared with the value's start, not the value's whole
+                        // product token found first (user-agent lines are long, and most
+                        // names differ at their first byte).
                         for (i, t) in names.iter().map(AsRef::as_ref).enumerate() {
-                            if token.eq_ignore_ascii_case(t.as_bytes()) {
+                            if names_token(value, t.as_bytes()) {
                                 *mask |= 1 << i;
                             }
                         }
