@@ -32,6 +32,9 @@ pub(crate) struct Events<'a> {
     line_count: u32,
     /// The keys the reader wants, when it wants only some: lines without them are passed over.
     wanted: Option<&'static KeyHeads>,
+    /// Whether the next line is worth that test: not after a line of a group, which is most
+    /// often followed by another (a big file's thousands of rules then pay nothing for it).
+    test_next: bool,
 }
 
 pub(crate) fn events(body: &[u8]) -> Events<'_> {
@@ -41,6 +44,7 @@ pub(crate) fn events(body: &[u8]) -> Events<'_> {
         rules_seen: true,
         line_count: 0,
         wanted: None,
+        test_next: true,
     }
 }
 
@@ -79,8 +83,11 @@ impl<'a> Iterator for Events<'a> {
     #[inline(always)]
     fn next(&mut self) -> Option<(u32, Event<'a>)> {
         loop {
-            if let Some(wanted) = self.wanted {
-                self.lines.pass_lines_without(wanted);
+            if self.test_next {
+                self.test_next = false;
+                if let Some(wanted) = self.wanted {
+                    self.lines.pass_lines_without(wanted);
+                }
             }
             let Some(line) = self.lines.next() else {
                 // With the lines passed at the end.
@@ -89,6 +96,7 @@ impl<'a> Iterator for Events<'a> {
             };
             self.line_count = line.number;
             let LineContent::Directive(d) = parse_scanned(line.content, line.scanned) else {
+                self.test_next = true;
                 continue;
             };
             let event = match d.kind {
@@ -115,14 +123,20 @@ impl<'a> Iterator for Events<'a> {
                         hints: d.hints,
                     }
                 }
-                KeyKind::Sitemap => Event::Sitemap {
-                    key: d.key,
-                    value: d.value,
-                },
-                KeyKind::Other => Event::Other {
-                    key: d.key,
-                    value: d.value,
-                },
+                KeyKind::Sitemap => {
+                    self.test_next = true;
+                    Event::Sitemap {
+                        key: d.key,
+                        value: d.value,
+                    }
+                }
+                KeyKind::Other => {
+                    self.test_next = true;
+                    Event::Other {
+                        key: d.key,
+                        value: d.value,
+                    }
+                }
             };
             return Some((line.number, event));
         }
@@ -150,5 +164,20 @@ mod tests {
             })
             .collect();
         assert_eq!(in_group, [false, true]);
+    }
+
+    #[test]
+    fn a_reader_of_some_keys_misses_only_lines_of_other_keys() {
+        static WANTED: KeyHeads = KeyHeads::of(&GROUP_KEY_HEADS);
+        let body = b"# c\nSitemap: /a\nUser-agent: x\nDisallow: /x\nSitemap: /b\n# d\nSitemap: /c\n\nAllow: /y\n";
+        let lines = |events: Events<'_>| events.map(|(line, _)| line).collect::<Vec<_>>();
+        assert_eq!(lines(events(body)), [2, 3, 4, 5, 7, 9]);
+        // Lines without a wanted key are passed, but for the first line after a line of a
+        // group (it is read, as most such lines are lines of the group).
+        assert_eq!(lines(events_of_keys(body, &WANTED)), [3, 4, 5, 9]);
+        let (mut all, mut some) = (events(body), events_of_keys(body, &WANTED));
+        all.by_ref().for_each(drop);
+        some.by_ref().for_each(drop);
+        assert_eq!(some.line_count(), all.line_count());
     }
 }
