@@ -53,14 +53,17 @@ async fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
 
     // The client: robots.txt enforced and politeness applied per origin; the middleware follows
     // redirects itself so that every hop is checked, so reqwest's own following is off.
-    let robots = RobotsMiddleware::builder(&args.agent)
-        .min_delay(min_delay)
-        .build()?;
+    let config = RobotsMiddleware::builder(&args.agent).min_delay(min_delay);
+    // The client connects through the resolver the middleware judges by: every new connection
+    // is held to the address rule on the address it uses (spec section 8).
+    let resolver = std::sync::Arc::new(config.resolver_in_use());
+    let robots = config.build()?;
     let cache = robots.cache().clone();
     // (The middleware sets the crawler's User-Agent on every request.)
     let inner = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(20))
+        .dns_resolver(resolver)
         .build()?;
     let client = reqwest_middleware::ClientBuilder::new(inner)
         .with(robots)

@@ -56,6 +56,10 @@ pub struct SitemapsArgs {
     /// Repeatable.
     #[arg(long = "resolve", value_name = "HOST:PORT:ADDR", requires = "expand")]
     resolve: Vec<String>,
+    /// With --expand: how long a name's addresses are kept before it is looked up again, in
+    /// seconds. Every new connection is judged by the address rule on the addresses it uses.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = crate::crawl::seconds, requires = "expand")]
+    dns_cache: f64,
     /// URLs whose origins to ask; read from stdin, one per line, when none are given.
     #[arg(value_name = "URL")]
     urls: Vec<String>,
@@ -223,7 +227,8 @@ fn expand(
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
     let seconds = std::time::Duration::from_secs_f64;
-    let mut resolver = robots_tower::Resolver::new();
+    let mut resolver =
+        robots_tower::Resolver::with_ttl(std::time::Duration::from_secs_f64(args.dns_cache));
     for text in &args.resolve {
         resolver = resolver
             .with_override_text(text)

@@ -31,7 +31,7 @@ pub struct FetchConfig {
     pub from: Option<http::HeaderValue>,
     /// The whole fetch, redirects and body included, must finish within this (default 10 s).
     pub timeout: Duration,
-    /// Connect timeout for clients this crate builds ([`crate::reqwest_client`]; default 5 s).
+    /// Connect timeout for clients this crate builds (`reqwest_client` (feature `reqwest`); default 5 s).
     pub connect_timeout: Duration,
     /// How much of the decoded body is read (default [`robots_core::MAX_BODY_BYTES`]).
     pub max_body_bytes: usize,
@@ -40,7 +40,7 @@ pub struct FetchConfig {
     /// Hops are judged by the addresses [`FetchConfig::resolver`] gives too.
     pub redirect_rule: HopRule,
     /// The resolver robots.txt redirect hops are judged by, and that clients built by
-    /// [`crate::reqwest_client`] connect with (default: the system's, cached).
+    /// `reqwest_client` (feature `reqwest`) connect with (default: the system's, cached).
     pub resolver: crate::Resolver,
     /// Signs every robots.txt request, each redirect hop anew (Web Bot Auth; none by default).
     #[cfg(feature = "web-bot-auth")]

@@ -32,6 +32,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+mod address;
 mod body;
 mod cache;
 mod client;
@@ -64,6 +65,7 @@ pub use fetch::{FetchConfig, fetch, revalidate};
 pub use headers::{RateLimitPause, max_age, rate_limit_pause, retry_after};
 // Public because every crate's messages print durations one way (robots-tower's errors,
 // `RobotsInfo`'s Debug, the CLI), and users' own messages can match them.
+pub use address::{is_internal, is_internal_ip};
 pub use human::HumanDuration;
 #[cfg(feature = "web-bot-auth")]
 pub use identity::{
@@ -74,11 +76,12 @@ pub use origin::{Origin, OriginError, OriginKey, OriginRef};
 pub use outcome::{
     FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause,
 };
-pub use redirect::{HopRule, RedirectPolicy, RedirectRefusal, is_internal, is_internal_ip};
+pub use redirect::{HopRule, RedirectPolicy, RedirectRefusal};
 #[cfg(feature = "redis")]
 pub use redis_store::{FleetConnection, FleetError, RedisFleet, RedisStore};
 pub use resolve::{
-    NameNotResolved, OverrideOnOtherPort, ResolveOverrideError, Resolver, normal_name,
+    ConnectRefused, NameNotResolved, OverrideOnOtherPort, ResolveOverrideError, Resolver,
+    normal_name,
 };
 pub use retrieval::{Answer, MAX_REDIRECTS, Retrieval};
 pub use store::{

@@ -140,6 +140,9 @@ pub enum NetworkErrorKind {
     /// A robots.txt redirect went where the redirect rule does not allow (from a public host
     /// into an internal address, by default).
     RedirectRefused,
+    /// The connection was refused where it is made: the name resolved to internal addresses
+    /// only, and the caller's word did not make it internal-allowed ([`crate::ConnectRefused`]).
+    AddressRefused,
     /// Anything else the client reported.
     Other,
 }
@@ -155,6 +158,7 @@ impl fmt::Display for NetworkErrorKind {
             NetworkErrorKind::Decode => "body could not be decoded",
             NetworkErrorKind::UnsupportedScheme => "unsupported scheme",
             NetworkErrorKind::RedirectRefused => "redirect refused",
+            NetworkErrorKind::AddressRefused => "connection refused by the address rule",
             NetworkErrorKind::Other => "request failed",
         })
     }
@@ -162,7 +166,7 @@ impl fmt::Display for NetworkErrorKind {
 
 impl NetworkErrorKind {
     /// A short stable name: `dns`, `connect`, `timeout`, `reset`, `body`, `decode`,
-    /// `unsupported_scheme`, `redirect_refused`, `other`.
+    /// `unsupported_scheme`, `redirect_refused`, `address_refused`, `other`.
     pub fn as_str(self) -> &'static str {
         match self {
             NetworkErrorKind::Dns => "dns",
@@ -173,6 +177,7 @@ impl NetworkErrorKind {
             NetworkErrorKind::Decode => "decode",
             NetworkErrorKind::UnsupportedScheme => "unsupported_scheme",
             NetworkErrorKind::RedirectRefused => "redirect_refused",
+            NetworkErrorKind::AddressRefused => "address_refused",
             NetworkErrorKind::Other => "other",
         }
     }
@@ -195,7 +200,8 @@ impl NetworkError {
     /// use for DNS failures and timeouts).
     pub fn classify(error: &(dyn std::error::Error + 'static)) -> NetworkError {
         let mut message = error.to_string();
-        let mut kind = None;
+        // The address rule's refusal at the connection comes as a resolver error: said as such.
+        let mut kind = crate::ConnectRefused::find(error).map(|_| NetworkErrorKind::AddressRefused);
         let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
         while let Some(e) = source {
             if let Some(io) = e.downcast_ref::<std::io::Error>() {

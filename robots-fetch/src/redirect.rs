@@ -9,10 +9,11 @@
 //! it.
 
 use std::fmt;
-use std::net::{Ipv4Addr, Ipv6Addr};
 use std::sync::Arc;
 
 use url::{Host, Url};
+
+use crate::address::{is_internal, is_internal_ip};
 
 /// A rule deciding whether one redirect hop, `from` → `to`, may be followed. Cheap to clone.
 ///
@@ -109,8 +110,11 @@ impl HopRule {
 
     /// [`HopRule::allows`], with the target's name resolved by `resolver` (the one the client
     /// connects with) for [`HopRule::not_into_internal_addresses`]: a public name resolving to
-    /// an internal address is refused like an internal literal. A name that does not resolve is
-    /// judged by its text (the connection will fail anyway).
+    /// an internal address is refused like an internal literal, and so is a name that does not
+    /// resolve (a lookup that fails is never a pass: it may answer an internal address at the
+    /// connection). A source the caller's word made internal-allowed
+    /// ([`crate::Resolver::is_internal_allowed`]) counts as internal, and a name it hands on is
+    /// allowed to connect to internal addresses from then on ([`crate::Resolver::allow_internal`]).
     ///
     /// ```
     /// use robots_fetch::{HopRule, Resolver};
@@ -119,6 +123,8 @@ impl HopRule {
     /// let (from, to) = ("https://example.com/a".parse()?, "http://rebound.example/admin".parse()?);
     /// assert!(HopRule::default().allows(&from, &to)); // by its text, a public name
     /// assert!(!HopRule::default().allows_resolved(&from, &to, &resolver).await); // by its address
+    /// let unresolved = "http://no-such-host.invalid/".parse()?;
+    /// assert!(!HopRule::default().allows_resolved(&from, &unresolved, &resolver).await);
     /// # Ok(()) }
     /// ```
     pub fn allows_resolved<'a>(
@@ -127,16 +133,53 @@ impl HopRule {
         to: &'a Url,
         resolver: &'a crate::Resolver,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + 'a>> {
-        // Boxed: only redirect hops (rare) come here.
+        // Boxed: only redirect hops and handed URLs (rare) come here.
         Box::pin(async move {
+            let trusted = match from.host() {
+                Some(Host::Domain(name)) => resolver.is_internal_allowed(name),
+                _ => false,
+            };
+            if trusted {
+                // The caller's own server: what it hands on is the caller's too.
+                if let Some(Host::Domain(name)) = to.host() {
+                    resolver.allow_internal(name);
+                }
+                return self.allows_trusted(from, to);
+            }
             let addresses = match (to.host(), to.port_or_known_default()) {
                 (Some(Host::Domain(name)), Some(port)) if self.consults_addresses(from, to) => {
-                    resolver.lookup(name, port).await.unwrap_or_default()
+                    // Failing closed: a lookup that fails is judged as if it answered an
+                    // internal address (the unspecified one).
+                    resolver
+                        .lookup(name, port)
+                        .await
+                        .unwrap_or_else(|_| Arc::from([std::net::IpAddr::from([0, 0, 0, 0])]))
                 }
                 _ => Arc::from([]),
             };
             self.allows_addresses(from, to, &addresses)
         })
+    }
+
+    /// [`HopRule::allows`] for a source the caller's word made internal-allowed
+    /// ([`crate::Resolver::is_internal_allowed`]): [`HopRule::not_into_internal_addresses`] lets
+    /// it hand on anything; the other rules judge as [`HopRule::allows`] does.
+    ///
+    /// ```
+    /// use robots_fetch::HopRule;
+    /// let (from, to) = ("http://intranet.example/".parse()?, "http://10.1.2.3/".parse()?);
+    /// assert!(!HopRule::default().allows(&from, &to));
+    /// assert!(HopRule::default().allows_trusted(&from, &to));
+    /// assert!(!HopRule::same_origin().allows_trusted(&from, &to));
+    /// # Ok::<(), url::ParseError>(())
+    /// ```
+    pub fn allows_trusted(&self, from: &Url, to: &Url) -> bool {
+        match &*self.0 {
+            Kind::NotIntoInternal => true,
+            Kind::And(a, b) => a.allows_trusted(from, to) && b.allows_trusted(from, to),
+            Kind::Or(a, b) => a.allows_trusted(from, to) || b.allows_trusted(from, to),
+            _ => self.allows(from, to),
+        }
     }
 
     /// [`HopRule::allows`], with the addresses the target's name resolves to (as the client
@@ -357,97 +400,12 @@ pub enum RedirectRefusal {
     },
 }
 
-/// Whether a URL's host is loopback, private, link-local or otherwise not on the public
-/// internet, judged from the URL alone (no DNS).
-pub fn is_internal(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Ipv4(v4)) => is_internal_v4(v4),
-        Some(Host::Ipv6(v6)) => is_internal_v6(v6),
-        Some(Host::Domain(name)) => {
-            let name = name.strip_suffix('.').unwrap_or(name);
-            name.eq_ignore_ascii_case("localhost")
-                || name
-                    .get(name.len().saturating_sub(".localhost".len())..)
-                    .is_some_and(|tail| tail.eq_ignore_ascii_case(".localhost"))
-        }
-        None => true,
-    }
-}
-
-/// Whether an address is loopback, private, link-local or otherwise not on the public internet.
-pub fn is_internal_ip(addr: std::net::IpAddr) -> bool {
-    match addr {
-        std::net::IpAddr::V4(v4) => is_internal_v4(v4),
-        std::net::IpAddr::V6(v6) => is_internal_v6(v6),
-    }
-}
-
-fn is_internal_v4(v4: Ipv4Addr) -> bool {
-    let [a, b, ..] = v4.octets();
-    v4.is_loopback()
-        || v4.is_private()
-        || v4.is_link_local()
-        || v4.is_unspecified()
-        || v4.is_broadcast()
-        || a == 0
-        // Shared address space (carrier-grade NAT), RFC 6598.
-        || (a == 100 && (64..128).contains(&b))
-}
-
-fn is_internal_v6(v6: Ipv6Addr) -> bool {
-    let first = v6.segments()[0];
-    v6.is_loopback()
-        || v6.is_unspecified()
-        || (first & 0xfe00) == 0xfc00 // unique local, fc00::/7
-        || (first & 0xffc0) == 0xfe80 // link-local, fe80::/10
-        // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) forms alike.
-        || v6.to_ipv4().is_some_and(is_internal_v4)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn url(s: &str) -> Url {
         s.parse().unwrap()
-    }
-
-    #[test]
-    fn internal_addresses_are_recognised() {
-        for internal in [
-            "http://127.0.0.1/",
-            "http://127.1.2.3:8080/",
-            "http://10.0.0.1/",
-            "http://172.16.5.4/",
-            "http://192.168.1.1/",
-            "http://169.254.169.254/latest",
-            "http://100.64.0.1/",
-            "http://0.0.0.0/",
-            "http://[::1]/",
-            "http://[fd00:ec2::254]/",
-            "http://[fe80::1]/",
-            "http://[::ffff:127.0.0.1]/",
-            "http://[::127.0.0.1]/",
-            "http://[::10.1.2.3]/",
-            "http://localhost:3000/",
-            "http://LOCALHOST./",
-            "http://api.localhost/",
-            "http://2130706433/", // 127.0.0.1 written as a number; the URL parser normalises it
-            "http://0x7f.1/",
-        ] {
-            assert!(is_internal(&url(internal)), "{internal}");
-        }
-        for public in [
-            "https://example.com/",
-            "http://8.8.8.8/",
-            "http://172.32.0.1/",
-            "http://100.128.0.1/",
-            "http://[2001:db8::1]/",
-            "http://localhost.example.com/",
-            "http://notlocalhost/",
-        ] {
-            assert!(!is_internal(&url(public)), "{public}");
-        }
     }
 
     #[test]

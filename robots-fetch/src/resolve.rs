@@ -42,16 +42,83 @@ struct Inner {
     overrides: Vec<(String, u16, Vec<IpAddr>)>,
     cache: quick_cache::sync::Cache<String, Resolved, ResolvedWeight>,
     ttl: Duration,
+    /// The names whose connections may reach internal addresses (the caller's word).
+    internal: Arc<InternalAllowed>,
 }
 
 impl Inner {
     /// Overrides as given, and an empty cache of lookups.
-    fn new(overrides: Vec<(String, u16, Vec<IpAddr>)>, ttl: Duration) -> Inner {
+    fn new(
+        overrides: Vec<(String, u16, Vec<IpAddr>)>,
+        ttl: Duration,
+        internal: Arc<InternalAllowed>,
+    ) -> Inner {
         Inner {
             overrides,
             cache: quick_cache::sync::Cache::with_weighter(4096, CACHE_BYTES, ResolvedWeight),
             ttl,
+            internal,
         }
+    }
+}
+
+/// Which names may connect to internal addresses: the names the caller allowed when building
+/// the resolver (or every name), and the names the gate allowed while crawling (a name handed on
+/// by a server the caller's word made internal-allowed), bounded in bytes.
+#[derive(Default)]
+struct InternalAllowed {
+    /// Every name (the caller crawls an internal network by name).
+    everywhere: bool,
+    /// The names the caller allowed, in their normal form.
+    given: Vec<String>,
+    /// The names allowed while crawling, and their bytes.
+    handed: std::sync::Mutex<(std::collections::HashSet<Box<str>>, usize)>,
+}
+
+/// The bytes the names allowed while crawling may take (64 KiB: some 1,000 names). Past it a
+/// name is not allowed: its connections to internal addresses are refused (failing closed).
+const HANDED_BYTES: usize = 64 << 10;
+
+impl InternalAllowed {
+    fn with(&self, given: Option<String>, everywhere: bool) -> Arc<InternalAllowed> {
+        let mut names = self.given.clone();
+        names.extend(given);
+        let handed = match self.handed.lock() {
+            Ok(handed) => handed.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        Arc::new(InternalAllowed {
+            everywhere: self.everywhere || everywhere,
+            given: names,
+            handed: std::sync::Mutex::new(handed),
+        })
+    }
+
+    fn allows(&self, name: &str) -> bool {
+        if self.everywhere || self.given.iter().any(|given| given == name) {
+            return true;
+        }
+        match self.handed.lock() {
+            Ok(handed) => handed.0.contains(name),
+            Err(poisoned) => poisoned.into_inner().0.contains(name),
+        }
+    }
+
+    fn add(&self, name: &str) -> bool {
+        let mut handed = match self.handed.lock() {
+            Ok(handed) => handed,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if handed.0.contains(name) {
+            return true;
+        }
+        let bytes = name.len() + 48;
+        if handed.1 + bytes > HANDED_BYTES {
+            return false;
+        }
+        handed.1 += bytes;
+        handed.0.insert(name.into());
+        true
     }
 }
 
@@ -95,6 +162,7 @@ impl std::fmt::Debug for Resolver {
         f.debug_struct("Resolver")
             .field("overrides", &self.0.overrides.len())
             .field("cached", &self.0.cache.len())
+            .field("internal_allowed", &self.0.internal.given)
             .finish()
     }
 }
@@ -107,7 +175,7 @@ impl Resolver {
 
     /// The system resolver, with lookups kept for `ttl`.
     pub fn with_ttl(ttl: Duration) -> Resolver {
-        Resolver(Arc::new(Inner::new(Vec::new(), ttl)))
+        Resolver(Arc::new(Inner::new(Vec::new(), ttl, Arc::default())))
     }
 
     /// Answers `host` (on `port` only) with `addr` instead of asking DNS; repeated calls add
@@ -125,7 +193,119 @@ impl Resolver {
             Some((_, _, addrs)) => addrs.push(addr),
             None => overrides.push((host, port, vec![addr])),
         }
-        Resolver(Arc::new(Inner::new(overrides, self.0.ttl)))
+        Resolver(Arc::new(Inner::new(
+            overrides,
+            self.0.ttl,
+            self.0.internal.clone(),
+        )))
+    }
+
+    /// Lets connections to `host` reach internal addresses (loopback, private, link-local…):
+    /// the caller's word that the name is one of its own, for a crawl of an internal network by
+    /// name. Every other name is refused at the connection when it resolves to an internal
+    /// address ([`ConnectRefused`]), whatever path handed it on. Names internal by their text
+    /// (`localhost`, `*.localhost`), address literals and overridden names need no such word.
+    /// `*` allows every name (the guard is then off for names; address literals are judged by
+    /// the front ends by their text).
+    ///
+    /// ```
+    /// use robots_fetch::Resolver;
+    /// let resolver = Resolver::new().with_internal_allowed("intranet.corp.example");
+    /// assert!(resolver.is_internal_allowed("Intranet.Corp.Example."));
+    /// assert!(!resolver.is_internal_allowed("example.com"));
+    /// assert!(Resolver::new().with_internal_allowed("*").is_internal_allowed("example.com"));
+    /// ```
+    pub fn with_internal_allowed(self, host: &str) -> Resolver {
+        let internal = if host == "*" {
+            self.0.internal.with(None, true)
+        } else {
+            self.0
+                .internal
+                .with(Some(normal_name(host).into_owned()), false)
+        };
+        Resolver(Arc::new(Inner::new(
+            self.0.overrides.clone(),
+            self.0.ttl,
+            internal,
+        )))
+    }
+
+    /// Whether the caller's word lets `host` be internal: allowed when the resolver was built
+    /// ([`Resolver::with_internal_allowed`]), or while crawling ([`Resolver::allow_internal`]),
+    /// or internal by its text (`localhost`). A page of such a host may hand on URLs into
+    /// internal addresses.
+    pub fn is_internal_allowed(&self, host: &str) -> bool {
+        let name = normal_name(host);
+        crate::address::is_internal_name(&name) || self.0.internal.allows(&name)
+    }
+
+    /// Lets connections to `host` reach internal addresses from now on, in every clone of this
+    /// resolver: for a name that a server the caller's word made internal-allowed handed on
+    /// (the gate calls it). Bounded in bytes: `false` when the budget is spent, and the name is
+    /// then not allowed (its connections to internal addresses are refused).
+    pub fn allow_internal(&self, host: &str) -> bool {
+        let name = normal_name(host);
+        if self.0.internal.everywhere || crate::address::is_internal_name(&name) {
+            return true;
+        }
+        self.0.internal.add(&name)
+    }
+
+    /// Whether a connection to `name` (in its normal form) may use an internal address.
+    fn connects_internal(&self, name: &str) -> bool {
+        crate::address::is_internal_name(name)
+            || self.0.internal.allows(name)
+            || self.0.overrides.iter().any(|(host, _, _)| host == name)
+    }
+
+    /// The addresses a connection to `host` may use: the address rule applied where the
+    /// connection is made (spec section 8). The name is looked up (an override, a fresh cached
+    /// lookup, or DNS), and a name the caller's word did not make internal-allowed
+    /// ([`Resolver::with_internal_allowed`], an override, a name handed on by an allowed
+    /// server) keeps only its public addresses; with none left, the connection is refused
+    /// ([`ConnectRefused`]). A lookup that fails is an error, never a pass. The reqwest and
+    /// hyper-util resolvers of this type answer with it, on every new connection, so a name
+    /// that rebinds to an internal address is refused at its next connection.
+    ///
+    /// ```
+    /// use robots_fetch::{ConnectRefused, Resolver};
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let resolver = Resolver::new().with_override_text("shop.example:443:127.0.0.1")?;
+    /// // An override is the caller's word: it connects where it says.
+    /// assert_eq!(resolver.connect_addresses("shop.example", Some(443)).await?.len(), 1);
+    /// let error = Resolver::new().connect_addresses("no-such-host.invalid", None).await.unwrap_err();
+    /// assert!(error.get_ref().is_some_and(|e| !e.is::<ConnectRefused>())); // a failure, not a pass
+    /// # Ok(()) }
+    /// ```
+    pub async fn connect_addresses(
+        &self,
+        host: &str,
+        port: Option<u16>,
+    ) -> std::io::Result<Vec<IpAddr>> {
+        let addrs = self.lookup_on(host, port).await?;
+        let name = normal_name(host);
+        if host.parse::<IpAddr>().is_ok() || self.connects_internal(&name) {
+            return Ok(addrs.to_vec());
+        }
+        let public: Vec<IpAddr> = addrs
+            .iter()
+            .copied()
+            .filter(|addr| !crate::address::is_internal_ip(*addr))
+            .collect();
+        match (public.is_empty(), addrs.first()) {
+            (true, Some(address)) => {
+                let refused = ConnectRefused {
+                    name: name.into_owned(),
+                    address: *address,
+                };
+                tracing::info!(%refused, "connection refused by the address rule");
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    refused,
+                ))
+            }
+            _ => Ok(public),
+        }
     }
 
     /// Parses curl's `HOST:PORT:ADDR[,ADDR…]` (an IPv6 address may be in brackets) and adds it.
@@ -313,6 +493,43 @@ pub struct OverrideOnOtherPort {
     pub overridden_port: u16,
 }
 
+/// A connection refused where it is made: `name`, which the caller's word did not make
+/// internal-allowed, resolved to internal addresses only ([`Resolver::connect_addresses`]).
+/// Carried inside the `std::io::Error` the connection fails with, so that the front ends report
+/// it as the address rule's refusal, and no group is paused for it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{name}` resolves to the internal address {address}, and no word of the caller's lets it be internal: the address rule refuses the connection (a name of your own network: `Resolver::with_internal_allowed`)"
+)]
+pub struct ConnectRefused {
+    /// The name, in its normal form.
+    pub name: String,
+    /// The (first) internal address it resolved to.
+    pub address: IpAddr,
+}
+
+impl ConnectRefused {
+    /// The refusal inside `error` or any of its causes (a reqwest or hyper error around the
+    /// resolver's `std::io::Error`).
+    pub fn find<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a ConnectRefused> {
+        let mut cause = Some(error);
+        while let Some(error) = cause {
+            if let Some(refused) = error.downcast_ref::<ConnectRefused>() {
+                return Some(refused);
+            }
+            if let Some(refused) = error
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+                .and_then(|inner| inner.downcast_ref::<ConnectRefused>())
+            {
+                return Some(refused);
+            }
+            cause = error.source();
+        }
+        None
+    }
+}
+
 /// A name the resolver could not turn into an address (no such name, no address, the system
 /// resolver failed). Carried inside the `std::io::Error` lookups return, so that a request that
 /// failed for it is known as the crawler's own failure, not the server's distress: it pauses
@@ -344,8 +561,8 @@ impl reqwest::dns::Resolve for Resolver {
         let resolver = self.clone();
         Box::pin(async move {
             // reqwest asks by name alone; it sets the URL's port on the addresses (port 0 here
-            // means "the URL's").
-            let addrs = resolver.lookup_on(name.as_str(), None).await?;
+            // means "the URL's"). The address rule is applied here, at every new connection.
+            let addrs = resolver.connect_addresses(name.as_str(), None).await?;
             let addrs: Vec<std::net::SocketAddr> = addrs
                 .iter()
                 .map(|ip| std::net::SocketAddr::new(*ip, 0))
@@ -376,8 +593,9 @@ impl tower_service::Service<hyper_util::client::legacy::connect::dns::Name> for 
     fn call(&mut self, name: hyper_util::client::legacy::connect::dns::Name) -> Self::Future {
         let resolver = self.clone();
         Box::pin(async move {
-            // Port 0: the connector sets the URI's port.
-            let addrs = resolver.lookup_on(name.as_str(), None).await?;
+            // Port 0: the connector sets the URI's port. The address rule is applied here, at
+            // every new connection.
+            let addrs = resolver.connect_addresses(name.as_str(), None).await?;
             let addrs: Vec<std::net::SocketAddr> = addrs
                 .iter()
                 .map(|ip| std::net::SocketAddr::new(*ip, 0))

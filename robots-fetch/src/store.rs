@@ -366,7 +366,8 @@ fn reason_of(name: &str) -> Option<UnavailableReason> {
     })
 }
 
-const KINDS: [(NetworkErrorKind, &str); 8] = [
+const KINDS: [(NetworkErrorKind, &str); 9] = [
+    (NetworkErrorKind::AddressRefused, "address-refused"),
     (NetworkErrorKind::UnsupportedScheme, "unsupported-scheme"),
     (NetworkErrorKind::Dns, "dns"),
     (NetworkErrorKind::Connect, "connect"),

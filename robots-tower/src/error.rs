@@ -126,7 +126,7 @@ pub enum RobotsError {
         max: Duration,
     },
     /// A redirect the middleware was following was refused by its redirect policy
-    /// ([`crate::RobotsConfig::redirect_policy`]): too many hops, or a hop the rule forbids (by
+    /// (`RobotsConfig::redirect_policy`, feature `reqwest`): too many hops, or a hop the rule forbids (by
     /// default, from a public host into a loopback, private or link-local address). The target
     /// was not requested.
     #[error("redirect from {from} to {to} not followed: {reason}")]
@@ -138,17 +138,23 @@ pub enum RobotsError {
         /// Why it was refused.
         reason: robots_fetch::RedirectRefusal,
     },
-    /// A URL a server handed the crawler ([`crate::HandedBy`]: a redirect's `Location`, a
-    /// `Sitemap:` line, a sitemap's entry, a link) that the address rule refuses: by default,
-    /// one that leads from a public host into a loopback, private, link-local, shared or
-    /// unspecified address, by its text or by the address its name resolves to
-    /// ([`crate::RobotsConfig::handed_url_rule`]). It was not requested.
-    #[error("{url}, handed on by {from}: the address rule refuses it ({rule})")]
+    /// A URL the address rule refuses (spec section 8): by default, one that a server handed
+    /// the crawler ([`crate::HandedBy`]: a redirect's `Location`, a `Sitemap:` line, a
+    /// sitemap's entry, a link) leading from a public host into a loopback, private,
+    /// link-local, shared or unspecified address, by its text or by the address its name
+    /// resolves to ([`crate::RobotsConfig::handed_url_rule`]); and, where the connection is
+    /// made, any URL whose name the caller's word did not make internal-allowed that resolves
+    /// to internal addresses only ([`robots_fetch::ConnectRefused`]). It was not requested.
+    #[error("{url}{}: the address rule refuses it ({rule}){}", from.as_ref().map(|f| format!(", handed on by {f}")).unwrap_or_default(), address.map(|a| format!(", address {a}")).unwrap_or_default())]
     AddressRefused {
         /// The URL refused.
         url: String,
-        /// The URL that handed it on.
-        from: String,
+        /// The URL that handed it on, when the refusal came at admission (`None`: refused
+        /// where the connection is made).
+        from: Option<String>,
+        /// The internal address it would have reached, when known (an address literal's, or
+        /// the address its name resolved to).
+        address: Option<std::net::IpAddr>,
         /// The rule, as its `Display` describes it.
         rule: String,
     },

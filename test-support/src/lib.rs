@@ -8,6 +8,8 @@ pub mod captured;
 pub mod corpus;
 #[cfg(feature = "memory")]
 pub mod memory;
+#[cfg(feature = "netns")]
+pub mod netns;
 pub mod pace;
 pub mod redis_server;
 #[cfg(feature = "site")]

@@ -203,6 +203,19 @@ impl Site {
         self.seen().iter().filter(|s| s.target == target).count()
     }
 
+    /// Every request these sites saw, as `BASE TARGET`: what a test that must reach none of them
+    /// asserts empty.
+    pub fn requests_to(sites: &[Site]) -> Vec<String> {
+        sites
+            .iter()
+            .flat_map(|site| {
+                site.seen()
+                    .into_iter()
+                    .map(|seen| format!("{} {}", site.base, seen.target))
+            })
+            .collect()
+    }
+
     pub fn clear(&self) {
         self.log.lock().unwrap().clear();
     }

@@ -39,6 +39,14 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// `file`'s path below `root`, with forward slashes.
+fn relative_to(root: &Path, file: &Path) -> String {
+    file.strip_prefix(root)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
 /// The folders of the packages whose `src/` is product code (`""`: the facade at the root).
 const PRODUCT_PACKAGES: [&str; 8] = [
     "",
@@ -606,11 +614,7 @@ fn every_request_leaves_through_the_gate() {
         let mut files = Vec::new();
         rust_files(&root.join(krate), &mut files);
         for file in files {
-            let relative = file
-                .strip_prefix(root)
-                .unwrap_or(&file)
-                .to_string_lossy()
-                .replace('\\', "/");
+            let relative = relative_to(root, &file);
             if allowed.iter().any(|(path, _)| *path == relative) {
                 continue;
             }
@@ -629,4 +633,59 @@ fn every_request_leaves_through_the_gate() {
     for (path, _) in allowed {
         assert!(root.join(path).exists(), "{path} is gone: update the list");
     }
+}
+
+/// The address rule where the connection is made (spec section 8, issue 69): every HTTP client a
+/// product file or a shipped example builds connects through the guarded resolver
+/// (`robots_fetch::Resolver`, whose reqwest and hyper-util resolvers judge each new connection's
+/// addresses). A client built without it would connect wherever DNS says, the second answer of a
+/// rebinding name included: this fails until it is given the resolver.
+#[test]
+fn every_client_the_workspace_builds_connects_through_the_guarded_resolver() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for krate in CRATES.iter().chain(&["examples"]) {
+        rust_files(&root.join(krate), &mut files);
+    }
+    // Clients that resolve on their own, which no product file may build.
+    let unguarded = [
+        "reqwest::Client::new()",
+        "HttpConnector::new()",
+        ".build_http(",
+        "reqwest::get(",
+    ];
+    let mut offenders = Vec::new();
+    let mut builders = 0;
+    for file in files {
+        let relative = relative_to(root, &file);
+        let code = code_of(&std::fs::read_to_string(&file).unwrap());
+        for bare in unguarded {
+            if code.contains(bare) {
+                offenders.push(format!("{relative}: `{bare}`"));
+            }
+        }
+        let mut rest = code.as_str();
+        while let Some(at) = rest.find("reqwest::Client::builder()") {
+            builders += 1;
+            let chain = &rest[at..];
+            let end = chain.find(".build()").unwrap_or(chain.len());
+            if !chain[..end].contains(".dns_resolver(") {
+                offenders.push(format!(
+                    "{relative}: a reqwest client built without `.dns_resolver(…)`"
+                ));
+            }
+            rest = &chain[end.min(chain.len())..];
+            if end == chain.len() {
+                break;
+            }
+        }
+    }
+    assert!(
+        builders >= 4,
+        "the clients the workspace builds were found ({builders})"
+    );
+    assert!(
+        offenders.is_empty(),
+        "clients that connect without the guarded resolver: {offenders:?}"
+    );
 }

@@ -58,6 +58,17 @@ pub struct CrawlArgs {
     /// Repeatable.
     #[arg(long = "resolve", value_name = "HOST:PORT:ADDR")]
     resolve: Vec<String>,
+    /// How long a name's addresses are kept before it is looked up again, in seconds. Every
+    /// new connection is judged by the address rule on the addresses it uses, however long
+    /// they are kept.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = seconds)]
+    dns_cache: f64,
+    /// Let connections to HOST reach internal addresses (loopback, private, link-local…): a
+    /// name of your own network, crawled by name. Without it, a name that resolves to an
+    /// internal address is refused where it connects (address literals and `localhost` you
+    /// give, and `--resolve` entries, need no such word). Repeatable; `*` for every name.
+    #[arg(long = "allow-internal", value_name = "HOST")]
+    allow_internal: Vec<String>,
     /// Seconds between requests to one group, at least.
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0, value_parser = seconds, allow_negative_numbers = true)]
     min_delay: f64,

@@ -15,11 +15,14 @@ pub(super) fn client(
     args: &CrawlArgs,
 ) -> Result<(reqwest_middleware::ClientWithMiddleware, RobotsMiddleware), CliError> {
     let seconds = Duration::from_secs_f64;
-    let mut resolver = Resolver::new();
+    let mut resolver = Resolver::with_ttl(seconds(args.dns_cache));
     for text in &args.resolve {
         resolver = resolver
             .with_override_text(text)
             .map_err(|e| CliError::Usage(format!("--resolve: {e}")))?;
+    }
+    for host in &args.allow_internal {
+        resolver = resolver.with_internal_allowed(host);
     }
     let crawler = args.crawler.crawler(None)?;
     let mut config = RobotsMiddleware::builder(&crawler.user_agent)

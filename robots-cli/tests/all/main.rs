@@ -14,6 +14,7 @@ mod hostile;
 mod identity;
 #[cfg(feature = "redis")]
 mod json_doc;
+mod netns;
 #[cfg(feature = "redis")]
 mod politeness;
 mod sitemaps;

@@ -205,7 +205,7 @@ impl RobotsCacheBuilder {
         self.fetch_timeout(timeout)
     }
 
-    /// Connect timeout of clients built by [`crate::reqwest_client`] (5 s).
+    /// Connect timeout of clients built by `reqwest_client` (feature `reqwest`) (5 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.fetch.connect_timeout = timeout;
         self
@@ -229,7 +229,7 @@ impl RobotsCacheBuilder {
 
     /// The resolver robots.txt redirect hops are judged by (a public name resolving to an
     /// internal address is refused like an internal literal), and that clients built by
-    /// [`crate::reqwest_client`] connect with. Default: the system's, cached for a minute.
+    /// `reqwest_client` (feature `reqwest`) connect with. Default: the system's, cached for a minute.
     pub fn resolver(mut self, resolver: crate::Resolver) -> Self {
         self.fetch.resolver = resolver;
         self

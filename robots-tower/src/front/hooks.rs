@@ -16,7 +16,7 @@ use crate::front::config::{ForHooks, RobotsConfig};
 
 /// The robots check and per-origin politeness as plain calls, for framework hooks that are
 /// not HTTP layers. Shares its state with the layer or middleware it came from
-/// ([`crate::RobotsLayer::hooks_with`], [`crate::RobotsMiddleware::hooks`]), or stands alone
+/// ([`crate::RobotsLayer::hooks_with`], `RobotsMiddleware::hooks` (feature `reqwest`)), or stands alone
 /// ([`RobotsHooks::builder`]). robots.txt is fetched with the client it holds.
 ///
 /// A request goes: [`RobotsHooks::admit`] (verdict, then the origin's turn) → send it with
@@ -187,8 +187,9 @@ impl<C> RobotsHooks<C> {
 
     /// Puts the crawler's `User-Agent` (and `From`) on the headers of a request to `url`, per
     /// the configured [`crate::IdentityHeaders`], and its Web Bot Auth signature when a signing
-    /// key is configured ([`crate::RobotsConfig::signer`]). Call it for each request as it is
-    /// sent, each redirect hop and retry too: a signature is for one authority, and expires.
+    /// key is configured (`RobotsConfig::signer`, feature `web-bot-auth`). Call it for each
+    /// request as it is sent, each redirect hop and retry too: a signature is for one authority,
+    /// and expires.
     pub fn identify(&self, url: &Url, headers: &mut http::HeaderMap) {
         self.gate.identify_url(url, headers);
     }
@@ -389,9 +390,13 @@ impl<C: FetchClient> RobotsHooks<C> {
                 Ok(response) => response,
                 Err(error) => {
                     // A connect error, reset or timeout backs the group off, as for a page.
+                    let refused = crate::engine::gate::refused_at_connection(&url, error.as_ref());
                     self.gate
                         .observe_failure(ticket.admission, error.as_ref())
                         .await;
+                    if let Some(refused) = refused {
+                        return Err(GetError::Refused(refused));
+                    }
                     return Err(GetError::Network(error.to_string()));
                 }
             };

@@ -321,10 +321,11 @@ where
         Ok(response) => response,
         Err(error) => {
             let error: BoxError = error.into();
-            if let Some(admission) = admission.take() {
-                gate.observe_failure_now(admission, &*error);
-            }
-            return Poll::Ready(Err(error));
+            let Some(admission) = admission.take() else {
+                return Poll::Ready(Err(error));
+            };
+            gate.observe_failure_now(admission, &*error);
+            return Poll::Ready(Err(at_connection(&error).unwrap_or(error)));
         }
     };
     let Some(admission) = admission.take() else {
@@ -417,7 +418,7 @@ where
             Ok(response) => response,
             Err(error) => {
                 gate.observe_failure(admission, &*error).await;
-                return Err(error);
+                return Err(at_connection(&error).unwrap_or(error));
             }
         };
         let followed = gate.followed_below(&admission, response.extensions());
@@ -465,4 +466,12 @@ where
             },
         }
     }
+}
+
+/// The address rule's refusal at the connection, when the inner service failed with one (its
+/// connector resolved through [`robots_fetch::Resolver`]): the layer's typed refusal instead of
+/// the transport's error.
+fn at_connection(error: &BoxError) -> Option<BoxError> {
+    let url = robots_fetch::ConnectRefused::find(&**error).map(|refused| refused.name.clone())?;
+    crate::engine::gate::refused_at_connection(&url, &**error).map(BoxError::from)
 }

@@ -274,7 +274,11 @@ impl RobotsMiddleware {
                     self.said_inner_retry(&error);
                     let transient = crate::pacing::distress::failure_outcome(cause)
                         == crate::pacing::rules::Outcome::NetworkError;
+                    let refused = crate::engine::gate::refused_at_connection(&url, cause);
                     self.gate.observe_failure(admission, cause).await;
+                    if let Some(refused) = refused {
+                        return Err(Error::middleware(refused));
+                    }
                     if let (true, Some(again)) = (transient, retry) {
                         retried += 1;
                         tracing::info!(url = %url, retried, %error, "sending again after a network error (paced)");

@@ -101,8 +101,11 @@ impl FrontierConfig {
     }
 
     /// Called with each URL the frontier drops because its robots.txt, cached, disallows it
-    /// (at the push, or when its turn comes): it is never handed out. Called outside the
-    /// frontier's lock, on the task that pushed or asked for the next URL; keep it short.
+    /// (at the push, or when its turn comes), and each URL the address rule refused (a link
+    /// pushed from a public page into an internal address, [`Pushed::AddressRefused`]; under
+    /// [`crate::Frontier::run`], one refused at admission or at its connection): it is never
+    /// handed out, or was never sent. Called outside the frontier's lock, on the task that
+    /// pushed, asked for the next URL or ran the crawl; keep it short.
     pub fn on_disallowed(mut self, hear: impl Fn(Dropped) + Send + Sync + 'static) -> Self {
         self.on_disallowed = Some(Arc::new(hear));
         self
@@ -143,7 +146,8 @@ pub enum Dedup {
 pub struct Dropped {
     /// The URL as pushed (without its fragment).
     pub url: Url,
-    /// Why: [`RobotsError::Disallowed`] (or `DisallowedFor`), as the layer would have refused it.
+    /// Why: [`RobotsError::Disallowed`] (or `DisallowedFor`), as the layer would have refused it,
+    /// or [`RobotsError::AddressRefused`].
     pub error: RobotsError,
 }
 
@@ -158,6 +162,10 @@ pub enum Pushed {
     /// Its robots.txt is cached and disallows it: dropped, counted, and given to
     /// [`FrontierConfig::on_disallowed`].
     Disallowed,
+    /// A link the address rule refuses ([`crate::Frontier::push_link`]: a public page's link into
+    /// an internal address): dropped, counted, and given to [`FrontierConfig::on_disallowed`]
+    /// with [`RobotsError::AddressRefused`].
+    AddressRefused,
 }
 
 /// Why a frontier did not take a URL; the URL comes back with it (boxed: a `Result` of a push
@@ -304,9 +312,14 @@ pub struct FrontierStats {
     /// refused as disallowed ([`Visit::Refused`]; a site's first URL goes out before its
     /// robots.txt is known).
     pub disallowed: u64,
-    /// Under [`Frontier::run`](crate::Frontier::run): URLs the front end refused for another reason (the address
-    /// rule, an overlong Crawl-delay…), never sent.
+    /// Under [`Frontier::run`](crate::Frontier::run): URLs the front end refused for another reason (an
+    /// overlong Crawl-delay…), never sent.
     pub refused: u64,
+    /// Links the address rule refused (spec section 8), never sent: at the push
+    /// ([`Pushed::AddressRefused`]), and under [`Frontier::run`](crate::Frontier::run) those refused at
+    /// admission or where the connection was made ([`Visit::Refused`] with
+    /// [`RobotsError::AddressRefused`]).
+    pub address_refused: u64,
     /// Under [`Frontier::run`](crate::Frontier::run): URLs that failed otherwise ([`Visit::Failed`]).
     pub failed: u64,
     /// Retries scheduled ([`Job::retry_after`](crate::Job::retry_after), [`Visit::Retry`], an unreachable robots.txt).

@@ -73,7 +73,7 @@ impl Job {
         Frontier {
             shared: self.shared.clone(),
         }
-        .offer_found(url, priority)
+        .offer_found(url, &self.url, priority)
     }
 
     /// Gives the URL back, to be handed out again once `wait` has passed, whatever the

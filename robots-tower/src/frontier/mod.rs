@@ -7,6 +7,7 @@
 mod config;
 mod dedup;
 mod job;
+mod push;
 mod queues;
 mod run;
 #[cfg(test)]
@@ -28,13 +29,13 @@ pub use config::{
 };
 use dedup::Seen;
 pub use job::Job;
-use queues::{Answer, Key, Queues, Refused, URL_OVERHEAD};
+use queues::{Answer, Key, Queues, URL_OVERHEAD};
 
 use crate::engine::gate::Gate;
 use crate::error::RobotsError;
 
 /// A crawl's queue of URLs, in front of the layer, the middleware or the hooks it came from
-/// ([`crate::RobotsLayer::frontier`], [`crate::RobotsMiddleware::frontier`],
+/// ([`crate::RobotsLayer::frontier`], `RobotsMiddleware::frontier` (feature `reqwest`),
 /// [`crate::RobotsHooks::frontier`]), sharing their pacing.
 ///
 /// - **Per group**: URLs wait in a queue per politeness group (the configured
@@ -160,6 +161,7 @@ struct Counts {
     gate_asks: u64,
     fetched: u64,
     refused: u64,
+    address_refused: u64,
     failed: u64,
     retried: u64,
     gave_up: u64,
@@ -179,10 +181,11 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Tells whoever listens of URLs dropped as disallowed (outside the lock).
+    /// Tells whoever listens of URLs dropped as disallowed or refused by the address rule
+    /// (outside the lock).
     fn hear(&self, dropped: Vec<Dropped>) {
         for dropped in dropped {
-            debug!(url = %dropped.url, "disallowed by robots.txt: dropped from the frontier");
+            debug!(url = %dropped.url, error = %dropped.error, "not fetched: dropped from the frontier");
             if let Some(hear) = &self.on_disallowed {
                 hear(dropped);
             }
@@ -303,127 +306,6 @@ impl Frontier {
             shared.robots = Some(fetch);
         }
         self
-    }
-
-    /// Queues `url` at priority 0, waiting for room when the byte budget is spent (see
-    /// [`Frontier::push_with`]).
-    pub async fn push(&self, url: Url) -> Result<Pushed, PushError> {
-        self.push_with(url, 0).await
-    }
-
-    /// Queues `url` behind its group's URLs of the same priority and ahead of lower ones
-    /// (higher goes first), waiting for room when the byte budget is spent (a URL handed out
-    /// or dropped makes room). Its fragment is removed. Refused at once when the frontier is
-    /// closed, the URL is no http(s) URL, its group is at its cap, or it alone is over the
-    /// budget. A URL whose cached robots.txt disallows it is dropped
-    /// ([`Pushed::Disallowed`]); one pushed before, with de-duplication on, too
-    /// ([`Pushed::Duplicate`]).
-    pub async fn push_with(&self, mut url: Url, priority: i32) -> Result<Pushed, PushError> {
-        loop {
-            let room = self.shared.room.notified();
-            let mut room = std::pin::pin!(room);
-            room.as_mut().enable();
-            match self.offer(url, priority, false) {
-                Err(PushError::Full { url: back, .. }) => {
-                    url = *back;
-                    room.await;
-                }
-                other => return other,
-            }
-        }
-    }
-
-    /// [`Frontier::push`] without waiting: [`PushError::Full`] when the budget is spent.
-    pub fn try_push(&self, url: Url) -> Result<Pushed, PushError> {
-        self.offer(url, 0, false)
-    }
-
-    /// [`Frontier::push_with`] without waiting: [`PushError::Full`] when the budget is spent.
-    pub fn try_push_with(&self, url: Url, priority: i32) -> Result<Pushed, PushError> {
-        self.offer(url, priority, false)
-    }
-
-    /// A link a job found: within the budget plus the overdraft of the jobs in progress.
-    fn offer_found(&self, url: Url, priority: i32) -> Result<Pushed, PushError> {
-        let pushed = self.offer(url, priority, true);
-        if let Err(PushError::Full { .. }) = &pushed {
-            self.shared.lock().counts.over_budget += 1;
-        }
-        pushed
-    }
-
-    fn offer(&self, mut url: Url, priority: i32, found: bool) -> Result<Pushed, PushError> {
-        url.set_fragment(None);
-        let origin = match Origin::from_url(&url) {
-            Ok(origin) => origin,
-            Err(error) => {
-                return Err(PushError::NotHttp {
-                    url: Box::new(url),
-                    error,
-                });
-            }
-        };
-        if self.shared.lock().closed {
-            return Err(PushError::Closed(Box::new(url)));
-        }
-        // Known to be disallowed: dropped before it takes any room.
-        if let Some(Err(error)) = self.shared.gate.cached_verdict(&url)
-            && is_disallowed(&error)
-        {
-            self.shared.lock().counts.disallowed += 1;
-            self.shared.hear(vec![Dropped { url, error }]);
-            return Ok(Pushed::Disallowed);
-        }
-        let group = self.shared.gate.group_now(&origin);
-        let mut state = self.shared.lock();
-        if state.closed {
-            return Err(PushError::Closed(Box::new(url)));
-        }
-        if state.seen.contains(url.as_str()) {
-            state.counts.duplicates += 1;
-            return Ok(Pushed::Duplicate);
-        }
-        // A job's links may overdraw the budget (see `FrontierConfig::job_overdraft`); others
-        // fit in what the retries waiting leave of it.
-        let max_bytes = self.shared.max_bytes;
-        let limit = if found {
-            let jobs = state.queues.active() + state.visiting;
-            max_bytes.saturating_add(self.shared.job_overdraft.saturating_mul(jobs.max(1)))
-        } else {
-            max_bytes.saturating_sub(state.retry_bytes)
-        };
-        match state.queues.push(
-            group.as_str(),
-            priority,
-            Box::from(url.as_str()),
-            limit,
-            Instant::now(),
-        ) {
-            Ok(()) => {
-                state.seen.remember(url.as_str());
-                state.counts.pushed += 1;
-                drop(state);
-                self.shared.changed.notify_waiters();
-                Ok(Pushed::Queued)
-            }
-            Err(Refused::GroupFull) => {
-                state.counts.over_group_cap += 1;
-                Err(PushError::GroupFull {
-                    url: Box::new(url),
-                    group: group.as_str().to_string(),
-                    max: state.queues.max_per_group(),
-                })
-            }
-            Err(Refused::Full { alone: true, bytes }) => Err(PushError::TooLarge {
-                url: Box::new(url),
-                bytes,
-                max_bytes: self.shared.max_bytes,
-            }),
-            Err(Refused::Full { alone: false, .. }) => Err(PushError::Full {
-                url: Box::new(url),
-                max_bytes: self.shared.max_bytes,
-            }),
-        }
     }
 
     /// The next URL whose group can take a request now, groups in turn; sleeps until one can
@@ -671,6 +553,7 @@ impl Frontier {
             fetched: state.counts.fetched,
             disallowed: state.counts.disallowed,
             refused: state.counts.refused,
+            address_refused: state.counts.address_refused,
             failed: state.counts.failed,
             retried: state.counts.retried,
             gave_up: state.counts.gave_up,

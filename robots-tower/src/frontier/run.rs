@@ -147,13 +147,22 @@ impl Frontier {
         match visit {
             Visit::Fetched(links) => {
                 count(|c| c.fetched += 1);
-                for link in links {
-                    let _ = self.offer_found(link, 0);
+                // The links are the page's, never the caller's: judged as handed on by it.
+                if let Ok(page) = url::Url::parse(&url) {
+                    for link in links {
+                        let _ = self.offer_found(link, &page, 0);
+                    }
                 }
             }
             Visit::Refused(error) if is_disallowed(&error) => count(|c| c.disallowed += 1),
             Visit::Refused(RobotsError::RobotsUnreachable { retry_after, .. }) => {
                 self.retry(&url, priority, attempt, retry_after);
+            }
+            Visit::Refused(error @ RobotsError::AddressRefused { .. }) => {
+                count(|c| c.address_refused += 1);
+                if let Ok(url) = url::Url::parse(&url) {
+                    self.shared.hear(vec![super::Dropped { url, error }]);
+                }
             }
             Visit::Refused(_) => count(|c| c.refused += 1),
             Visit::Retry(wait) => {

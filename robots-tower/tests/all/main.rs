@@ -16,6 +16,7 @@ mod http_semantics;
 mod identity;
 mod layer;
 mod metrics;
+mod netns;
 mod observability;
 mod overrides;
 mod pacers;

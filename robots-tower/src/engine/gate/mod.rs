@@ -3,9 +3,11 @@
 //! for the request's turn in its group, say who is asking, and learn from responses. Both front ends
 //! go through here, so they cannot disagree.
 
+mod address;
 mod interval;
 mod observe;
 mod paced_fetch;
+pub(crate) use address::refused_at_connection;
 use paced_fetch::PacedFetch;
 #[cfg(test)]
 mod tests;
@@ -542,67 +544,7 @@ impl Gate {
     }
 }
 
-/// A refusal by the address rule, logged and counted (one place for both ways it is judged).
-fn address_refused(url: String, from: &url::Url, rule: String) -> RobotsError {
-    tracing::info!(%url, %from, %rule, "a URL a server handed on is refused by the address rule");
-    crate::telemetry::decided("address-refused");
-    RobotsError::AddressRefused {
-        url,
-        from: from.to_string(),
-        rule,
-    }
-}
-
 impl Gate {
-    /// The address rule (spec section 8), first of everything the gate applies: a URL a server
-    /// handed on ([`crate::HandedBy`]) that the rule refuses (by default, from a public host
-    /// into an internal address, judged on the address its name resolves to through the
-    /// resolver the connection uses) is refused. A URL the caller gave passes.
-    pub(crate) async fn check_handed(
-        &self,
-        url: &impl Fn() -> String,
-        overrides: &Overrides,
-    ) -> Result<(), RobotsError> {
-        let Some(handed) = &overrides.handed_by else {
-            return Ok(());
-        };
-        let text = url();
-        // A string that is no URL never connects (its origin was refused before this).
-        let Ok(to) = url::Url::parse(&text) else {
-            return Ok(());
-        };
-        let from = handed.url();
-        if self
-            .handed_rule
-            .allows_resolved(from, &to, self.resolver())
-            .await
-        {
-            return Ok(());
-        }
-        let rule = match to.host() {
-            Some(url::Host::Domain(name)) if !robots_fetch::is_internal(&to) => {
-                format!("{} (by the address {name} resolves to)", self.handed_rule)
-            }
-            _ => self.handed_rule.to_string(),
-        };
-        Err(address_refused(text, from, rule))
-    }
-
-    /// The address rule judged on the text of `to` alone (no lookup): a refusal when `from`
-    /// handed on a URL whose host is itself an internal address. For URLs that go no further
-    /// (a sitemap's entry off its scope), so that one refused for its address is reported as
-    /// such, without a name lookup for each.
-    pub(crate) fn refuses_by_text(&self, from: &url::Url, to: &url::Url) -> Option<RobotsError> {
-        if self.handed_rule.allows(from, to) {
-            return None;
-        }
-        Some(address_refused(
-            to.to_string(),
-            from,
-            self.handed_rule.to_string(),
-        ))
-    }
-
     /// Where a response sends the request next: `None` when it is no redirect to follow (not a
     /// 3xx, no usable `Location`, or the policy follows none); the target when the policy allows
     /// hop number `hops + 1` (at most `limit` hops, no loop: `visited` are the URLs this chain
@@ -644,6 +586,11 @@ impl Gate {
         let most = limit.min(self.redirects.max_hops());
         if hops >= most {
             return refused(robots_fetch::RedirectRefusal::TooManyHops { limit: most });
+        }
+        // A target the client would connect elsewhere than judged is refused as such, before
+        // its name is looked up for the rule.
+        if let Ok(origin) = Origin::from_url(&target) {
+            self.connects_as_judged(&origin)?;
         }
         if let Err(reason) = self
             .redirects

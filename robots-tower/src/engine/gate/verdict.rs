@@ -137,6 +137,22 @@ impl Gate {
             return Ok(None);
         }
         if entry.is_blocked_by_outage(now) {
+            // robots.txt was not fetched because its connection would have reached an internal
+            // address: the address rule's refusal, said as such (the site's URLs with it).
+            if let Source::Unreachable {
+                cause: robots_fetch::UnreachableCause::Network(network),
+                ..
+            } = entry.source()
+                && network.kind == robots_fetch::NetworkErrorKind::AddressRefused
+            {
+                crate::telemetry::decided("address-refused");
+                return Err(RobotsError::AddressRefused {
+                    url: url(),
+                    from: None,
+                    address: None,
+                    rule: format!("robots.txt's connection: {}", network.message),
+                });
+            }
             let cause = match entry.source() {
                 Source::Unreachable { cause, .. } => cause.to_string(),
                 _ => "unreachable".to_string(),
