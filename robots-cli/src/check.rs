@@ -13,9 +13,7 @@ use robots_core::{
     MAX_BODY_BYTES, MatchedRule, Preference, RobotsTxt, RuleKind, Stated, UsagePreferences,
     Verdict, path_of,
 };
-use robots_fetch::{
-    CacheConfig, CachedRobots, Origin, OriginError, RobotsCache, Source, UnreachableCause,
-};
+use robots_fetch::{CacheConfig, CachedRobots, Origin, OriginError, Source, UnreachableCause};
 use serde::Serialize;
 use url::Url;
 
@@ -500,11 +498,12 @@ pub fn fetch_robots(
         let origin = Origin::from_url(&url_parsed);
         parsed.push((url_parsed, origin));
     }
-    let cache = RobotsCache::builder(user_agent)
+    // Through the gate, as `crawl` fetches it: every robots.txt request (each redirect hop too)
+    // takes its place in its server's budget, and connects through the guarded resolver.
+    let hooks = robots_tower::RobotsHooks::builder(user_agent)
         .tokens(tokens.iter().cloned())
         .fetch_timeout(Duration::from_secs_f64(timeout))
-        .build();
-    let client = robots_fetch::reqwest_client(cache.fetch_config())
+        .build()
         .map_err(|e| CliError::Usage(format!("cannot set up HTTP: {e}")))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -516,10 +515,12 @@ pub fn fetch_robots(
     let fetched: HashMap<Origin, Arc<CachedRobots>> = runtime.block_on(async {
         let lookups = origins
             .iter()
-            .map(|&origin| async { (origin.clone(), cache.get(&client, origin).await) });
+            .map(|&origin| async { (origin.clone(), hooks.robots(origin).await) });
         futures_util::future::join_all(lookups)
             .await
             .into_iter()
+            // (Only a front end in schedule mode is refused a copy; these wait.)
+            .filter_map(|(origin, robots)| Some((origin, robots.ok()?)))
             .collect()
     });
     Ok(parsed

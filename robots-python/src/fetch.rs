@@ -606,6 +606,30 @@ pub fn hop_allowed(
     Ok(HopRule::default().allows_addresses(&from, &to, &addresses))
 }
 
+/// Whether an IP address is internal (loopback, private, link-local such as 169.254.169.254,
+/// shared, unspecified; IPv4-mapped and IPv4-compatible forms included): the addresses a
+/// connection may not use for a name the caller did not allow. Not an address: `ValueError`.
+///
+/// >>> is_internal_address("169.254.169.254"), is_internal_address("::ffff:10.0.0.1")
+/// (True, True)
+/// >>> is_internal_address("93.184.215.14")
+/// False
+#[pyfunction]
+pub fn is_internal_address(address: &str) -> PyResult<bool> {
+    let address = ip_addresses(&[address.to_string()], "address")?;
+    Ok(address.iter().any(|a| robots_fetch::is_internal_ip(*a)))
+}
+
+/// A host name in the one form every comparison uses: IDNA (punycode), lowercase, without a
+/// trailing dot (`"Evil.Test."` is `"evil.test"`), as the Rust side judges names.
+///
+/// >>> normal_host("Evil.TEST."), normal_host("bücher.de")
+/// ('evil.test', 'xn--bcher-kva.de')
+#[pyfunction]
+pub fn normal_host(host: &str) -> String {
+    robots_fetch::normal_name(host).into_owned()
+}
+
 /// IP addresses from their text; one that is not is a `ValueError` naming the argument.
 fn ip_addresses(texts: &[String], name: &str) -> PyResult<Vec<std::net::IpAddr>> {
     texts

@@ -63,6 +63,8 @@ fn _robots_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(fetch::backoff_pause, module)?)?;
     module.add("DISTRESS_STATUSES", robots_fetch::DISTRESS_STATUSES)?;
     module.add_function(wrap_pyfunction!(fetch::hop_allowed, module)?)?;
+    module.add_function(wrap_pyfunction!(fetch::is_internal_address, module)?)?;
+    module.add_function(wrap_pyfunction!(fetch::normal_host, module)?)?;
     module.add("MAX_BODY_BYTES", robots_core::MAX_BODY_BYTES)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -6,12 +6,13 @@ JSON. ``python scrapy_crawl.py CONFIG OUT``, where CONFIG is a JSON file with ``
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
 import scrapy
+from robots_core.scrapy import GuardedResolver
 from scrapy.crawler import CrawlerProcess
-from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer
 
 OURS = {
@@ -20,32 +21,38 @@ OURS = {
 }
 
 
-class LoopbackResolver(CachingThreadedResolver):
+class LoopbackResolver(GuardedResolver):
     """Every `*.example` name resolves to 127.0.0.1 (the test's servers), as a public name
-    would resolve to a public server: a site that is public by its URLs' text."""
+    would resolve to a public server: a site that is public by its URLs' text. Like an override
+    (`--resolve`) it connects where it says; any other name is guarded."""
 
     def getHostByName(self, name: str, timeout: Any = ()) -> Any:  # noqa: N802 (Twisted's name)
-        if name.endswith(".example"):
+        if name.rstrip(".").endswith(".example"):
             return defer.succeed("127.0.0.1")
         return super().getHostByName(name, timeout)
 
 
 class StartSpider(scrapy.Spider):
-    """Requests its start URLs (each once) and records each page it gets."""
+    """Requests its start URLs (each once) and records each page it gets; with ``follow``, also
+    requests every ``href`` of each page (links a server handed on)."""
 
     name = "start"
 
-    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+    def __init__(self, urls: list[str], follow: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.urls = urls
+        self.follow = follow
         self.pages: list[str] = []
 
     async def start(self):  # type: ignore[no-untyped-def]
         for url in self.urls:
             yield scrapy.Request(url, callback=self.parse)
 
-    def parse(self, response: Any) -> None:
+    def parse(self, response: Any) -> Any:
         self.pages.append(response.url)
+        if self.follow:
+            for href in re.findall(rb'href="([^"]+)"', response.body):
+                yield response.follow(href.decode(), callback=self.parse)
 
 
 def main() -> None:
@@ -60,9 +67,15 @@ def main() -> None:
     }
     if config["middleware"] == "ours":
         settings["DOWNLOADER_MIDDLEWARES"] = OURS
+        # As the README installs it: start requests marked, the address rule at the connection.
+        settings.setdefault("SPIDER_MIDDLEWARES", {"robots_core.scrapy.RobotsStartMiddleware": 50})
+        if "DNS_RESOLVER" not in settings:
+            modern = tuple(int(part) for part in scrapy.__version__.split(".")[:2]) >= (2, 13)
+            setting = "TWISTED_DNS_RESOLVER" if modern else "DNS_RESOLVER"
+            settings.setdefault(setting, "robots_core.scrapy.GuardedResolver")
     process = CrawlerProcess(settings=settings)
     crawler = process.create_crawler(StartSpider)
-    process.crawl(crawler, urls=config["start_urls"])
+    process.crawl(crawler, urls=config["start_urls"], follow=config.get("follow", False))
     process.start()
     stats = {key: value for key, value in crawler.stats.get_stats().items() if isinstance(value, (int, float, str))}
     with open(sys.argv[2], "w") as out:

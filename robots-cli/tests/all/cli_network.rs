@@ -211,7 +211,14 @@ async fn sitemaps_are_listed_once_per_origin() {
 
 /// A server whose robots.txt answers `status` with these headers.
 async fn serve_with(status: u16, headers: &[(&str, &str)]) -> MockServer {
-    let server = MockServer::start().await;
+    serve_with_on("127.0.0.1:0", status, headers).await
+}
+
+/// [`serve_with`] on another loopback address: a server of its own politeness group (a pause it
+/// asks for holds no other test server's robots.txt).
+async fn serve_with_on(address: &str, status: u16, headers: &[(&str, &str)]) -> MockServer {
+    let listener = std::net::TcpListener::bind(address).unwrap();
+    let server = MockServer::builder().listener(listener).start().await;
     let mut response = ResponseTemplate::new(status);
     for (name, value) in headers {
         response = response.insert_header(*name, *value);
@@ -225,7 +232,8 @@ async fn serve_with(status: u16, headers: &[(&str, &str)]) -> MockServer {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn network_mode_says_why_robots_txt_could_not_be_used() {
-    let throttled = serve_with(503, &[("Retry-After", "120")]).await;
+    // On an address of its own: the 120 s it asks for pauses its server, not the others'.
+    let throttled = serve_with_on("127.0.0.2:0", 503, &[("Retry-After", "120")]).await;
     let looping = serve_with(302, &[("Location", "/robots.txt")]).await;
     // A port nothing listens on: connection refused.
     let refused = {
@@ -482,4 +490,41 @@ async fn sitemaps_names_a_bad_stdin_line_and_answers_the_others() {
         String::from_utf8_lossy(&out.stdout).contains("https://e.com/s.xml"),
         "the good line is answered"
     );
+}
+
+/// Issue 69: `check` fetches robots.txt through the gate, as `crawl` does, so each redirect hop
+/// to one server takes its place in the server's budget: at least the interval (1 s) apart, not
+/// all at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn robots_txt_redirect_hops_are_paced() {
+    use robots_test_support::site::{Answer, Site};
+    let site = Site::start(|target, _| match target {
+        "/robots.txt" => Answer::status("301 Moved", &["Location: /r1"]),
+        "/r1" => Answer::status("302 Found", &["Location: /r2"]),
+        "/r2" => Answer::status("302 Found", &["Location: /r3"]),
+        _ => Answer::ok("User-agent: *\nDisallow: /private\n"),
+    })
+    .await;
+    let url = site.url("/private/x");
+    let out = tokio::task::spawn_blocking(move || robots(&["check", "--agent", "FooBot", &url]))
+        .await
+        .unwrap();
+    assert!(
+        lines(&out)
+            .iter()
+            .any(|line| line.starts_with("DISALLOWED")),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let seen = site.seen();
+    let targets: Vec<&str> = seen.iter().map(|s| s.target.as_str()).collect();
+    assert_eq!(targets, ["/robots.txt", "/r1", "/r2", "/r3"]);
+    for pair in seen.windows(2) {
+        let gap = pair[1].at.duration_since(pair[0].at);
+        assert!(
+            gap >= Duration::from_millis(950),
+            "{} after {gap:?}",
+            pair[1].target
+        );
+    }
 }

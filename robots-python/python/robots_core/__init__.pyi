@@ -16,6 +16,8 @@ from ._robots_core import (
     __version__ as __version__,
     backoff_pause as backoff_pause,
     hop_allowed as hop_allowed,
+    is_internal_address as is_internal_address,
+    normal_host as normal_host,
     product_token as product_token,
     server_pause as server_pause,
     user_agent_token as user_agent_token,

@@ -28,6 +28,12 @@ def hop_allowed(from_url: str | bytes, to_url: str | bytes, to_addresses: Sequen
     """Whether a URL a server handed on may be followed from its page (never public → internal,
     by the URLs' text and by the addresses the target's name resolves to when given)."""
 
+def is_internal_address(address: str) -> bool:
+    """Whether an IP address is loopback, private, link-local, shared or unspecified (IPv4-mapped forms too)."""
+
+def normal_host(host: str) -> str:
+    """A host name in IDNA form, lowercase, without a trailing dot (``"Evil.Test."`` → ``"evil.test"``)."""
+
 def server_pause(status: int, headers: _Headers) -> float | None:
     """Seconds a response asks its server's client to stop (``Retry-After``, rate-limit headers), or ``None``."""
 

@@ -8,6 +8,8 @@ The middleware replaces Scrapy's ``RobotsTxtMiddleware``; in a project's setting
         "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
         "robots_core.scrapy.RobotsTxtMiddleware": 100,
     }
+    TWISTED_DNS_RESOLVER = "robots_core.scrapy.GuardedResolver"  # DNS_RESOLVER before Scrapy 2.13
+    SPIDER_MIDDLEWARES = {"robots_core.scrapy.RobotsStartMiddleware": 50}
 
 Only the parser, with Scrapy's middleware (Google's verdicts, none of the status rules or
 pacing)::
@@ -20,12 +22,23 @@ Scrapy is not a dependency of this package: the classes work with it when it is 
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import time
+import warnings
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
+from ._address import (
+    FROM,
+    INTERNAL,
+    START,
+    AddressRefusedError,
+    GuardedResolver,
+    RobotsStartMiddleware,
+    host_of,
+    is_guarded,
+    is_literal,
+)
 from ._robots_core import (
     DISTRESS_STATUSES,
     MAX_BODY_BYTES,
@@ -45,7 +58,17 @@ else:
     except ImportError:  # Scrapy is optional; the class works without it.
         _Base = object
 
-__all__ = ["RobotParser", "RobotsTxtMiddleware", "describe_agent"]
+__all__ = [
+    "AddressRefusedError",
+    "GuardedResolver",
+    "RobotParser",
+    "RobotsStartMiddleware",
+    "RobotsTxtMiddleware",
+    "describe_agent",
+]
+
+# What a request of no known page is judged as handed on by: a public host.
+_NO_PAGE = "http://no-page.invalid/"
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +77,7 @@ _LONGEST_INTERVAL = 24 * 3600.0
 _POLICIES = ("refuse", "honour", "clamp")
 _SLOT_KEYS = ("host", "origin", "domain", "ip")
 _SCRAPYS_MIDDLEWARE = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+_START_MIDDLEWARE = "robots_core.scrapy.RobotsStartMiddleware"
 # A robots.txt request's meta key: the body bytes received so far.
 _BODY_BYTES_SEEN = "robots_core_body_bytes"
 
@@ -177,11 +201,12 @@ class RobotsTxtMiddleware:
       never shortens it. Any other answer ends the streak. The rule is the Rust pacers' own.
     - **What the server serves**: a URL is refused when its path or the path the server resolves
       it to (``/%7Euser/`` is ``/~user/``, dot segments removed) is disallowed.
-    - **Nothing a server hands on leads inside**: a redirect's target or a link (a request with
-      ``redirect_urls`` or a ``Referer``) is refused when it goes from a public host into an
-      internal address (loopback, private, link-local such as 169.254.169.254), by the URLs'
-      text and by the address Scrapy's resolver gives the target's name; start URLs may be
-      internal.
+    - **Nothing a server hands on leads inside**: a redirect's target or a link (any request
+      but the spider's start requests, ``Referer`` or not) is refused when it goes from a public
+      host into an internal address (loopback, private, link-local such as 169.254.169.254), by
+      the URLs' text and by the address Scrapy's resolver gives the target's name (failing
+      closed); :class:`GuardedResolver` judges each connection's address too. Start requests
+      may be internal (``ROBOTSTXT_INTERNAL_ALLOWED`` names more).
     - **The agent**: ``ROBOTSTXT_USER_AGENT``, else the request's ``User-Agent``, reduced to its
       product token (also from a browser-style string carrying one:
       ``Mozilla/5.0 (X11; …) MyBot/2.1 (+https://…)``). The token is logged at start-up, with a
@@ -256,6 +281,24 @@ class RobotsTxtMiddleware:
                 "Scrapy's RobotsTxtMiddleware is enabled beside robots_core's: set DOWNLOADER_MIDDLEWARES[%r] = None",
                 _SCRAPYS_MIDDLEWARE,
             )
+        INTERNAL.configure(settings.getlist("ROBOTSTXT_INTERNAL_ALLOWED", []))
+        with warnings.catch_warnings():  # DNS_RESOLVER is deprecated from Scrapy 2.13 on, and warns.
+            warnings.simplefilter("ignore")
+            resolvers = (settings.get("TWISTED_DNS_RESOLVER"), settings.get("DNS_RESOLVER"))
+        if not any(is_guarded(resolver) for resolver in resolvers):
+            logger.error(
+                "robots.txt: Scrapy's resolver is not robots_core's: the address rule is judged when a request "
+                "enters the middleware only, not where Twisted connects, so a name that resolves again to an "
+                'internal address is not refused. Set TWISTED_DNS_RESOLVER = "robots_core.scrapy.GuardedResolver" '
+                "(DNS_RESOLVER before Scrapy 2.13)"
+            )
+        self._marks_start = _START_MIDDLEWARE in settings.getwithbase("SPIDER_MIDDLEWARES")
+        if not self._marks_start:
+            logger.warning(
+                "robots.txt: %s is not in SPIDER_MIDDLEWARES: only start_urls are taken for the spider's own "
+                "URLs; other requests without a known page are judged as links a public page handed on",
+                _START_MIDDLEWARE,
+            )
         from scrapy import signals
 
         crawler.signals.connect(self._response_downloaded, signal=signals.response_downloaded)
@@ -289,30 +332,65 @@ class RobotsTxtMiddleware:
         self._pace(request, slot, interval or 0.0)
 
     async def _check_address(self, request: Any) -> None:
-        """A URL a server handed on (a redirect's target, a link: the request has the URL it came
-        from in `redirect_urls` or its `Referer`) may not lead from a public host into an internal
-        address: loopback, private, link-local (cloud metadata). Judged by the URLs' text, then by
-        the address the target's name resolves to through Scrapy's resolver (the one its
-        connection uses), so that a public name resolving inside is refused too. Start URLs (no
-        such source) may be internal."""
+        """The address rule at the door (the guard itself is :class:`GuardedResolver`, where
+        Twisted connects). The spider's start requests are the caller's own. Any other request
+        was handed on by a page: the one it was redirected from, the page whose callback yielded
+        it (:class:`RobotsStartMiddleware`), or its ``Referer``; with none known, a public page.
+        From a public page it may not lead into an internal address (loopback, private,
+        link-local such as 169.254.169.254), by its text or by the address its name resolves to
+        now; a name that does not resolve is refused too. What a page of a host the caller's word
+        made internal-allowed hands on is allowed, and its names may connect inside."""
         from scrapy.exceptions import IgnoreRequest
 
+        host = host_of(request.url)
         redirects = request.meta.get("redirect_urls")
-        source: str | bytes | None = redirects[-1] if redirects else request.headers.get(b"Referer")
-        if not source:
+        if not redirects and self._is_start(request):
             return
+        given: str | bytes | None = (
+            redirects[-1] if redirects else request.meta.get(FROM) or request.headers.get(b"Referer")
+        )
+        source = given.decode("utf-8", "replace") if isinstance(given, bytes) else given
         try:
-            allowed = hop_allowed(source, request.url)
+            source_host = host_of(source) if source else ""
+            allowed = hop_allowed(source or _NO_PAGE, request.url)
         except ValueError:  # A Referer that is no URL names no page.
+            source, source_host = None, ""
+            allowed = hop_allowed(_NO_PAGE, request.url)
+        if source and INTERNAL.allows(source_host):
+            INTERNAL.add(host)
             return
-        if allowed:
-            address = await self._address_to_judge(request.url)
-            if address is not None:
-                allowed = hop_allowed(source, request.url, [address])
+        if allowed and not is_literal(host) and host != source_host:
+            # Judged by the address now, failing closed: a name that does not resolve now may
+            # answer an internal address at the connection.
+            address = await self._resolve(host)
+            allowed = address is not None and hop_allowed(source or _NO_PAGE, request.url, [address])
         if not allowed:
             self.stats.inc_value("robotstxt/refused/address")
-            source_text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
-            raise IgnoreRequest(f"{request.url}, handed on by {source_text}, leads into an internal address: refused")
+            by = f"handed on by {source}" if source else "handed on by no page the crawl knows"
+            logger.info(
+                "robots.txt: %s, %s, leads into an internal address: refused by the address rule", request.url, by
+            )
+            raise IgnoreRequest(f"{request.url}, {by}, leads into an internal address: refused")
+
+    def _is_start(self, request: Any) -> bool:
+        """Whether a request is one of the spider's start requests: marked so by
+        :class:`RobotsStartMiddleware`, or, without it, one of ``start_urls``."""
+        if request.meta.get(START):
+            return True
+        if self._marks_start or request.meta.get(FROM) or request.headers.get(b"Referer"):
+            return False
+        start_urls = getattr(self.crawler.spider, "start_urls", None) or ()
+        return request.url in start_urls
+
+    def process_exception(self, request: Any, exception: BaseException, spider: Any = None) -> None:
+        """A connection :class:`GuardedResolver` refused: counted and said as the address rule's
+        refusal, and the request ignored (not retried, not an error)."""
+        from scrapy.exceptions import IgnoreRequest
+
+        if isinstance(exception, AddressRefusedError):
+            self.stats.inc_value("robotstxt/refused/address")
+            logger.info("robots.txt: %s: %s", request.url, exception)
+            raise IgnoreRequest(f"{request.url}: {exception}")
 
     def _agent(self, request: Any) -> str | bytes:
         if self._robots_agent:
@@ -434,12 +512,6 @@ class RobotsTxtMiddleware:
             self._addresses.clear()
         self._addresses[host] = address
         return address
-
-    async def _address_to_judge(self, url: str) -> str | None:
-        """The address a handed-on URL's name resolves to, for the address rule; None when its
-        host is an address already (its text is judged) or the name does not resolve."""
-        host = urlsplit(url).hostname or ""
-        return None if _is_ip_literal(host) else await self._resolve(host)
 
     async def _resolve(self, host: str) -> str | None:
         """The address Scrapy's resolver gives `host` now, the one its connection will use (it
@@ -644,11 +716,15 @@ class RobotsTxtMiddleware:
             self.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
             next_url = retrieval.answer(response.status, response.headers, response.body)
             if next_url is not None:
-                # A redirect judged by its text above; now by the address it would connect to.
-                address = await self._address_to_judge(next_url)
-                if address is not None and retrieval.refuse_hop_into([address]):
-                    self.stats.inc_value("robotstxt/refused/address")
-                    break
+                # A redirect judged by its text above; now by the address it would connect to,
+                # failing closed (a name that does not resolve now may answer an internal
+                # address at the connection: judged as the unspecified address).
+                host = host_of(next_url)
+                if not is_literal(host):
+                    address = await self._resolve(host)
+                    if retrieval.refuse_hop_into([address or "0.0.0.0"]):
+                        self.stats.inc_value("robotstxt/refused/address")
+                        break
         robots.update(retrieval, time.monotonic())
         self.stats.inc_value(f"robotstxt/outcome/{robots.outcome}")
         if robots.outcome == "unreachable":
@@ -661,14 +737,6 @@ class RobotsTxtMiddleware:
         from scrapy.utils.defer import maybe_deferred_to_future
 
         return await maybe_deferred_to_future(engine.download(request))
-
-
-def _is_ip_literal(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def _origin_key(url: str) -> tuple[str, str, int]:

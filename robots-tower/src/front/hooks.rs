@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use robots_fetch::{FetchClient, Origin, RobotsCache, path_of_url};
+use robots_fetch::{CachedRobots, FetchClient, Origin, RobotsCache, path_of_url};
 use url::Url;
 
 use crate::engine::gate::{Admission, Gate};
@@ -269,6 +269,29 @@ impl<C: FetchClient> RobotsHooks<C> {
             .decide(&self.client, &origin, path_of_url(url), &text, overrides)
             .await?;
         Ok(rule)
+    }
+
+    /// The origin's robots.txt copy, fetched when needed through the gate: each request (the
+    /// first, a refresh, every redirect hop) takes its place in its group's budget and is
+    /// identified like a page, and redirects are followed by the fetcher's rule. Whatever it
+    /// says (allowed, disallowed, unreachable); [`RobotsError::NotReady`] only in schedule mode,
+    /// while another request fetches it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let site = wiremock::MockServer::start().await;
+    /// # wiremock::Mock::given(wiremock::matchers::path("/robots.txt"))
+    /// #     .respond_with(wiremock::ResponseTemplate::new(200).set_body_string("User-agent: *\nDisallow: /a\n"))
+    /// #     .mount(&site).await;
+    /// let hooks = robots_tower::RobotsHooks::builder("FooBot/1.0").build()?;
+    /// let origin = robots_fetch::Origin::from_url(&site.uri().parse()?)?;
+    /// let robots = hooks.robots(&origin).await?;
+    /// assert!(!robots.verdict_at(b"/a", tokio::time::Instant::now()).allowed);
+    /// # Ok(()) }
+    /// ```
+    pub async fn robots(&self, origin: &Origin) -> Result<Arc<CachedRobots>, RobotsError> {
+        self.gate.entry(&self.client, origin).await
     }
 
     /// The address rule alone for a URL `by` handed on.

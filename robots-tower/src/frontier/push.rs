@@ -14,8 +14,10 @@ use super::queues::Refused;
 use super::{Frontier, is_disallowed};
 
 impl Frontier {
-    /// Queues `url` at priority 0, waiting for room when the byte budget is spent (see
-    /// [`Frontier::push_with`]).
+    /// Queues `url`, a URL of the caller's own (a seed), at priority 0, waiting for room when
+    /// the byte budget is spent (see [`Frontier::push_with`]). A seed's address literal or
+    /// `localhost` may be internal (the caller's word); a link a page handed on goes through
+    /// [`Frontier::push_link`] or [`crate::Job::push`], never here.
     pub async fn push(&self, url: Url) -> Result<Pushed, PushError> {
         self.push_with(url, 0).await
     }
