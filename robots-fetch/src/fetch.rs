@@ -83,8 +83,9 @@ pub async fn fetch<C: FetchClient>(
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use robots_fetch::{FetchConfig, FetchOutcome, Origin, fetch, revalidate};
-/// let client = reqwest::Client::new();
 /// let config = FetchConfig::new(http::HeaderValue::from_static("FooBot/1.0"));
+/// // No redirect following, the timeouts, and the guarded resolver.
+/// let client = robots_fetch::reqwest_client(&config)?;
 /// let origin = Origin::parse("https://example.com")?;
 /// if let FetchOutcome::Parsed { validators, .. } = fetch(&client, &origin, &config).await {
 ///     // A day later:

@@ -206,11 +206,12 @@ impl RobotsCache {
     /// counting a miss) again. An entry fetched meanwhile by another caller is returned.
     ///
     /// ```
-    /// # async fn run() -> Result<(), robots_fetch::OriginError> {
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// use robots_fetch::{Origin, RobotsCache};
     /// use tokio::time::Instant;
     /// let cache = RobotsCache::builder("FooBot/1.0").build();
-    /// let client = reqwest::Client::new();
+    /// // No redirect following, the timeouts, and the guarded resolver.
+    /// let client = robots_fetch::reqwest_client(cache.fetch_config())?;
     /// let origin = Origin::parse("https://example.com")?;
     /// let entry = match cache.cached_at(&origin, Instant::now()) {
     ///     Some(entry) => entry,

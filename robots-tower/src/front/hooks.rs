@@ -26,6 +26,11 @@ use crate::front::config::{ForHooks, RobotsConfig};
 /// waits: it answers [`RobotsError::NotReady`] with when to come back. robots.txt's own request
 /// takes a turn too, so the first page of an origin is told to come back an interval after it.
 ///
+/// The hooks cannot see the connections of the client that sends the pages: give it the hooks'
+/// resolver (`hooks.cache().fetch_config().resolver`, for reqwest's `dns_resolver` or
+/// hyper-util's connector), which applies the address rule to the address each new connection
+/// uses; without it, a URL a server handed on is judged at [`RobotsHooks::admit_handed`] only.
+///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -39,7 +44,10 @@ use crate::front::config::{ForHooks, RobotsConfig};
 ///     .min_delay(Duration::from_millis(200))
 ///     .when_not_ready(WhenNotReady::Fail)
 ///     .build()?;
-/// let http = reqwest::Client::new();
+/// let resolver = hooks.cache().fetch_config().resolver.clone();
+/// let http = reqwest::Client::builder()
+///     .dns_resolver(std::sync::Arc::new(resolver))
+///     .build()?;
 /// let url: url::Url = format!("{}/page", site.uri()).parse()?;
 ///
 /// // A scheduler requeues a request that is not ready, for as long as it is told.

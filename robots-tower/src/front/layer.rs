@@ -25,10 +25,21 @@ use crate::pacing::body::PacedBody;
 /// `tower_http::follow_redirect::FollowRedirectLayer` *outside* this layer so every hop is
 /// checked.
 ///
+/// The layer cannot see the connections of the client below it. Give that client's connector
+/// the layer's resolver (hyper-util's `HttpConnector::new_with_resolver`, feature `hyper-util`
+/// of robots-fetch; reqwest's `ClientBuilder::dns_resolver`): it applies the address rule to
+/// the address each new connection uses, so a name that resolves (or rebinds) to an internal
+/// address is refused there, as [`crate::RobotsError::AddressRefused`]. Without it, the layer
+/// judges the URLs a server handed on at admission only (by their text and the address their
+/// name resolves to then), and a name of the caller's that resolves inside is not refused.
+///
 /// ```
 /// use robots_tower::RobotsLayer;
-/// let layer = RobotsLayer::builder("FooBot/1.0 (+https://foo.example/bot)").build();
-/// # let _ = layer;
+/// let config = RobotsLayer::builder("FooBot/1.0 (+https://foo.example/bot)");
+/// // For the connector below: `HttpConnector::new_with_resolver(resolver)`.
+/// let resolver = config.resolver_in_use();
+/// let layer = config.build();
+/// # let _ = (layer, resolver);
 /// ```
 #[derive(Clone)]
 pub struct RobotsLayer {

@@ -21,12 +21,19 @@ use crate::front::config::{ForMiddleware, RobotsConfig};
 ///
 /// The easy way is [`RobotsConfig::build_client`], which returns a ready client. To add the
 /// middleware to a client of your own, turn the client's redirect following off, so that every
-/// hop comes back here to be checked and paced:
+/// hop comes back here to be checked and paced, and give it the middleware's resolver, so that
+/// the address rule is applied to the address each new connection uses (without it, a name
+/// that resolves or rebinds to an internal address is judged at admission only):
 ///
 /// ```
 /// use robots_tower::RobotsMiddleware;
-/// let robots = RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)").build()?;
-/// let inner = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
+/// let config = RobotsMiddleware::builder("FooBot/1.0 (+https://foo.example/bot)");
+/// let resolver = std::sync::Arc::new(config.resolver_in_use());
+/// let robots = config.build()?;
+/// let inner = reqwest::Client::builder()
+///     .redirect(reqwest::redirect::Policy::none())
+///     .dns_resolver(resolver)
+///     .build()?;
 /// let client = reqwest_middleware::ClientBuilder::new(inner).with(robots).build();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

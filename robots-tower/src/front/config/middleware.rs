@@ -17,11 +17,14 @@ impl RobotsConfig<ForMiddleware> {
     ///
     /// ```
     /// use robots_tower::RobotsMiddleware;
+    /// let config = RobotsMiddleware::builder("FooBot/1.0");
     /// let framework = reqwest::Client::builder()
     ///     .redirect(reqwest::redirect::Policy::none())
+    ///     // The address rule where the connection is made.
+    ///     .dns_resolver(std::sync::Arc::new(config.resolver_in_use()))
     ///     // .proxy(reqwest::Proxy::all("http://proxy.internal:3128")?) and the like
     ///     .build()?;
-    /// let robots = RobotsMiddleware::builder("FooBot/1.0").robots_client(framework.clone()).build()?;
+    /// let robots = config.robots_client(framework.clone()).build()?;
     /// let client = reqwest_middleware::ClientBuilder::new(framework).with(robots).build();
     /// # let _ = client;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
