@@ -284,6 +284,13 @@ fn ietf_pause(value: &[u8], headers: &HeaderMap) -> Option<RateLimitPause> {
     let mut pause: Option<RateLimitPause> = None;
     for member in list_members(value) {
         let Ok(item) = sfv::Parser::new(member).parse::<sfv::Item>() else {
+            // A member Structured Fields refuses only for a number too long (`t=` past 15
+            // digits) still says nothing is left: its reset saturates (callers cap it), so no
+            // value a server sends can turn the pause off.
+            if let Some(reset) = overlong_reset(member) {
+                let so_far = pause.get_or_insert_with(RateLimitPause::default);
+                so_far.reset = so_far.reset.max(reset);
+            }
             continue;
         };
         let (mut remaining, mut reset) = (None, None);
@@ -312,6 +319,25 @@ fn ietf_pause(value: &[u8], headers: &HeaderMap) -> Option<RateLimitPause> {
         so_far.without_reset |= this.without_reset;
     }
     pause
+}
+
+/// The reset of a `RateLimit` member with `r=0` whose `t` is a number too long for Structured
+/// Fields (more than 15 integer digits): saturated, as [`saturating_seconds`] does. `None` for
+/// any other member, which is ignored alone as before.
+fn overlong_reset(member: &[u8]) -> Option<Duration> {
+    let text = std::str::from_utf8(member).ok()?;
+    let mut params = text.split(';').skip(1).map(str::trim);
+    let (mut remaining, mut reset) = (None, None);
+    for param in params.by_ref() {
+        match param.split_once('=') {
+            Some(("r", value)) => remaining = Some(value),
+            Some(("t", value)) => reset = Some(value),
+            _ => {}
+        }
+    }
+    let (whole, fraction) = reset?.split_once('.').unwrap_or((reset?, ""));
+    let overlong = whole.len() > 15 && fraction.bytes().all(|b| b.is_ascii_digit());
+    (remaining == Some("0") && overlong).then(|| saturating_seconds(whole))?
 }
 
 /// The window `w` of the named policy in `RateLimit-Policy` (members read alone there too).
@@ -426,6 +452,31 @@ mod tests {
         assert_eq!(cc("max-age=99999999999999999999999"), Some(Duration::MAX));
     }
 
+    /// Issue 71: a reset too long for Structured Fields saturates instead of turning the pause
+    /// off; a member that is malformed otherwise is still ignored alone.
+    #[test]
+    fn an_overlong_rate_limit_reset_saturates() {
+        for value in [
+            "\"b\";r=0;t=99999999999999999999",
+            "\"b\";r=0;t=99999999999999999999.5",
+            "\"a\";r=5;t=3, \"b\";r=0;t=1234567890123456789012",
+        ] {
+            let pause = rate_limit_pause(&headers(RATELIMIT.clone(), value)).expect(value);
+            assert!(
+                pause.reset > Duration::from_secs(1 << 40),
+                "{value}: {pause:?}"
+            );
+        }
+        // Something is left: no pause, however long the reset.
+        assert_eq!(
+            rate_limit_pause(&headers(
+                RATELIMIT.clone(),
+                "\"b\";r=1;t=99999999999999999999"
+            )),
+            None
+        );
+    }
+
     #[test]
     fn rate_limit_headers_pause_only_when_nothing_is_left() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
@@ -474,10 +525,7 @@ mod tests {
         assert_eq!(pause(&[("ratelimit", r#""day";r=0"#)]), step(0));
         // A malformed member is ignored alone.
         assert_eq!(
-            pause(&[(
-                "ratelimit",
-                r#""burst";r=0;t=3, ;;bad"", "x";r=0;t=99999999999999999999"#
-            )]),
+            pause(&[("ratelimit", r#""burst";r=0;t=3, ;;bad"", "x";r=0;t=?3"#)]),
             secs(3)
         );
         assert_eq!(

@@ -550,6 +550,8 @@ pub fn server_pause(status: u16, headers: &Bound<'_, PyAny>) -> PyResult<Option<
 /// 120.0
 /// >>> backoff_pause(40, 86400.0)
 /// 600.0
+/// >>> backoff_pause(1, 1.8e19), backoff_pause(1, float("inf"))
+/// (600.0, 600.0)
 #[pyfunction]
 #[pyo3(signature = (streak, retry_after=None, *, base=5.0, cap=300.0, max_retry_after=600.0))]
 pub fn backoff_pause(
@@ -570,7 +572,16 @@ pub fn backoff_pause(
         base: seconds(base, "base")?,
         max: seconds(cap, "cap")?,
     };
-    let asked = retry_after.map(|s| seconds(s, "retry_after")).transpose()?;
+    // What a server asked may be as long as it likes (`Retry-After: 99999999999999999999` is
+    // 1.8e19 s, infinity too): saturated, then capped by `max_retry_after`. Never an error,
+    // which would drop the pause.
+    let asked = retry_after
+        .map(|s| match Duration::try_from_secs_f64(s) {
+            Ok(asked) => Ok(asked),
+            Err(_) if s > 0.0 => Ok(Duration::MAX),
+            Err(_) => seconds(s, "retry_after"),
+        })
+        .transpose()?;
     let pause = backoff.pause_after(streak, asked, seconds(max_retry_after, "max_retry_after")?);
     Ok(pause.as_secs_f64())
 }
