@@ -528,3 +528,53 @@ async fn robots_txt_redirect_hops_are_paced() {
         );
     }
 }
+
+/// Issue 71: a rate-limit reset too long for any clock pauses the server for the clamp
+/// (`--max-retry-after`), never for nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_huge_rate_limit_reset_pauses_for_the_clamp() {
+    use robots_test_support::site::{Answer, Site};
+    let site = Site::start(|target, _| match target {
+        "/robots.txt" => Answer::ok("User-agent: *\nAllow: /\n"),
+        "/a" => Answer {
+            headers: vec!["RateLimit: \"b\";r=0;t=99999999999999999999".into()],
+            ..Answer::ok("a")
+        },
+        _ => Answer::ok("b"),
+    })
+    .await;
+    let (a, b) = (site.url("/a"), site.url("/b"));
+    let out = tokio::task::spawn_blocking(move || {
+        robots(&[
+            "crawl",
+            "--agent",
+            "FooBot",
+            "--min-delay",
+            "0.01",
+            "--delay-factor",
+            "0",
+            "--max-retry-after",
+            "2",
+            &a,
+            &b,
+        ])
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = site.seen();
+    let at = |target: &str| seen.iter().find(|s| s.target == target).map(|s| s.at);
+    let (Some(a), Some(b)) = (at("/a"), at("/b")) else {
+        panic!("{seen:?}");
+    };
+    let gap = b.duration_since(a);
+    assert!(
+        gap >= Duration::from_millis(1900),
+        "the next request {gap:?} after"
+    );
+}
