@@ -175,7 +175,8 @@ async fn fetch_following_redirects<C: FetchClient>(
     let mut retrieval = match validators {
         Some(validators) => Retrieval::revalidating(origin, validators),
         None => Retrieval::new(origin),
-    };
+    }
+    .with_redirect_rule(config.redirect_rule.clone());
     loop {
         let url = retrieval.url().clone();
         let mut request = match request(&url, config, validators) {
@@ -218,16 +219,9 @@ async fn fetch_following_redirects<C: FetchClient>(
             if !WARNED_CLIENT_REDIRECTS.swap(true, Ordering::Relaxed) {
                 warn!(from = %url, to = %landed, "the robots.txt client follows redirects itself, so hops are not counted here: build it with redirect::Policy::none()");
             }
-            if !config
-                .redirect_rule
-                .allows_resolved(&url, &landed, &config.resolver)
-                .await
-            {
-                return retrieval.refused(
-                    &landed,
-                    &config.redirect_rule,
-                    " (followed by the client)",
-                );
+            let how = " (followed by the client)";
+            if let Some(refused) = retrieval.judge_hop_as(&landed, &config.resolver, how).await {
+                return refused;
             }
             retrieval.follow(landed);
         }
@@ -235,12 +229,8 @@ async fn fetch_following_redirects<C: FetchClient>(
         match retrieval.answer(status, response.headers()) {
             Answer::Done(outcome) => return outcome,
             Answer::Redirect(next) => {
-                if !config
-                    .redirect_rule
-                    .allows_resolved(retrieval.url(), &next, &config.resolver)
-                    .await
-                {
-                    return retrieval.refused(&next, &config.redirect_rule, "");
+                if let Some(refused) = retrieval.judge_hop(&next, &config.resolver).await {
+                    return refused;
                 }
                 debug!(from = %retrieval.url(), to = %next, status, "robots.txt redirect");
                 retrieval.follow(next);

@@ -76,7 +76,7 @@ pub use origin::{Origin, OriginError, OriginKey, OriginRef};
 pub use outcome::{
     FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause,
 };
-pub use redirect::{HopRule, RedirectPolicy, RedirectRefusal};
+pub use redirect::{HopRule, RedirectChain, RedirectPolicy, RedirectRefusal};
 #[cfg(feature = "redis")]
 pub use redis_store::{FleetConnection, FleetError, RedisFleet, RedisStore};
 pub use resolve::{

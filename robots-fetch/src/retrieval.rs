@@ -4,7 +4,7 @@
 //! downloader, through the Python package) drives the same steps, so both apply one table.
 
 use bytes::Bytes;
-use http::{HeaderMap, header};
+use http::HeaderMap;
 use url::Url;
 
 use crate::headers::{max_age, retry_after};
@@ -12,7 +12,7 @@ use crate::origin::Origin;
 use crate::outcome::{
     FetchOutcome, NetworkError, NetworkErrorKind, UnavailableReason, UnreachableCause,
 };
-use crate::redirect::HopRule;
+use crate::redirect::{HopRule, RedirectChain, RedirectPolicy, RedirectRefusal};
 use crate::validators::Validators;
 
 /// How many redirects a retrieval follows (Google's five hops); a sixth is treated as 404.
@@ -29,7 +29,8 @@ pub const MAX_REDIRECTS: usize = 5;
 /// let mut moved = http::HeaderMap::new();
 /// moved.insert("location", "https://www.example.com/robots.txt".parse()?);
 /// let Answer::Redirect(next) = retrieval.answer(301, &moved) else { panic!() };
-/// retrieval.follow(next); // after the caller's hop rule allowed it
+/// assert!(retrieval.judge_hop_addresses(&next, &["93.184.215.14".parse()?]).is_none());
+/// retrieval.follow(next); // after its addresses passed the hop rule too
 ///
 /// let ok = http::HeaderMap::new();
 /// assert!(matches!(retrieval.answer(200, &ok), Answer::ReadBody));
@@ -39,8 +40,9 @@ pub const MAX_REDIRECTS: usize = 5;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Retrieval {
-    /// Every URL requested, `/robots.txt` at the origin first; the last is the one asked now.
-    visited: Vec<Url>,
+    /// The URLs requested, `/robots.txt` at the origin first, and the hop rule: the redirect
+    /// rule page requests follow too.
+    chain: RedirectChain,
     /// Whether the request carries validators (a refresh): only then is a 304 an answer.
     conditional: bool,
 }
@@ -48,9 +50,10 @@ pub struct Retrieval {
 /// What an answer to [`Retrieval::url`] calls for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    /// A redirect to this URL. Check it against the hop rule ([`Retrieval::refused`] when it
-    /// fails), then [`Retrieval::follow`] it. Loops, a sixth hop and unusable `Location`s are
-    /// already outcomes.
+    /// A redirect to this URL. Judge it by the hop rule ([`Retrieval::judge_hop`], or
+    /// [`Retrieval::judge_hop_addresses`] for a client that resolves names itself), then
+    /// [`Retrieval::follow`] it. Loops, a sixth hop and unusable `Location`s are already
+    /// outcomes.
     Redirect(Url),
     /// A 2xx: read the body (at most [`robots_core::MAX_BODY_BYTES`] after content decoding)
     /// and give it to [`Retrieval::body`].
@@ -63,9 +66,17 @@ impl Retrieval {
     /// A first retrieval (no validators sent).
     pub fn new(origin: &Origin) -> Retrieval {
         Retrieval {
-            visited: vec![origin.robots_url()],
+            chain: RedirectChain::new(origin.robots_url(), RedirectPolicy::limited(MAX_REDIRECTS)),
             conditional: false,
         }
+    }
+
+    /// The same retrieval with its redirects judged by `rule` (default
+    /// [`HopRule::not_into_internal_addresses`]).
+    pub fn with_redirect_rule(mut self, rule: HopRule) -> Retrieval {
+        let policy = RedirectPolicy::limited(MAX_REDIRECTS).with_rule(rule);
+        self.chain = RedirectChain::new(self.chain.start().clone(), policy);
+        self
     }
 
     /// A refresh that sends `validators` ([`Validators::apply_to`]); a `304 Not Modified` is
@@ -79,8 +90,7 @@ impl Retrieval {
 
     /// The URL to request now.
     pub fn url(&self) -> &Url {
-        // Never empty: `new` puts the origin's robots.txt first and nothing removes it.
-        &self.visited[self.visited.len() - 1]
+        self.chain.url()
     }
 
     /// Whether this retrieval sends validators.
@@ -102,16 +112,25 @@ impl Retrieval {
                 retry_after: None,
             })),
             300..=399 => {
-                let Some(next) = location(self.url(), headers) else {
+                // Only http(s) targets: another scheme is no robots.txt to fetch.
+                let next = self
+                    .chain
+                    .location(headers)
+                    .filter(|next| matches!(next.scheme(), "http" | "https"));
+                let Some(next) = next else {
                     return unavailable(UnavailableReason::BadLocation);
                 };
-                if self.visited.contains(&next) {
-                    return unavailable(UnavailableReason::RedirectLoop);
+                // The chain's own limits here; the hop rule in `judge_hop`.
+                match self.chain.check(&next) {
+                    Ok(()) => Answer::Redirect(next),
+                    Err(RedirectRefusal::Loop { .. }) => {
+                        unavailable(UnavailableReason::RedirectLoop)
+                    }
+                    Err(RedirectRefusal::TooManyHops { .. }) => {
+                        unavailable(UnavailableReason::TooManyRedirects)
+                    }
+                    Err(refusal) => Answer::Done(self.refusal(&next, &refusal, "")),
                 }
-                if self.visited.len() > MAX_REDIRECTS {
-                    return unavailable(UnavailableReason::TooManyRedirects);
-                }
-                Answer::Redirect(next)
             }
             200..=299 => Answer::ReadBody,
             400..=499 if status != 429 => unavailable(UnavailableReason::Status),
@@ -122,14 +141,52 @@ impl Retrieval {
         }
     }
 
-    /// Records a hop the caller's rule allowed: `next` is requested now.
-    pub fn follow(&mut self, next: Url) {
-        self.visited.push(next);
+    /// Judges the redirect [`Retrieval::answer`] returned by the addresses its target's name
+    /// resolves to through `resolver` (the one the request will connect with): `None` when it
+    /// may be followed, else the outcome of its refusal (unreachable). A lookup that fails is
+    /// refused.
+    pub async fn judge_hop(&self, next: &Url, resolver: &crate::Resolver) -> Option<FetchOutcome> {
+        self.judge_hop_as(next, resolver, "").await
     }
 
-    /// The outcome of a hop to `to` that `rule` refused (`how` says more, or is empty):
-    /// unreachable, so nothing is allowed meanwhile.
-    pub fn refused(&self, to: &Url, rule: &HopRule, how: &str) -> FetchOutcome {
+    /// [`Retrieval::judge_hop`], its refusal saying `how` the hop was made.
+    pub(crate) async fn judge_hop_as(
+        &self,
+        next: &Url,
+        resolver: &crate::Resolver,
+        how: &str,
+    ) -> Option<FetchOutcome> {
+        let refusal = self.chain.check_resolved(next, resolver).await.err()?;
+        Some(self.refusal(next, &refusal, how))
+    }
+
+    /// [`Retrieval::judge_hop`] for a client that resolves names itself: `addresses` are the
+    /// ones the target's name resolved to (`0.0.0.0` for a lookup that failed).
+    pub fn judge_hop_addresses(
+        &self,
+        next: &Url,
+        addresses: &[std::net::IpAddr],
+    ) -> Option<FetchOutcome> {
+        let refusal = self.chain.check_addresses(next, addresses).err()?;
+        Some(self.refusal(next, &refusal, " (by its address)"))
+    }
+
+    /// The rule this retrieval's redirects pass.
+    pub fn redirect_rule(&self) -> &HopRule {
+        self.chain.policy().rule()
+    }
+
+    /// Records a hop that passed: `next` is requested now.
+    pub fn follow(&mut self, next: Url) {
+        self.chain.follow(next);
+    }
+
+    /// A refused hop's outcome.
+    fn refusal(&self, to: &Url, refusal: &RedirectRefusal, how: &str) -> FetchOutcome {
+        let rule = match refusal {
+            RedirectRefusal::Rule { rule } => rule.clone(),
+            other => other.to_string(),
+        };
         FetchOutcome::Unreachable(UnreachableCause::Network(NetworkError {
             kind: NetworkErrorKind::RedirectRefused,
             message: format!(
@@ -139,23 +196,25 @@ impl Retrieval {
         }))
     }
 
+    /// The outcome of a hop to `to` that `rule` refused (`how` says more, or is empty):
+    /// unreachable, so nothing is allowed meanwhile.
+    pub fn refused(&self, to: &Url, rule: &HopRule, how: &str) -> FetchOutcome {
+        let refusal = RedirectRefusal::Rule {
+            rule: rule.to_string(),
+        };
+        self.refusal(to, &refusal, how)
+    }
+
     /// The outcome of a 2xx whose body was read (already capped and decoded).
     pub fn body(&self, status: u16, headers: &HeaderMap, body: Bytes) -> FetchOutcome {
         FetchOutcome::Parsed {
             status,
             body,
             max_age: max_age(headers),
-            redirected_to: (self.visited.len() > 1).then(|| self.url().clone()),
+            redirected_to: (self.chain.hops() > 0).then(|| self.url().clone()),
             validators: Validators::from_headers(headers),
         }
     }
-}
-
-/// The `Location` a redirect points to, resolved against `current`; only http(s) targets.
-fn location(current: &Url, headers: &HeaderMap) -> Option<Url> {
-    let value = headers.get(header::LOCATION)?.to_str().ok()?;
-    let next = current.join(value.trim()).ok()?;
-    matches!(next.scheme(), "http" | "https").then_some(next)
 }
 
 #[cfg(test)]

@@ -93,15 +93,15 @@ impl Retrieval {
                 self.steps
                     .body(status, &headers, Bytes::copy_from_slice(kept))
             }
-            Answer::Redirect(next) => {
-                let rule = HopRule::default();
-                if rule.allows(self.steps.url(), &next) {
+            // Judged by its text now (no addresses yet), by its addresses in `refuse_hop_into`.
+            Answer::Redirect(next) => match self.steps.judge_hop_addresses(&next, &[]) {
+                None => {
                     self.before_hop = Some((self.steps.clone(), next.clone()));
                     self.steps.follow(next);
                     return Ok(Some(self.steps.url().to_string()));
                 }
-                self.steps.refused(&next, &rule, "")
-            }
+                Some(refused) => refused,
+            },
         };
         self.outcome = Some(outcome);
         Ok(None)
@@ -127,12 +127,13 @@ impl Retrieval {
         let Some((before, to)) = &self.before_hop else {
             return Ok(false);
         };
-        let rule = HopRule::default();
-        if rule.allows_addresses(before.url(), to, &addresses) {
-            return Ok(false);
+        match before.judge_hop_addresses(to, &addresses) {
+            None => Ok(false),
+            Some(refused) => {
+                self.outcome = Some(refused);
+                Ok(true)
+            }
         }
-        self.outcome = Some(before.refused(to, &rule, " (by its address)"));
-        Ok(true)
     }
 
     /// The request failed below HTTP (`error` says how: an exception or a message). robots.txt

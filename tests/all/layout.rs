@@ -72,6 +72,13 @@ fn code_of(text: &str) -> String {
                 .peek()
                 .is_some_and(|next| next.trim_start().starts_with("mod tests"))
         {
+            // `mod tests;` names a file of its own: the code goes on after it.
+            if lines
+                .next()
+                .is_some_and(|next| next.trim_end().ends_with(';'))
+            {
+                continue;
+            }
             break;
         }
         if trimmed.starts_with("//") {
@@ -688,4 +695,52 @@ fn every_client_the_workspace_builds_connects_through_the_guarded_resolver() {
         offenders.is_empty(),
         "clients that connect without the guarded resolver: {offenders:?}"
     );
+}
+
+/// One redirect rule (issue 69): where a redirect points, whether it loops or is one hop too
+/// many, and whether its target passes the hop rule are decided by robots-fetch's
+/// `RedirectChain`, for robots.txt (`Retrieval`) and pages (`Gate::next_hop`) alike. A second
+/// place that reads `Location` or judges hops by itself would decide some redirects otherwise:
+/// this fails until it uses the chain.
+#[test]
+fn redirects_are_decided_by_one_chain() {
+    let chain = "robots-fetch/src/redirect/chain.rs";
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut offenders = Vec::new();
+    let mut users = BTreeSet::new();
+    for krate in CRATES {
+        let mut files = Vec::new();
+        rust_files(&root.join(krate), &mut files);
+        for file in files {
+            let relative = relative_to(root, &file);
+            let code = code_of(&std::fs::read_to_string(&file).unwrap());
+            if relative == chain {
+                continue;
+            }
+            for own in ["header::LOCATION", "\"location\"", "visited.contains("] {
+                if code
+                    .to_ascii_lowercase()
+                    .contains(&own.to_ascii_lowercase())
+                {
+                    offenders.push(format!("{relative}: `{own}`"));
+                }
+            }
+            if code.contains("RedirectChain") {
+                users.insert(relative);
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "redirects decided outside RedirectChain: {offenders:?}"
+    );
+    for user in [
+        "robots-fetch/src/retrieval.rs",
+        "robots-tower/src/engine/gate/mod.rs",
+    ] {
+        assert!(
+            users.contains(user),
+            "{user} no longer uses RedirectChain: {users:?}"
+        );
+    }
 }

@@ -406,9 +406,9 @@ impl<C: FetchClient> RobotsHooks<C> {
             Some(by) => Overrides::default().handed_by(by),
             None => Overrides::default(),
         };
-        let mut url = url.clone();
-        let mut visited = Vec::new();
-        for hops in 0.. {
+        let mut chain = self.gate.redirect_chain(url.clone(), limit);
+        loop {
+            let url = chain.url().clone();
             let mut ticket = self
                 .admit_with(&url, &overrides)
                 .await
@@ -436,24 +436,14 @@ impl<C: FetchClient> RobotsHooks<C> {
             ticket.head(status, response.headers()).await;
             let next = self
                 .gate
-                .next_hop(
-                    (hops, limit),
-                    &mut visited,
-                    &url,
-                    status,
-                    response.headers(),
-                )
+                .next_hop(&mut chain, status, response.headers())
                 .await
                 .map_err(GetError::Refused)?;
             match next {
-                Some(target) => {
-                    overrides = Overrides::default().handed_by(&url);
-                    url = target;
-                }
+                Some(_) => overrides = Overrides::default().handed_by(&url),
                 None => return Ok((response, ticket)),
             }
         }
-        unreachable!("the loop returns")
     }
 
     /// The origin's turn alone (its robots.txt is fetched when needed, for its Crawl-delay and

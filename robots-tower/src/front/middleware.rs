@@ -240,10 +240,9 @@ impl RobotsMiddleware {
         next: Next<'_>,
     ) -> reqwest_middleware::Result<reqwest::Response> {
         let mut request = request;
-        let mut hops = 0;
         let mut retried = 0;
-        // The URLs this chain requested, for loops (empty until a first redirect).
-        let mut visited: Vec<url::Url> = Vec::new();
+        // The URLs this request's redirects requested, and the policy its hops pass.
+        let mut chain = self.gate.redirect_chain(request.url().clone(), usize::MAX);
         // Set with `RequestBuilder::with_extension`; they apply to every hop (a hop is handed
         // on by the response before it).
         let base_overrides = crate::engine::overrides::Overrides::of(extensions);
@@ -316,13 +315,7 @@ impl RobotsMiddleware {
             // decided); the next hop is then admitted as a URL this response handed on.
             let target = self
                 .gate
-                .next_hop(
-                    (hops, usize::MAX),
-                    &mut visited,
-                    &url,
-                    status.as_u16(),
-                    response.headers(),
-                )
+                .next_hop(&mut chain, status.as_u16(), response.headers())
                 .await
                 .map_err(Error::middleware)?;
             let Some(target) = target else {
@@ -335,7 +328,6 @@ impl RobotsMiddleware {
                 Some(next_request) => request = next_request,
                 None => return Ok(response),
             }
-            hops += 1;
         }
     }
 }

@@ -476,3 +476,99 @@ async fn a_timeout_around_the_layer_is_said_not_silent() {
     );
     assert!(logs.contains("put it inside"), "{logs}");
 }
+
+/// A site whose `/go` redirects to its own address literal, and whose robots.txt does too when
+/// `robots_moved` (to `/rules.txt`, which disallows `/private`).
+async fn redirecting_into_its_literal(robots_moved: bool) -> Site {
+    // The Location headers name the server by its address literal, known once it listens.
+    let port = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
+    let known = port.clone();
+    let server = Site::start(move |target, _| {
+        let inside = format!(
+            "Location: http://127.0.0.1:{}",
+            known.get().copied().unwrap_or(0)
+        );
+        match target {
+            "/robots.txt" if robots_moved => {
+                Answer::status("301 Moved", &[&format!("{inside}/rules.txt")])
+            }
+            "/robots.txt" | "/rules.txt" => Answer::ok("User-agent: *\nDisallow: /private\n"),
+            "/go" => Answer::status("302 Found", &[&format!("{inside}/inside")]),
+            _ => Answer::ok("page"),
+        }
+    })
+    .await;
+    let _ = port.set(server.port());
+    server
+}
+
+/// robots.txt redirects and page redirects are decided by one rule (robots-fetch's
+/// `RedirectChain`): a host the caller made internal-allowed may redirect both into an internal
+/// address literal, and a host by a name of its own (an override the caller did not allow) may
+/// redirect neither.
+#[tokio::test]
+async fn robots_txt_and_page_redirects_follow_one_rule() {
+    let moved = redirecting_into_its_literal(true).await;
+    let plain = redirecting_into_its_literal(false).await;
+    let (m, p) = (moved.port(), plain.port());
+    let resolver = robots_tower::Resolver::new()
+        .with_override_text(&format!("intranet.test:{m}:127.0.0.1"))
+        .and_then(|r| r.with_override_text(&format!("public.test:{m}:127.0.0.1")))
+        .and_then(|r| r.with_override_text(&format!("other.test:{p}:127.0.0.1")))
+        .unwrap()
+        .with_internal_allowed("intranet.test");
+    let client = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .resolver(resolver)
+        .build_client()
+        .unwrap();
+
+    // The caller's intranet: its robots.txt's hop and its page's hop are both followed.
+    let response = client
+        .get(moved.url_as("intranet.test", "/go"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.url().path(), "/inside");
+    let error = client
+        .get(moved.url_as("intranet.test", "/private/x"))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            middleware_error(&error),
+            Some(RobotsError::Disallowed { .. })
+        ),
+        "the rules were read from the redirected robots.txt: {error}"
+    );
+
+    // Names the caller did not allow: the robots.txt hop is refused (robots.txt unreachable,
+    // so the site is), and so is the page hop.
+    moved.clear();
+    let error = client
+        .get(moved.url_as("public.test", "/go"))
+        .send()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            middleware_error(&error),
+            Some(RobotsError::RobotsUnreachable { .. })
+        ),
+        "{error}"
+    );
+    let requested: Vec<String> = moved.seen().into_iter().map(|s| s.target).collect();
+    assert_eq!(requested, ["/robots.txt"], "nothing past the refused hop");
+    let error = client
+        .get(plain.url_as("other.test", "/go"))
+        .send()
+        .await
+        .unwrap_err();
+    match middleware_error(&error) {
+        Some(RobotsError::RedirectRefused { to, .. }) => assert!(to.ends_with("/inside"), "{to}"),
+        other => panic!("{other:?} ({error})"),
+    }
+    let requested: Vec<String> = plain.seen().into_iter().map(|s| s.target).collect();
+    assert_eq!(requested, ["/robots.txt", "/go"]);
+}

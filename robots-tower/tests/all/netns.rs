@@ -105,6 +105,7 @@ fn no_front_end_reaches_an_internal_server() {
         frontier_run_as_its_docs_write_it(&world).await;
         the_middleware_after_a_rebinding(&world).await;
         the_layer_over_our_resolver(&world).await;
+        a_callers_name_with_an_internal_address(&world).await;
     });
 }
 
@@ -256,4 +257,31 @@ async fn the_layer_over_our_resolver(world: &World) {
     }
     assert_eq!(world.internal_requests(), Vec::<String>::new(), "layer");
     assert!(refused >= 1, "the rebinding was seen");
+}
+
+/// A name the caller gives that resolves to an internal address, not allowed: robots.txt's
+/// connection is refused, and the URL with it, naming the address and the rule.
+async fn a_callers_name_with_an_internal_address(world: &World) {
+    // The default resolver, which keeps a name's addresses (the refusal names the one seen).
+    let client = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::from_millis(10))
+        .build_client()
+        .unwrap();
+    let error = client
+        .get("http://inner.pub.test:8081/x")
+        .send()
+        .await
+        .unwrap_err();
+    match RobotsError::from_middleware_error(&error) {
+        Some(RobotsError::AddressRefused { address, rule, .. }) => {
+            assert_eq!(*address, Some(INTERNAL.into()), "{rule}");
+            assert!(rule.contains("robots.txt's connection"), "{rule}");
+        }
+        other => panic!("{other:?} ({error})"),
+    }
+    assert_eq!(
+        world.internal_requests(),
+        Vec::<String>::new(),
+        "the caller's name"
+    );
 }

@@ -25,7 +25,7 @@ fn address_refused(
 
 /// The address `to` names by its text (an address literal), else the first one its name
 /// resolved to that is internal (from the resolver's cache), for a refusal to name.
-fn internal_address_of(
+pub(super) fn internal_address_of(
     to: &url::Url,
     resolver: &robots_fetch::Resolver,
 ) -> Option<std::net::IpAddr> {
@@ -81,12 +81,7 @@ impl Gate {
         {
             return Ok(());
         }
-        let rule = match to.host() {
-            Some(url::Host::Domain(name)) if !robots_fetch::is_internal(&to) => {
-                format!("{} (by the address {name} resolves to)", self.handed_rule)
-            }
-            _ => self.handed_rule.to_string(),
-        };
+        let rule = self.handed_rule.described_for(&to);
         let address = internal_address_of(&to, self.resolver());
         Err(address_refused(text, from, address, rule))
     }

@@ -16,7 +16,7 @@ mod verdict;
 use std::sync::Arc;
 use std::time::Duration;
 
-use robots_fetch::{CachedRobots, FetchClient, Origin, RobotsCache};
+use robots_fetch::{CachedRobots, FetchClient, Origin, RedirectChain, RedirectPolicy, RobotsCache};
 use tokio::time::Instant;
 use tracing::debug;
 
@@ -545,32 +545,34 @@ impl Gate {
 }
 
 impl Gate {
-    /// Where a response sends the request next: `None` when it is no redirect to follow (not a
-    /// 3xx, no usable `Location`, or the policy follows none); the target when the policy allows
-    /// hop number `hops + 1` (at most `limit` hops, no loop: `visited` are the URLs this chain
-    /// requested, `from` included once this returns). The target is then admitted as a URL
-    /// `from` handed on, so the address rule judges it in [`Gate::admit`]. The one place
-    /// redirects are decided, for every front end.
+    /// A chain for a request to `start` whose redirects this gate decides: the configured
+    /// redirect policy, at most `limit` hops.
+    pub(crate) fn redirect_chain(&self, start: url::Url, limit: usize) -> RedirectChain {
+        let most = limit.min(self.redirects.max_hops());
+        let policy = RedirectPolicy::limited(most).with_rule(self.redirects.rule().clone());
+        RedirectChain::new(start, policy)
+    }
+
+    /// Where a response to `chain`'s URL sends the request next: `None` when it is no redirect
+    /// to follow (not a 3xx, no usable `Location`, or the policy follows none); the target,
+    /// followed in `chain`, when the chain's policy allows it (robots-fetch's
+    /// [`RedirectChain`], the rule robots.txt redirects follow too). The target is then
+    /// admitted as a URL the hop's page handed on, so the address rule judges it in
+    /// [`Gate::admit`]. The one place page redirects are decided, for every front end.
     pub(crate) async fn next_hop(
         &self,
-        (hops, limit): (usize, usize),
-        visited: &mut Vec<url::Url>,
-        from: &url::Url,
+        chain: &mut RedirectChain,
         status: u16,
         headers: &http::HeaderMap,
     ) -> Result<Option<url::Url>, RobotsError> {
-        if !(300..400).contains(&status) || !self.redirects.follows() || limit == 0 {
+        if !(300..400).contains(&status) || !chain.policy().follows() {
             return Ok(None);
         }
-        let Some(target) = headers
-            .get(http::header::LOCATION)
-            .and_then(|l| l.to_str().ok())
-            .and_then(|l| from.join(l.trim()).ok())
-        else {
+        let Some(target) = chain.location(headers) else {
             return Ok(None);
         };
-        visited.push(from.clone());
         let refused = |reason| {
+            let from = chain.url();
             tracing::info!(%from, to = %target, %reason, "redirect not followed");
             Err(RobotsError::RedirectRefused {
                 from: from.to_string(),
@@ -578,27 +580,18 @@ impl Gate {
                 reason,
             })
         };
-        if visited.contains(&target) {
-            return refused(robots_fetch::RedirectRefusal::Loop {
-                url: target.to_string(),
-            });
-        }
-        let most = limit.min(self.redirects.max_hops());
-        if hops >= most {
-            return refused(robots_fetch::RedirectRefusal::TooManyHops { limit: most });
+        if let Err(reason) = chain.check(&target) {
+            return refused(reason);
         }
         // A target the client would connect elsewhere than judged is refused as such, before
         // its name is looked up for the rule.
         if let Ok(origin) = Origin::from_url(&target) {
             self.connects_as_judged(&origin)?;
         }
-        if let Err(reason) = self
-            .redirects
-            .check_resolved(hops, from, &target, self.resolver())
-            .await
-        {
+        if let Err(reason) = chain.check_resolved(&target, self.resolver()).await {
             return refused(reason);
         }
+        chain.follow(target.clone());
         Ok(Some(target))
     }
 }

@@ -146,10 +146,11 @@ impl Gate {
                 && network.kind == robots_fetch::NetworkErrorKind::AddressRefused
             {
                 crate::telemetry::decided("address-refused");
+                let robots_url = entry.origin().robots_url();
                 return Err(RobotsError::AddressRefused {
                     url: url(),
                     from: None,
-                    address: None,
+                    address: super::address::internal_address_of(&robots_url, self.resolver()),
                     rule: format!("robots.txt's connection: {}", network.message),
                 });
             }

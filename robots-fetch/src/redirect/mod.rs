@@ -3,6 +3,9 @@
 //! the rule to robots.txt redirects (its limit is the spec's 5 hops); robots-tower's middleware
 //! applies the whole policy to the page redirects it follows.
 //!
+//! One chain's hops (the URLs requested, the limit, loops, the rule on the target's addresses)
+//! are decided by [`RedirectChain`], for robots.txt and pages alike.
+//!
 //! The default rule refuses a hop from a public host into a loopback, private, link-local or
 //! otherwise internal address (an SSRF guard, as scraping frameworks have), while a crawl that
 //! *starts* on such an address (a local test site, an intranet crawler) may still redirect within
@@ -14,6 +17,9 @@ use std::sync::Arc;
 use url::{Host, Url};
 
 use crate::address::{is_internal, is_internal_ip};
+
+mod chain;
+pub use chain::RedirectChain;
 
 /// A rule deciding whether one redirect hop, `from` → `to`, may be followed. Cheap to clone.
 ///
@@ -211,6 +217,25 @@ impl HopRule {
         }
     }
 
+    /// The rule as a refusal of a hop into `to` names it: by the address `to`'s name resolves
+    /// to when its name, not its text, was judged.
+    ///
+    /// ```
+    /// use robots_fetch::HopRule;
+    /// let rule = HopRule::default();
+    /// assert!(rule.described_for(&"http://rebound.example/".parse()?).ends_with("(by the address rebound.example resolves to)"));
+    /// assert_eq!(rule.described_for(&"http://10.1.2.3/".parse()?), rule.to_string());
+    /// # Ok::<(), url::ParseError>(())
+    /// ```
+    pub fn described_for(&self, to: &Url) -> String {
+        match to.host() {
+            Some(Host::Domain(name)) if !is_internal(to) => {
+                format!("{self} (by the address {name} resolves to)")
+            }
+            _ => self.to_string(),
+        }
+    }
+
     /// Whether judging `from` → `to` would read the target's addresses: a
     /// [`HopRule::not_into_internal_addresses`] in the rule, from a public host to another name.
     fn consults_addresses(&self, from: &Url, to: &Url) -> bool {
@@ -334,11 +359,7 @@ impl RedirectPolicy {
         self.check(followed, from, to)?;
         if !self.rule.allows_resolved(from, to, resolver).await {
             return Err(RedirectRefusal::Rule {
-                rule: format!(
-                    "{} (by the address {} resolves to)",
-                    self.rule,
-                    to.host_str().unwrap_or("")
-                ),
+                rule: self.rule.described_for(to),
             });
         }
         Ok(())
