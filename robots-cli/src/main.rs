@@ -17,6 +17,7 @@ mod input;
 mod key;
 mod lint;
 mod output;
+mod resolver;
 mod sitemaps;
 
 use std::process::ExitCode;

@@ -60,6 +60,12 @@ pub struct SitemapsArgs {
     /// seconds. Every new connection is judged by the address rule on the addresses it uses.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0, value_parser = crate::crawl::seconds, requires = "expand")]
     dns_cache: f64,
+    /// With --expand: let connections to HOST reach internal addresses (loopback, private,
+    /// link-local…): a name of your own network. Without it, a name that resolves to an
+    /// internal address is refused where it connects (address literals and `localhost` you
+    /// give, and `--resolve` entries, need no such word). Repeatable; `*` for every name.
+    #[arg(long = "allow-internal", value_name = "HOST", requires = "expand")]
+    allow_internal: Vec<String>,
     /// URLs whose origins to ask; read from stdin, one per line, when none are given.
     #[arg(value_name = "URL")]
     urls: Vec<String>,
@@ -227,13 +233,8 @@ fn expand(
         .build()
         .map_err(|e| CliError::Usage(format!("cannot start the async runtime: {e}")))?;
     let seconds = std::time::Duration::from_secs_f64;
-    let mut resolver =
-        robots_tower::Resolver::with_ttl(std::time::Duration::from_secs_f64(args.dns_cache));
-    for text in &args.resolve {
-        resolver = resolver
-            .with_override_text(text)
-            .map_err(|e| CliError::Usage(format!("--resolve: {e}")))?;
-    }
+    let resolver =
+        crate::resolver::from_flags(args.dns_cache, &args.resolve, &args.allow_internal)?;
     let hooks = robots_tower::RobotsHooks::builder(&crawler.user_agent)
         .resolver(resolver)
         .tokens(crawler.tokens.clone())

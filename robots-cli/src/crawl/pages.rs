@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use robots_tower::{DecidingRule, Resolver, RobotsError, RobotsInfo, RobotsMiddleware};
+use robots_tower::{DecidingRule, RobotsError, RobotsInfo, RobotsMiddleware};
 use url::Url;
 
 use crate::CliError;
@@ -15,15 +15,8 @@ pub(super) fn client(
     args: &CrawlArgs,
 ) -> Result<(reqwest_middleware::ClientWithMiddleware, RobotsMiddleware), CliError> {
     let seconds = Duration::from_secs_f64;
-    let mut resolver = Resolver::with_ttl(seconds(args.dns_cache));
-    for text in &args.resolve {
-        resolver = resolver
-            .with_override_text(text)
-            .map_err(|e| CliError::Usage(format!("--resolve: {e}")))?;
-    }
-    for host in &args.allow_internal {
-        resolver = resolver.with_internal_allowed(host);
-    }
+    let resolver =
+        crate::resolver::from_flags(args.dns_cache, &args.resolve, &args.allow_internal)?;
     let crawler = args.crawler.crawler(None)?;
     let mut config = RobotsMiddleware::builder(&crawler.user_agent)
         .politeness_key(args.politeness_key)

@@ -262,6 +262,30 @@ fn no_path_of_the_tool_reaches_an_internal_server() {
         String::from_utf8_lossy(&out.stdout)
     );
     world.clear();
+    // And in `sitemaps --expand`, whose robots.txt is fetched there only by that word.
+    for (allowed, fetched) in [(false, 0), (true, 1)] {
+        let mut args = vec![
+            "sitemaps",
+            "--expand",
+            "--format",
+            "json",
+            "--min-delay",
+            "0",
+        ];
+        if allowed {
+            args.extend(["--allow-internal", "inner.pub.test"]);
+        }
+        args.extend(agent);
+        args.push("http://inner.pub.test:8081/");
+        let out = robots(&args, b"");
+        assert_eq!(
+            world.internal[0].count("/robots.txt"),
+            fetched,
+            "--allow-internal given: {allowed}; {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        world.clear();
+    }
 
     // The caller's own server on a loopback address is still crawled, its links followed.
     let local = world._runtime.block_on(Site::start(pages_site(5)));
