@@ -160,9 +160,13 @@ async fn rate_limit_members_only_lengthen_a_pause() {
         "1.5",
         "--backoff-max",
         "1.5",
+        // A reset too long for any clock pauses for this clamp (3 s), not for nothing.
+        "--max-retry-after",
+        "3",
     ];
     // An exhausted member without `t` or a window is a back-off step (1.5 s), however short
-    // the other members' resets; a malformed member is ignored alone; `t=1.5` is 2 s.
+    // the other members' resets; a malformed member is ignored alone, and a huge reset is the
+    // clamp; `t=1.5` is 2 s.
     let cases: [(&str, &'static [&'static str], f64); 3] = [
         (
             "a member without t",
@@ -170,9 +174,9 @@ async fn rate_limit_members_only_lengthen_a_pause() {
             1.33,
         ),
         (
-            "a malformed member beside a good one",
+            "a malformed member beside a good one and a huge one",
             &["RateLimit: \"burst\";r=0;t=2, ;;x=\"\", \"huge\";r=0;t=99999999999999999999"],
-            1.95,
+            2.95,
         ),
         ("a decimal reset", &["RateLimit: \"burst\";r=0;t=1.5"], 1.95),
     ];

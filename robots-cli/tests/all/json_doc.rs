@@ -45,8 +45,9 @@ async fn every_json_field_of_every_command_is_documented() {
         _ => Answer::ok("page"),
     })
     .await;
+    // (A short Retry-After: `crawl` waits it out once before it gives the site up.)
     let down =
-        Site::start(|_, _| Answer::status("503 Service Unavailable", &["Retry-After: 30"])).await;
+        Site::start(|_, _| Answer::status("503 Service Unavailable", &["Retry-After: 2"])).await;
     let mut found: Vec<(String, BTreeSet<String>)> = Vec::new();
     let mut collect = |command: &str, lines: Vec<Value>| {
         assert!(!lines.is_empty(), "{command} printed nothing");
