@@ -23,13 +23,15 @@ pub struct Seen {
 
 /// An answer: status line (`200 OK`), extra header lines, body, a delay before answering, and
 /// one in the middle of the body (the head and half the body go first: a slow body).
-/// An empty status resets the connection instead of answering.
+/// An empty status resets the connection instead of answering; `cut_after` sends only that
+/// many bytes of the body (its whole length announced) and closes: a body that breaks off.
 pub struct Answer {
     pub status: &'static str,
     pub headers: Vec<String>,
     pub body: String,
     pub delay: Duration,
     pub body_delay: Duration,
+    pub cut_after: Option<usize>,
 }
 
 impl Answer {
@@ -40,6 +42,7 @@ impl Answer {
             body: body.into(),
             delay: Duration::ZERO,
             body_delay: Duration::ZERO,
+            cut_after: None,
         }
     }
 
@@ -55,6 +58,7 @@ impl Answer {
             body: String::new(),
             delay: Duration::ZERO,
             body_delay: Duration::ZERO,
+            cut_after: None,
         }
     }
 }
@@ -147,6 +151,13 @@ impl Site {
                         "Content-Length: {}\r\nConnection: close\r\n\r\n",
                         answer.body.len(),
                     ));
+                    if let Some(cut) = answer.cut_after {
+                        let sent = &answer.body.as_bytes()[..cut.min(answer.body.len())];
+                        let _ = stream.write_all(response.as_bytes()).await;
+                        let _ = stream.write_all(sent).await;
+                        let _ = stream.shutdown().await;
+                        return;
+                    }
                     let middle = (0..=answer.body.len() / 2)
                         .rev()
                         .find(|i| answer.body.is_char_boundary(*i))

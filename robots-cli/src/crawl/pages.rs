@@ -118,26 +118,31 @@ pub(super) async fn fetch(
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|t| t.to_ascii_lowercase().contains("html"));
             let nofollow = info.as_ref().is_some_and(|i| i.directives().nofollow);
-            let links = if follow && html && !nofollow && (200..300).contains(&status) {
-                // Bodies are read only to find links, and only up to 2 MB.
-                let body = read_limited(response, 2 * 1024 * 1024).await;
-                same_origin_links(&final_url, &body)
-            } else {
-                Vec::new()
-            };
-            Done {
-                outcome: outcome(
-                    "fetched",
-                    Some(status),
-                    info.as_ref().and_then(|i| i.rule()),
-                    // Its turn in the frontier (how long its group kept it), then any wait
-                    // the middleware added.
-                    group_wait + info.as_ref().map_or(Duration::ZERO, |i| i.waited()),
-                    None,
-                ),
-                links,
-                not_a_url: false,
-                at: None,
+            let wants_links = follow && html && !nofollow && (200..300).contains(&status);
+            // Its turn in the frontier (how long its group kept it), then any wait the
+            // middleware added.
+            let waited = group_wait + info.as_ref().map_or(Duration::ZERO, |i| i.waited());
+            let rule = info.as_ref().and_then(|i| i.rule());
+            // Every body is read to its end (a page is fetched only when it all came); only
+            // the first 2 MB are kept, and only to find links.
+            let keep = if wants_links { LINKS_READ_FROM } else { 0 };
+            match read_body(response, keep).await {
+                Ok(body) => Done {
+                    outcome: outcome("fetched", Some(status), rule, waited, None),
+                    links: if wants_links {
+                        same_origin_links(&final_url, &body)
+                    } else {
+                        Vec::new()
+                    },
+                    not_a_url: false,
+                    at: None,
+                },
+                Err(broke) => Done {
+                    outcome: outcome("error", Some(status), rule, waited, Some(broke.to_string())),
+                    links: Vec::new(),
+                    not_a_url: false,
+                    at: None,
+                },
             }
         }
         Err(error) => {
@@ -205,16 +210,43 @@ pub(super) fn page_hash(url: &Url) -> u64 {
     hasher.finish()
 }
 
-pub(super) async fn read_limited(mut response: reqwest::Response, limit: usize) -> Vec<u8> {
+/// How much of a page's body links are looked for in.
+const LINKS_READ_FROM: usize = 2 * 1024 * 1024;
+
+/// A body that did not come whole: cut by a reset, by a length it never reached, or by the
+/// request's timeout.
+#[derive(Debug, thiserror::Error)]
+#[error("the body broke off after {bytes} bytes: {cause}")]
+pub(super) struct BrokeOff {
+    bytes: u64,
+    cause: String,
+}
+
+/// Reads `response`'s body to its end, keeping its first `keep` bytes.
+async fn read_body(mut response: reqwest::Response, keep: usize) -> Result<Vec<u8>, BrokeOff> {
     let mut body = Vec::new();
-    while body.len() < limit {
+    let mut bytes = 0u64;
+    loop {
         match response.chunk().await {
-            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
-            _ => break,
+            Ok(Some(chunk)) => {
+                bytes = bytes.saturating_add(chunk.len() as u64);
+                let room = keep.saturating_sub(body.len());
+                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Ok(None) => return Ok(body),
+            Err(error) => {
+                // The cause's own words (reqwest's say only "error decoding response body").
+                let mut cause = error.to_string();
+                let mut source = std::error::Error::source(&error);
+                while let Some(next) = source {
+                    cause.push_str(": ");
+                    cause.push_str(&next.to_string());
+                    source = next.source();
+                }
+                return Err(BrokeOff { bytes, cause });
+            }
         }
     }
-    body.truncate(limit);
-    body
 }
 
 /// Same-origin `href` targets of an HTML page (attribute names in any case, quoted or not),

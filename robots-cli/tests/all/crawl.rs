@@ -905,3 +905,50 @@ async fn a_fleet_refreshes_robots_txt_with_its_validators_and_keeps_the_rules_on
     );
     assert_eq!(site.count("/robots.txt"), 2);
 }
+
+/// Issue 71: a page is fetched only when its whole body came. A body that breaks off (300 of
+/// its 100,000 bytes, then the connection closes) or is cut by `--timeout` while it drips is an
+/// `error` line with its status and how many bytes came, and the crawl exits 1.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_body_that_breaks_off_is_an_error_not_a_page() {
+    let site = Site::start(|target, _| match target {
+        "/robots.txt" => Answer::ok("User-agent: *\nAllow: /\n"),
+        "/cut" => Answer {
+            cut_after: Some(300),
+            ..Answer::ok("x".repeat(100_000))
+        },
+        "/drip" => Answer {
+            body_delay: Duration::from_secs(5),
+            ..Answer::ok("y".repeat(1000))
+        },
+        _ => Answer::ok("<a href=\"/cut\">a</a>"),
+    })
+    .await;
+    let urls = ["/whole", "/cut", "/drip"].map(|p| site.url(p));
+    let mut args = vec![
+        "--user-agent",
+        UA,
+        "--min-delay",
+        "0",
+        "--timeout",
+        "1",
+        "--format",
+        "json",
+    ];
+    args.extend(urls.iter().map(String::as_str));
+    let out = crawl_async(args.iter().map(|s| s.to_string()).collect()).await;
+    let lines = json_lines(&out);
+    assert_eq!(by_url(&lines, &urls[0])["outcome"], "fetched", "{lines:?}");
+    for (url, came) in [(&urls[1], "after 300 bytes"), (&urls[2], "after 500 bytes")] {
+        let line = by_url(&lines, url);
+        assert_eq!(line["outcome"], "error", "{line}");
+        assert_eq!(line["status"], 200, "{line}");
+        let error = line["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("the body broke off") && error.contains(came),
+            "{line}"
+        );
+    }
+    assert_eq!(summary(&out)["failed"], 2);
+    assert_eq!(out.status.code(), Some(1));
+}
