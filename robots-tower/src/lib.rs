@@ -57,7 +57,7 @@ pub use engine::gate::{IdentityHeaders, WhenNotReady};
 pub use engine::info::RobotsInfo;
 pub use engine::overrides::{AlsoCheckAs, HandedBy, SkipRobotsCheck};
 pub use error::{DecidingRule, NotReadyReason, RobotsError};
-pub use front::config::{ForHooks, ForLayer, ForMiddleware, RobotsConfig};
+pub use front::config::{DEFAULT_PAGE_TIMEOUT, ForHooks, ForLayer, ForMiddleware, RobotsConfig};
 pub use front::hooks::{RobotsHooks, Ticket};
 pub use front::layer::{ResponseFuture, RobotsLayer, RobotsService};
 #[cfg(feature = "reqwest")]

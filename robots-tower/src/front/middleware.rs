@@ -14,6 +14,9 @@ use crate::engine::gate::Gate;
 use crate::error::RobotsError;
 use crate::front::config::{ForMiddleware, RobotsConfig};
 
+/// The longest page timeout applied (a year): a longer one is this.
+const MAX_PAGE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(365 * 24 * 3600);
+
 /// A reqwest-middleware `Middleware` enforcing robots.txt and per-origin politeness, and setting
 /// the crawler's `User-Agent` (and `From`, when configured) on every request that has none.
 /// Errors come back as `reqwest_middleware::Error::Middleware`; `downcast_ref::<RobotsError>()`
@@ -50,6 +53,8 @@ pub struct RobotsMiddleware {
     refusals: crate::front::status::Refusals,
     /// Sends again after a transient failure, this many times at most.
     retries: u32,
+    /// The total time of a page request by the clients this builds.
+    page_timeout: Option<std::time::Duration>,
     /// Whether the "client follows redirects itself" warning was given.
     warned_redirects: Arc<AtomicBool>,
     /// Said once: a reqwest-retry middleware runs inside this one.
@@ -64,7 +69,7 @@ impl RobotsMiddleware {
         client: reqwest::Client,
         redirects: robots_fetch::RedirectPolicy,
         refusals: crate::front::status::Refusals,
-        retries: u32,
+        (retries, page_timeout): (u32, Option<std::time::Duration>),
     ) -> RobotsMiddleware {
         RobotsMiddleware {
             gate,
@@ -72,6 +77,7 @@ impl RobotsMiddleware {
             redirects,
             refusals,
             retries,
+            page_timeout,
             warned_redirects: Arc::new(AtomicBool::new(false)),
             #[cfg(feature = "reqwest-retry")]
             warned_inner_retry: Arc::new(AtomicBool::new(false)),
@@ -122,7 +128,7 @@ impl RobotsMiddleware {
 
     /// A client with this middleware, made as [`RobotsConfig::build_client`] makes one (its own
     /// redirect following off, the crawler's `User-Agent`, the resolver requests are grouped
-    /// by): for when the middleware itself is wanted too, for a [`Self::frontier`] or
+    /// by, the page timeout): for when the middleware itself is wanted too, for a [`Self::frontier`] or
     /// [`Self::hooks`]. Every client made from one middleware shares its cache and pacing.
     ///
     /// ```
@@ -137,6 +143,19 @@ impl RobotsMiddleware {
         self.client_with(|outside| outside)
     }
 
+    /// The total time a page request of the clients this builds may take
+    /// ([`RobotsConfig::page_timeout`]; `None`: no limit).
+    ///
+    /// ```
+    /// use robots_tower::{DEFAULT_PAGE_TIMEOUT, RobotsMiddleware};
+    /// let robots = RobotsMiddleware::builder("FooBot/1.0").build()?;
+    /// assert_eq!(robots.page_timeout(), Some(DEFAULT_PAGE_TIMEOUT));
+    /// # Ok::<(), reqwest::Error>(())
+    /// ```
+    pub fn page_timeout(&self) -> Option<std::time::Duration> {
+        self.page_timeout
+    }
+
     /// [`Self::client`], with middleware of your own placed **outside** this one (see
     /// [`RobotsConfig::build_client_with`]).
     pub fn client_with(
@@ -145,11 +164,15 @@ impl RobotsMiddleware {
     ) -> Result<reqwest_middleware::ClientWithMiddleware, reqwest::Error> {
         // The resolver the gate groups and judges hops by: the address paced is the one
         // connected to.
-        let inner = reqwest::Client::builder()
+        let mut inner = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(self.gate.user_agent().clone())
-            .dns_resolver(Arc::new(self.gate.resolver().clone()))
-            .build()?;
+            .dns_resolver(Arc::new(self.gate.resolver().clone()));
+        if let Some(timeout) = self.page_timeout {
+            // Clamped: a deadline past the clock's range would be no deadline at all.
+            inner = inner.timeout(timeout.min(MAX_PAGE_TIMEOUT));
+        }
+        let inner = inner.build()?;
         Ok(outside(reqwest_middleware::ClientBuilder::new(inner))
             .with(self.clone())
             .build())

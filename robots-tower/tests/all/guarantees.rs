@@ -572,3 +572,70 @@ async fn robots_txt_and_page_redirects_follow_one_rule() {
     let requested: Vec<String> = plain.seen().into_iter().map(|s| s.target).collect();
     assert_eq!(requested, ["/robots.txt", "/go"]);
 }
+
+/// Issue 71: the clients the middleware builds time a page out (`DEFAULT_PAGE_TIMEOUT`, 30 s,
+/// unless set), so a server that never finishes cannot hold a crawl: the request fails with a
+/// timeout, from connecting to the body's last byte. `None` lifts it.
+#[tokio::test]
+async fn the_built_client_times_a_page_out() {
+    let site = Site::start(|target, _| match target {
+        "/robots.txt" => Answer::ok("User-agent: *\nAllow: /\n"),
+        "/late" => Answer {
+            delay: Duration::from_secs(2),
+            ..Answer::ok("late")
+        },
+        _ => Answer {
+            body_delay: Duration::from_secs(2),
+            ..Answer::ok("a body that takes its time")
+        },
+    })
+    .await;
+    // (A timeout backs its server off: briefly here.)
+    let builder = || {
+        RobotsMiddleware::builder(UA)
+            .min_delay(Duration::ZERO)
+            .backoff(Duration::from_millis(10), Duration::from_millis(10))
+    };
+    assert_eq!(
+        builder().build().unwrap().page_timeout(),
+        Some(robots_tower::DEFAULT_PAGE_TIMEOUT)
+    );
+    assert_eq!(robots_tower::DEFAULT_PAGE_TIMEOUT, Duration::from_secs(30));
+
+    let quick = builder()
+        .page_timeout(Duration::from_millis(500))
+        .build_client()
+        .unwrap();
+    for path in ["/late", "/slow-body"] {
+        let started = std::time::Instant::now();
+        let timed_out = match quick.get(site.url(path)).send().await {
+            Ok(response) => response.bytes().await.err().map(|e| timed_out(&e)),
+            Err(error) => Some(timed_out(&error)),
+        };
+        assert_eq!(timed_out, Some(true), "{path}");
+        assert!(started.elapsed() < Duration::from_millis(1900), "{path}");
+    }
+
+    let patient = builder().page_timeout(None).build_client().unwrap();
+    let body = patient
+        .get(site.url("/late"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await;
+    assert_eq!(body.unwrap(), "late");
+}
+
+/// Whether `error` or one of its causes says it timed out (a body's timeout comes wrapped in
+/// the errors of the bodies around it).
+fn timed_out(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        if error.to_string().contains("timed out") {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
+}

@@ -45,6 +45,27 @@ impl RobotsConfig<ForMiddleware> {
         self
     }
 
+    /// The total time a page request of the clients the middleware builds
+    /// ([`RobotsConfig::build_client`], [`RobotsMiddleware::client`]) may take, from connecting
+    /// to the body's last byte, each redirect hop and each retry on its own: 30 s by default
+    /// ([`crate::DEFAULT_PAGE_TIMEOUT`]); `None` for no limit. A request
+    /// that runs out fails with reqwest's timeout error, and its server is backed off as for
+    /// any timeout. A client of your own keeps its own timeouts.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use robots_tower::RobotsMiddleware;
+    /// let client = RobotsMiddleware::builder("FooBot/1.0")
+    ///     .page_timeout(Duration::from_secs(10))
+    ///     .build_client()?;
+    /// # let _ = client;
+    /// # Ok::<(), reqwest::Error>(())
+    /// ```
+    pub fn page_timeout(mut self, timeout: impl Into<Option<std::time::Duration>>) -> Self {
+        self.page_timeout = timeout.into();
+        self
+    }
+
     /// How the middleware follows redirects, checking robots.txt and pacing at every hop: a
     /// hop limit and a rule every hop must pass (default: 10 hops, none from a public host into
     /// a loopback, private or link-local address; `RedirectPolicy::none()` returns redirects to
@@ -87,13 +108,14 @@ impl RobotsConfig<ForMiddleware> {
             client,
             self.redirects,
             self.refusals,
-            self.retries,
+            (self.retries, self.page_timeout),
         ))
     }
 
     /// A ready, correctly wired reqwest client: redirect following off in reqwest and done hop
     /// by hop by the middleware (every hop checked and paced), the crawler's `User-Agent` set,
-    /// and the middleware added.
+    /// connections through the guarded resolver, a page timeout
+    /// ([`RobotsConfig::page_timeout`], 30 s), and the middleware added.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]

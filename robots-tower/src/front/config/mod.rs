@@ -18,6 +18,10 @@ use crate::pacing::local::Politeness;
 use crate::pacing::rules::{OverlongCrawlDelay, PolitenessConfig, Spacing};
 use robots_fetch::Resolver;
 
+/// The default total time of a page request by a client the middleware builds (its
+/// `page_timeout` setting; feature `reqwest`).
+pub const DEFAULT_PAGE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// Configuration of the robots layer ([`crate::RobotsLayer::builder`], which builds a [`crate::RobotsLayer`])
 /// or the reqwest middleware (`RobotsMiddleware::builder`, which builds a `RobotsMiddleware` or a
 /// ready client): the type parameter says which, so each builds only what it was made for. Every
@@ -75,6 +79,10 @@ pub struct RobotsConfig<Target = ForLayer> {
     /// How many times the middleware sends a request again after a transient failure.
     #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
     pub(crate) retries: u32,
+    /// The total time a page request of a client the middleware builds may take (none: no
+    /// limit).
+    #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
+    pub(crate) page_timeout: Option<Duration>,
     #[cfg(feature = "redis")]
     fleet: FleetSettings,
     target: std::marker::PhantomData<Target>,
@@ -135,6 +143,7 @@ impl<Target> RobotsConfig<Target> {
             #[cfg(feature = "reqwest")]
             robots_client: None,
             retries: 0,
+            page_timeout: Some(crate::front::config::DEFAULT_PAGE_TIMEOUT),
             #[cfg(feature = "redis")]
             fleet: FleetSettings::default(),
             target: std::marker::PhantomData,
