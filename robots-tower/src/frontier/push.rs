@@ -27,8 +27,8 @@ impl Frontier {
     /// or dropped makes room). Its fragment is removed. Refused at once when the frontier is
     /// closed, the URL is no http(s) URL, its group is at its cap, or it alone is over the
     /// budget. A URL whose cached robots.txt disallows it is dropped
-    /// ([`Pushed::Disallowed`]); one pushed before, with de-duplication on, too
-    /// ([`Pushed::Duplicate`]).
+    /// ([`Pushed::Disallowed`]); one pushed (or dropped as disallowed) before, with
+    /// de-duplication on, too ([`Pushed::Duplicate`]): each URL is refused and counted once.
     pub async fn push_with(&self, mut url: Url, priority: i32) -> Result<Pushed, PushError> {
         loop {
             let room = self.shared.room.notified();
@@ -114,11 +114,20 @@ impl Frontier {
             self.shared.hear(vec![Dropped { url, error }]);
             return Ok(Pushed::AddressRefused);
         }
-        // Known to be disallowed: dropped before it takes any room.
+        // Known to be disallowed: dropped before it takes any room, and remembered (with
+        // de-duplication on), so that a URL linked many times is refused, counted and told
+        // once; pushed again it is a duplicate.
         if let Some(Err(error)) = self.shared.gate.cached_verdict(&url)
             && is_disallowed(&error)
         {
-            self.shared.lock().counts.disallowed += 1;
+            let mut state = self.shared.lock();
+            if state.seen.contains(url.as_str()) {
+                state.counts.duplicates += 1;
+                return Ok(Pushed::Duplicate);
+            }
+            state.seen.remember(url.as_str());
+            state.counts.disallowed += 1;
+            drop(state);
             self.shared.hear(vec![Dropped { url, error }]);
             return Ok(Pushed::Disallowed);
         }

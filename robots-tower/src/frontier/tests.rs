@@ -344,10 +344,12 @@ async fn disallowed_urls_are_dropped_counted_and_told_never_handed_out() {
     let told = heard.clone();
     let (hooks, frontier) = setup(
         |c| c.min_delay(Duration::ZERO),
-        FrontierConfig::default().on_disallowed(move |dropped| {
-            assert!(matches!(dropped.error, RobotsError::Disallowed { .. }));
-            told.lock().unwrap().push(dropped.url.to_string());
-        }),
+        FrontierConfig::default()
+            .dedup(Dedup::Exact { last: 100 })
+            .on_disallowed(move |dropped| {
+                assert!(matches!(dropped.error, RobotsError::Disallowed { .. }));
+                told.lock().unwrap().push(dropped.url.to_string());
+            }),
     );
     // a.example's robots.txt is known: dropped at the push.
     hooks.check(&url("http://a.example/")).await.unwrap();
@@ -357,6 +359,13 @@ async fn disallowed_urls_are_dropped_counted_and_told_never_handed_out() {
             .unwrap(),
         Pushed::Disallowed
     );
+    // Linked again (with its fragment, too): one URL, refused, counted and told once.
+    for again in [
+        "http://a.example/private/1",
+        "http://a.example/private/1#top",
+    ] {
+        assert_eq!(frontier.try_push(url(again)).unwrap(), Pushed::Duplicate);
+    }
     // b.example's is not yet: queued, then dropped when its turn comes.
     for u in ["http://b.example/private/2", "http://b.example/ok"] {
         assert_eq!(frontier.try_push(url(u)).unwrap(), Pushed::Queued);
@@ -368,6 +377,7 @@ async fn disallowed_urls_are_dropped_counted_and_told_never_handed_out() {
         ["http://a.example/private/1", "http://b.example/private/2"]
     );
     assert_eq!(frontier.stats().disallowed, 2);
+    assert_eq!(frontier.stats().duplicates, 2);
 }
 
 #[tokio::test(start_paused = true)]
