@@ -557,15 +557,53 @@ fn published_pages_point_only_where_their_readers_can_follow() {
                 }
                 rest = &rest[at + 2..];
             }
-            for words in ["in the repository", "BENCHMARKS.md", "README.md", "`docs/"] {
+            for words in NOT_IN_A_PACKAGE {
                 if line.contains(words) {
                     found.push(format!("{page}:{}: `{words}`", number + 1));
                 }
             }
         }
     }
+    // The API docs on docs.rs (and what `help()` shows in Python) and the messages the
+    // crates log: their readers have the package alone too.
+    let mut files = Vec::new();
+    for package in PRODUCT_PACKAGES {
+        rust_files(&root.join(package).join("src"), &mut files);
+    }
+    for file in files {
+        let relative = relative_to(root, &file);
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            // Doc comments, and the strings of log and error messages.
+            let doc = trimmed.starts_with("///") || trimmed.starts_with("//!");
+            let string = !trimmed.starts_with("//") && trimmed.contains('"');
+            // (`include_str!` brings a page in: the page itself is read above.)
+            let read_by_users = (doc || string) && !line.contains("include_str!");
+            if !read_by_users {
+                continue;
+            }
+            for words in NOT_IN_A_PACKAGE {
+                if line.contains(words) {
+                    found.push(format!("{relative}:{}: `{words}`", number + 1));
+                }
+            }
+        }
+    }
     assert!(found.is_empty(), "{found:#?}");
 }
+
+/// Words that send a reader to what a published package does not carry: the repository's files
+/// and its workspace's commands.
+const NOT_IN_A_PACKAGE: [&str; 7] = [
+    "in the repository",
+    "BENCHMARKS.md",
+    "README.md",
+    "`docs/",
+    "(docs/",
+    "docs/composition.md",
+    "cargo run -p",
+];
 
 /// One way out (spec section 8, issue 53): every request the workspace sends leaves through a
 /// front end of robots-tower, which asks the gate (the address rule, robots.txt, the group's

@@ -66,7 +66,7 @@ fn error_verdict(error: &(dyn std::error::Error + 'static)) -> Verdict {
 fn warn_unpaced(said: &AtomicBool, which: &str) {
     if !said.swap(true, Ordering::Relaxed) {
         tracing::warn!(
-            "{which} saw a transient failure that did not pass through a robots front end: it is inside the robots layer or middleware (or there is none), so its retries would skip robots.txt and the pacing. Nothing is sent again; put the retry layer outside the robots one (docs/composition.md)"
+            "{which} saw a transient failure that did not pass through a robots front end: it is inside the robots layer or middleware (or there is none), so its retries would skip robots.txt and the pacing. Nothing is sent again; put the retry layer outside the robots one (https://docs.rs/polite-robots/latest/polite_robots/guide/composition/)"
         );
     }
 }

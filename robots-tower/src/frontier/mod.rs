@@ -532,7 +532,9 @@ impl Frontier {
     /// Bytes the queue holds, as counted against [`FrontierConfig::max_bytes`]: each URL's text
     /// and its slot (three pointers, spare room included), each group's name and its
     /// bookkeeping (a few hundred bytes), and a fixed part. An upper bound on what the
-    /// allocations hold, measured (BENCHMARKS.md has the numbers).
+    /// allocations hold, measured: a million URLs of about 46 bytes over 100,000 groups held 91
+    /// bytes a URL and were counted as 161, so the default 64 MiB holds at least about 400,000
+    /// such URLs.
     pub fn bytes(&self) -> usize {
         let state = self.shared.lock();
         state.queues.bytes() + state.retry_bytes

@@ -39,7 +39,9 @@ impl RobotsConfig<ForMiddleware> {
     /// timeout. Every retry is a request of its own through the group's pacing: it waits for
     /// the pause the failure set (its `Retry-After`, or the back-off) and for its turn. Default
     /// 0, nothing is sent again. Put no retry middleware inside this one: its retries would
-    /// skip the pacing (`docs/composition.md`).
+    /// skip the pacing (the facade's [composition guide]).
+    ///
+    /// [composition guide]: https://docs.rs/polite-robots/latest/polite_robots/guide/composition/
     pub fn retries(mut self, times: u32) -> Self {
         self.retries = times;
         self
@@ -134,7 +136,9 @@ impl RobotsConfig<ForMiddleware> {
     /// [`Self::build_client`], with middleware of your own placed **outside** the robots
     /// middleware: `outside` gets the client builder before the robots middleware is added.
     /// That is where a retry or tracing middleware goes, so that every request it sends again is
-    /// checked and paced (`docs/composition.md`).
+    /// checked and paced (the facade's [composition guide]).
+    ///
+    /// [composition guide]: https://docs.rs/polite-robots/latest/polite_robots/guide/composition/
     ///
     /// ```
     /// use reqwest_middleware::ClientBuilder;

@@ -83,7 +83,7 @@ impl Drop for Queued<'_> {
 pub(super) fn given_up_warning(group: &str) {
     warn!(
         group,
-        "a request was given up while it waited for its group's turn: if a timeout or a concurrency limit wraps the robots layer or middleware, it counts the politeness wait (and holds its permits meanwhile); put it inside (see docs/composition.md)"
+        "a request was given up while it waited for its group's turn: if a timeout or a concurrency limit wraps the robots layer or middleware, it counts the politeness wait (and holds its permits meanwhile); put it inside (see https://docs.rs/polite-robots/latest/polite_robots/guide/composition/)"
     );
 }
 
