@@ -6,7 +6,15 @@ from typing import Literal, TypeVar
 from typing_extensions import TypeAlias
 
 _Text: TypeAlias = str | bytes
-_Headers: TypeAlias = Mapping[_Text, _Text | Sequence[_Text]] | Iterable[tuple[_Text, _Text]]
+_HeaderValue: TypeAlias = _Text | Sequence[_Text]
+# A mapping's keys are invariant: `dict[str, str]`, `dict[bytes, bytes]` and Scrapy's `Headers`
+# each match one of these.
+_Headers: TypeAlias = (
+    Mapping[str, _HeaderValue]
+    | Mapping[bytes, _HeaderValue]
+    | Mapping[_Text, _HeaderValue]
+    | Iterable[tuple[_Text, _Text]]
+)
 
 _T = TypeVar("_T", bound="RobotsTxt")
 
