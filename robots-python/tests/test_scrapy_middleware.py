@@ -82,7 +82,9 @@ def test_a_503_robots_txt_gives_no_page_until_it_recovers_then_the_pages():
     assert [status for _, status in statuses[:recovered]].count(503) >= 1
     assert sorted(pages(ours)) == ["/", "/a", "/b"], statuses
     assert len(result["pages"]) == 3
-    assert result["stats"]["robotstxt/refused/unreachable"] >= 3
+    # Held while robots.txt was down, then fetched: deferred, never counted as refused.
+    assert result["stats"]["robotstxt/deferred"] >= 3
+    assert result["stats"].get("robotstxt/refused/unreachable", 0) == 0
     assert result["stats"]["robotstxt/response_status_count/503"] >= 1
     # Scrapy's middleware parses the 503 page as rules: every page goes while robots.txt is down.
     served = [(hit.path, hit.status) for hit in theirs.log]
@@ -418,3 +420,6 @@ def test_a_robots_txt_redirect_to_a_name_resolving_inside_is_not_followed():
     assert site.paths() == ["/robots.txt"]
     assert result["stats"]["robotstxt/refused/address"] == 1
     assert result["stats"]["robotstxt/outcome/unreachable"] == 1
+    # No retry asked for: the page is given up at once, and counted as refused.
+    assert result["stats"]["robotstxt/refused/unreachable"] == 1
+    assert "robotstxt/deferred" not in result["stats"]

@@ -213,8 +213,10 @@ class RobotsTxtMiddleware:
       warning when it is a browser's or cut short.
 
     Stats: ``robotstxt/request_count``, ``robotstxt/response_status_count/<status>``,
-    ``robotstxt/outcome/<outcome>``, ``robotstxt/forbidden``, ``robotstxt/refused/unreachable``,
-    ``robotstxt/refused/delay``, ``robotstxt/refused/address``, ``robotstxt/pause_count``, ``robotstxt/pause_max``,
+    ``robotstxt/outcome/<outcome>``, ``robotstxt/forbidden``, ``robotstxt/refused/unreachable``
+    (requests given up while robots.txt stayed unreachable), ``robotstxt/deferred`` (requests
+    held until robots.txt was due again, each time), ``robotstxt/refused/delay``,
+    ``robotstxt/refused/address``, ``robotstxt/pause_count``, ``robotstxt/pause_max``,
     ``robotstxt/backoff_count``, ``robotstxt/delay_max``.
     """
 
@@ -402,14 +404,16 @@ class RobotsTxtMiddleware:
         from scrapy.exceptions import IgnoreRequest
 
         if robots.rules == "disallow_all" and robots.outcome == "unreachable":
-            self.stats.inc_value("robotstxt/refused/unreachable")
             reason = f"robots.txt of {robots.origin} is unreachable ({robots.error})"
             wait = (robots.refresh_at or 0.0) - time.monotonic()
             tries = request.meta.get("robotstxt_unreachable_tries", 0)
             if tries < self._unreachable_retries and wait <= self._unreachable_wait:
-                # Temporary: the request goes again once robots.txt is due again.
+                # Temporary: the request goes again once robots.txt is due again (counted as
+                # deferred, not refused: it may yet be fetched).
                 self._defer(request.replace(dont_filter=True), max(wait, 0.0), tries + 1)
                 reason += f": the request is tried again in {max(wait, 0.0):.1f} s"
+            else:
+                self.stats.inc_value("robotstxt/refused/unreachable")
         else:
             self.stats.inc_value("robotstxt/forbidden")
             rule = f" by line {verdict.rule.line} ({verdict.rule.pattern})" if verdict.rule else ""
