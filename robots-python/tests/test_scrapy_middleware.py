@@ -265,6 +265,24 @@ def test_a_browser_style_user_agent_obeys_the_group_of_the_bot_it_names():
     assert theirs.paths() == ["/robots.txt"]  # Protego finds `MyBot` inside the string
     assert result["stats"]["robotstxt/forbidden"] == 2
     assert "robots.txt is obeyed as 'MyBot'" in result["log"]
+    # Said once, as text (not again at a request whose header is bytes).
+    assert result["log"].count("robots.txt is obeyed as") == 1, result["log"]
+    assert "b'Mozilla" not in result["log"]
+    # A token of the settings' own: said with the User-Agent actually sent.
+    named = Server({"/robots.txt": Reply(200, b"User-agent: *\nDisallow: /private\n")})
+    try:
+        told = crawl(
+            "ours",
+            [named.base + "/", named.base + "/private/x"],
+            USER_AGENT=agent,
+            ROBOTSTXT_USER_AGENT="MyBot",
+            LOG_LEVEL="DEBUG",
+        )
+    finally:
+        named.close()
+    assert f"ROBOTSTXT_USER_AGENT 'MyBot'; the User-Agent sent: {agent!r}" in told["log"], told["log"]
+    # A refusal names the file that decided and its line.
+    assert f"Forbidden by robots.txt ({named.base}/robots.txt) by line 2 (/private)" in told["log"], told["log"]
     # A browser's User-Agent alone is said at start-up, with a warning.
     browser = Server({"/robots.txt": Reply(200, b"User-agent: *\nAllow: /\n")})
     try:

@@ -115,19 +115,32 @@ def describe_agent(user_agent: str | bytes) -> tuple[str, str | None]:
     return token, None
 
 
+def _as_text(value: str | bytes) -> str:
+    """A header value as text (Scrapy keeps them as bytes): what a log line shows."""
+    return value.decode("latin-1") if isinstance(value, bytes) else value
+
+
 class _AgentLog:
-    """Says once per agent string which token robots.txt is obeyed for, and warns when that is
-    not a crawler's own token."""
+    """Says once per agent which token robots.txt is obeyed for, and the User-Agent sent (they
+    differ when ``ROBOTSTXT_USER_AGENT`` names the token), and warns when that is not a
+    crawler's own token. ``str`` and ``bytes`` spellings of one agent are one."""
 
     def __init__(self) -> None:
-        self._said: set[str | bytes] = set()
+        self._said: set[str] = set()
 
-    def say(self, user_agent: str | bytes) -> None:
-        if user_agent in self._said or len(self._said) >= 64:
+    def say(self, agent: str | bytes, sent: str | bytes | None = None) -> None:
+        text = _as_text(agent)
+        if text in self._said or len(self._said) >= 64:
             return
-        self._said.add(user_agent)
-        token, warning = describe_agent(user_agent)
-        logger.info("robots.txt is obeyed as %r (user agent %r)", token, user_agent)
+        self._said.add(text)
+        token, warning = describe_agent(agent)
+        sent_text = text if sent is None else _as_text(sent)
+        if sent_text == text:
+            logger.info("robots.txt is obeyed as %r (the User-Agent sent: %r)", token, text)
+        else:
+            logger.info(
+                "robots.txt is obeyed as %r (ROBOTSTXT_USER_AGENT %r; the User-Agent sent: %r)", token, text, sent_text
+            )
         if warning:
             logger.warning("robots.txt: %s", warning)
 
@@ -268,7 +281,7 @@ class RobotsTxtMiddleware:
         self._unreachable_retries = int(settings.getint("ROBOTSTXT_UNREACHABLE_RETRIES", 3))
         self._deferred = 0
         self._agents = _AgentLog()
-        self._agents.say(self._robots_agent or self._default_agent)
+        self._agents.say(self._robots_agent or self._default_agent, sent=self._default_agent)
         if self._robots_agent and not _is_token(self._robots_agent):
             logger.warning(
                 "robots.txt: ROBOTSTXT_USER_AGENT %r has characters Google never matches (letters, '-' and '_' "
@@ -323,7 +336,7 @@ class RobotsTxtMiddleware:
         await self._check_address(request)
         robots = await self._robots_for(request.url)
         agent = self._agent(request)
-        self._agents.say(agent)
+        self._agents.say(agent, sent=request.headers.get(b"User-Agent") or self._default_agent)
         verdict = robots.check(request.url, agent)
         self._account(_origin_key(request.url), robots)  # a check may have compiled a view
         if not verdict.allowed:
@@ -418,7 +431,9 @@ class RobotsTxtMiddleware:
             self.stats.inc_value("robotstxt/forbidden")
             rule = f" by line {verdict.rule.line} ({verdict.rule.pattern})" if verdict.rule else ""
             resolved = f" (resolved to {verdict.resolved_path})" if verdict.resolved_path else ""
-            reason = f"Forbidden by robots.txt{rule}{resolved}"
+            # The file that decided: the origin's, or where its robots.txt was redirected.
+            source = robots.redirected_to or f"{robots.origin}/robots.txt"
+            reason = f"Forbidden by robots.txt ({source}){rule}{resolved}"
         logger.debug("%s: %s", reason, request, extra={"spider": self.crawler.spider})
         raise IgnoreRequest(reason)
 
