@@ -82,7 +82,9 @@ def test_a_503_robots_txt_gives_no_page_until_it_recovers_then_the_pages():
     assert [status for _, status in statuses[:recovered]].count(503) >= 1
     assert sorted(pages(ours)) == ["/", "/a", "/b"], statuses
     assert len(result["pages"]) == 3
-    # Held while robots.txt was down, then fetched: deferred, never counted as refused.
+    # Held while robots.txt was down, then fetched: deferred, never counted as refused, and
+    # when it goes again is said at INFO.
+    assert "the request is tried again in" in result["log"], result["log"]
     assert result["stats"]["robotstxt/deferred"] >= 3
     assert result["stats"].get("robotstxt/refused/unreachable", 0) == 0
     assert result["stats"]["robotstxt/response_status_count/503"] >= 1
@@ -438,6 +440,7 @@ def test_a_robots_txt_redirect_to_a_name_resolving_inside_is_not_followed():
     assert site.paths() == ["/robots.txt"]
     assert result["stats"]["robotstxt/refused/address"] == 1
     assert result["stats"]["robotstxt/outcome/unreachable"] == 1
-    # No retry asked for: the page is given up at once, and counted as refused.
+    # No retry asked for: the page is given up at once, counted as refused, and said at INFO.
     assert result["stats"]["robotstxt/refused/unreachable"] == 1
+    assert "is unreachable" in result["log"] and "the request is given up" in result["log"], result["log"]
     assert "robotstxt/deferred" not in result["stats"]

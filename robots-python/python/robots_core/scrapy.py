@@ -427,6 +427,11 @@ class RobotsTxtMiddleware:
                 reason += f": the request is tried again in {max(wait, 0.0):.1f} s"
             else:
                 self.stats.inc_value("robotstxt/refused/unreachable")
+                reason += ": the request is given up"
+            # Said at INFO, not DEBUG: the site's pages are held or lost, which a rule's refusal
+            # is not (a `scrapy shell` that got nothing then says why).
+            logger.info("%s: %s", reason, request, extra={"spider": self.crawler.spider})
+            raise IgnoreRequest(reason)
         else:
             self.stats.inc_value("robotstxt/forbidden")
             rule = f" by line {verdict.rule.line} ({verdict.rule.pattern})" if verdict.rule else ""
