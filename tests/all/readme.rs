@@ -190,8 +190,10 @@ fn every_readme_snippet_builds_outside_the_checkout_with_its_dependency_lines() 
 }
 
 /// The README's crawl program (`Frontier::run`), run as a user runs it: three local sites whose
-/// pages link to each other and to pages robots.txt forbids, start URLs on stdin. It ends by
-/// itself, sends nothing forbidden, and its summary counts what the servers saw.
+/// pages link to each other, to pages robots.txt forbids and to `/busy`, which answers 429
+/// (`Retry-After: 1`) the first time; start URLs on stdin. It ends by itself, sends nothing
+/// forbidden and says each such URL, fetches `/busy` again after the pause and gets its 200,
+/// and its summary counts what the servers saw.
 fn crawl_program_crawls_local_sites(program: &Path) {
     use std::io::Write;
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -199,10 +201,14 @@ fn crawl_program_crawls_local_sites(program: &Path) {
         let mut sites = Vec::new();
         for _ in 0..3 {
             sites.push(
-                crate::site::Site::start(|target, _| match target {
+                crate::site::Site::start(|target, seen| match target {
                     "/robots.txt" => crate::site::Answer::ok("User-agent: *\nDisallow: /private\n"),
                     "/" => crate::site::Answer::ok(
-                        "<a href=\"/a\">a</a> <a href=\"b\">b</a> <a href=\"/private/x\">x</a> <a href=\"https://elsewhere.example/\">out</a>",
+                        "<a href=\"/a\">a</a> <a href=\"b\">b</a> <a href=\"/private/x\">x</a> <a href=\"https://elsewhere.example/\">out</a> <a href=\"/busy\">busy</a>",
+                    ),
+                    "/busy" if seen == 0 => crate::site::Answer::status(
+                        "429 Too Many Requests",
+                        &["Retry-After: 1"],
                     ),
                     "/a" => crate::site::Answer::ok("<a href=\"/\">home</a> <a href=\"/c#top\">c</a>"),
                     _ => crate::site::Answer::ok("<a href=\"/a\">a</a>"),
@@ -242,15 +248,28 @@ fn crawl_program_crawls_local_sites(program: &Path) {
         String::from_utf8_lossy(&out.stderr)
     );
     let pages: usize = sites.iter().map(|s| s.pages().len()).sum();
-    // /, /a, /b, /c on each site; /private/x never sent, elsewhere.example not followed.
-    assert_eq!(pages, 12, "{stdout}");
+    // /, /a, /b, /c and /busy twice on each site; /private/x never sent, elsewhere.example not
+    // followed.
+    assert_eq!(pages, 18, "{stdout}");
     assert!(sites.iter().all(|s| s.count("/private/x") == 0));
+    assert!(sites.iter().all(|s| s.count("/busy") == 2), "{stdout}");
+    for site in &sites {
+        let busy = site.url("/busy");
+        assert!(stdout.contains(&format!("429 {busy}")), "{stdout}");
+        assert!(stdout.contains(&format!("200 {busy}")), "{stdout}");
+        let private = site.url("/private/x");
+        assert!(
+            stdout.contains(&format!("disallowed: {private}")),
+            "{stdout}"
+        );
+    }
     assert!(
         stdout
             .lines()
             .last()
             .is_some_and(|l| l.starts_with(&format!(
-                "{pages} fetched, 3 disallowed, 0 refused, 0 failed"
+                "{} fetched, 3 disallowed, 0 refused, 0 failed, 3 retried",
+                pages - 3
             ))),
         "{stdout}"
     );
