@@ -1,8 +1,7 @@
 //! Every README snippet as a user outside the checkout meets it: a project of its own, with the
 //! `[dependencies]` the README gives it (the toml block above it), our crates as path
-//! dependencies to this checkout, since nothing is published yet. Each snippet compiles alone
-//! (features are not lent by another snippet), and the ones that need no network are built
-//! and run.
+//! dependencies to this checkout, since nothing is published yet. Each snippet builds alone
+//! (features are not lent by another snippet), and the ones that need no network run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -139,15 +138,10 @@ fn every_readme_snippet_builds_outside_the_checkout_with_its_dependency_lines() 
     for snippet in &snippets {
         let package = format!("snippet-{}", snippet.name);
         let crawl_program = snippet.code.contains("frontier\n        .run(");
-        // What a user who pastes a snippet would see fail is a compile error, which `check`
-        // finds with the snippet's own features; only the snippets run here are linked (a
-        // check of the others builds no machine code for their dependencies, spider's
-        // among them).
-        let verb = if snippet.runs || crawl_program {
-            "build"
-        } else {
-            "check"
-        };
+        // Every snippet is built, not only checked: the ones that run need their dependencies
+        // built anyway, and a check of the others compiles those dependencies a second time,
+        // as metadata, which cost more than it saved (304 s from a clean clone with 12 checked
+        // and 5 built, against 267 s with all 14 of 2026-11-27 built).
         let build = Command::new(&cargo)
             .current_dir(&project)
             .env("CARGO_TARGET_DIR", &target)
@@ -156,7 +150,7 @@ fn every_readme_snippet_builds_outside_the_checkout_with_its_dependency_lines() 
             // to spare) and takes a quarter less time.
             .env("CARGO_PROFILE_DEV_DEBUG", "false")
             .env("CARGO_INCREMENTAL", "0")
-            .args([verb, "--quiet", "-p", &package])
+            .args(["build", "--quiet", "-p", &package])
             .output()
             .expect("cargo runs");
         assert!(
