@@ -952,3 +952,38 @@ async fn a_body_that_breaks_off_is_an_error_not_a_page() {
     assert_eq!(summary(&out)["failed"], 2);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Issue 71: `--timeout` bounds robots.txt too. A robots.txt that drips a byte at a time is
+/// given up at the timeout, and its origin's URLs are refused then: not held again for the
+/// group's turn, which the slow answer lengthened, since a refusal sends nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dripping_robots_txt_is_given_up_at_the_timeout() {
+    let site = Site::start(|target, _| match target {
+        "/robots.txt" => Answer {
+            body_delay: Duration::from_secs(30),
+            ..Answer::ok("User-agent: *\nAllow: /\n".repeat(10))
+        },
+        _ => Answer::ok("page"),
+    })
+    .await;
+    let url = site.url("/x");
+    let args = [
+        "--user-agent",
+        UA,
+        "--min-delay",
+        "0",
+        "--timeout",
+        "2",
+        "--format",
+        "json",
+        url.as_str(),
+    ];
+    let started = Instant::now();
+    let out = crawl_async(args.iter().map(|s| s.to_string()).collect()).await;
+    let took = started.elapsed();
+    let lines = json_lines(&out);
+    assert_eq!(by_url(&lines, &url)["outcome"], "unreachable", "{lines:?}");
+    assert_eq!(site.pages().len(), 0);
+    // The fetch's 2 s, and not the 2 s more the adaptive delay would add.
+    assert!(took < Duration::from_millis(3500), "{took:?}");
+}

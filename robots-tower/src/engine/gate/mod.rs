@@ -200,6 +200,12 @@ impl Gate {
         origin: &Origin,
     ) -> Result<Option<Duration>, RobotsError> {
         let interval = match self.cache.cached(origin) {
+            // Its URLs are refused without a request until robots.txt is due again: nothing to
+            // pace, so they need not wait for the group's turn (after a slow failed fetch, the
+            // adaptive delay would hold them that long for a refusal).
+            Some(entry) if entry.is_blocked_by_outage(Instant::now()) => {
+                return Ok(Some(Duration::ZERO));
+            }
             Some(entry) => self.interval_for(&entry)?.0,
             None => self.pacing.config().min_delay,
         };
