@@ -43,6 +43,12 @@ struct State {
     flushing: bool,
     /// When the flusher wakes next on its own (`None`: only when told).
     wakes_at: Option<Instant>,
+    /// Settles on their way to the server, by batch: an acquire sent meanwhile may reach the
+    /// server first, so it carries copies (recording twice changes nothing), or it would find
+    /// the places they free still taken.
+    sending: Vec<(u64, Settle)>,
+    /// The number of the next batch sent.
+    next_batch: u64,
 }
 
 /// How long a flusher with nothing to send stays for the next settle (a busy process posts
@@ -66,12 +72,28 @@ impl Outbox {
 
     /// Takes the settles that may ride on a call for `keys`: those on the same server (on a
     /// cluster, in the same slot, which the epoch key names).
+    /// Settles on their way in another call go too, as copies.
     pub(super) fn riders(&self, keys: &GroupKeys) -> Vec<Settle> {
         let mut state = self.lock();
-        if state.waiting.is_empty() {
+        if state.waiting.is_empty() && state.sending.is_empty() {
             return Vec::new();
         }
-        take_riders(&mut state.waiting, keys, self.fleet.is_cluster())
+        let cluster = self.fleet.is_cluster();
+        let mut riders = take_riders(&mut state.waiting, keys, cluster);
+        for (_, settle) in &state.sending {
+            if riders.len() >= MOST_PER_CALL {
+                break;
+            }
+            let same_slot = !cluster || settle.keys.epoch == keys.epoch;
+            // (One waiting replaces an earlier record of the same request.)
+            let replaced = riders
+                .iter()
+                .any(|rider| rider.id == settle.id && rider.keys.pace == settle.keys.pace);
+            if same_slot && !replaced {
+                riders.push(settle.clone());
+            }
+        }
+        riders
     }
 
     /// Posts a settle: it rides on this process's next call to its server, or goes with the
@@ -120,6 +142,20 @@ impl Outbox {
     }
 
     async fn send(&self, batch: &[Settle]) {
+        let number = {
+            let mut state = self.lock();
+            let number = state.next_batch;
+            state.next_batch += 1;
+            state
+                .sending
+                .extend(batch.iter().map(|settle| (number, settle.clone())));
+            number
+        };
+        // However the call ends (or is cancelled), the batch is no longer on its way.
+        let _sent = Sent {
+            outbox: self,
+            number,
+        };
         let mut call = ScriptCall::new(flush_script(), batch.len() * Settle::KEYS);
         for settle in batch {
             settle.add_keys(&mut call);
@@ -171,6 +207,21 @@ impl Outbox {
             };
             self.send(&batch).await;
         }
+    }
+}
+
+/// Takes a batch off the list of those on their way when dropped.
+struct Sent<'a> {
+    outbox: &'a Outbox,
+    number: u64,
+}
+
+impl Drop for Sent<'_> {
+    fn drop(&mut self) {
+        self.outbox
+            .lock()
+            .sending
+            .retain(|(number, _)| *number != self.number);
     }
 }
 
@@ -337,5 +388,34 @@ mod tests {
             assert!(riders[0].head_grace.is_none());
             assert!(outbox.riders(&keys).is_empty(), "taken once");
         });
+    }
+
+    /// An acquire sent while a flush is on its way carries copies of what the flush sends: it
+    /// may reach the server first, and must not find the places they free still taken.
+    #[test]
+    fn settles_on_their_way_ride_again_as_copies() {
+        let fleet = RedisFleet::new("redis://127.0.0.1:1/").unwrap();
+        let outbox = Outbox::new(fleet.clone(), Duration::from_secs(60));
+        let keys = GroupKeys::of(&fleet, "g");
+        let head = Settle {
+            head_grace: Some(Duration::from_secs(30)),
+            ..success(&keys)
+        };
+        outbox.lock().sending.push((0, head));
+        let riders = outbox.riders(&keys);
+        assert_eq!(riders.len(), 1);
+        assert!(riders[0].head_grace.is_some(), "a copy of the head on its way");
+        assert_eq!(outbox.lock().sending.len(), 1, "still on its way");
+        // The end of the same request, waiting, goes instead of the head's copy.
+        outbox.lock().waiting.push(success(&keys));
+        let riders = outbox.riders(&keys);
+        assert_eq!(riders.len(), 1);
+        assert!(riders[0].head_grace.is_none());
+        // Once the batch arrived, nothing rides.
+        drop(Sent {
+            outbox: &outbox,
+            number: 0,
+        });
+        assert!(outbox.riders(&keys).is_empty());
     }
 }

@@ -15,7 +15,9 @@ pub(super) const HEAD_RIDE: Duration = Duration::from_millis(100);
 /// The longest a request's end waits for a call to ride on.
 pub(super) const END_RIDE: Duration = Duration::from_millis(1);
 
-/// A request's head or end, to be recorded by a script in the fleet's Redis.
+/// A request's head or end, to be recorded by a script in the fleet's Redis. (Recording one
+/// twice changes nothing: a copy may ride with an acquire while the original is on its way.)
+#[derive(Clone)]
 pub(super) struct Settle {
     pub(super) keys: Arc<GroupKeys>,
     pub(super) id: Arc<str>,
