@@ -61,6 +61,10 @@ pub enum RobotsError {
         origin: Origin,
         /// When the cache will try robots.txt again.
         retry_after: Duration,
+        /// How long robots.txt has been unreachable (since the first failure of this outage):
+        /// [`Frontier::run`](crate::Frontier::run) gives the origin's URLs up once the next try
+        /// would come later than [`FrontierConfig::hold_unreachable`](crate::FrontierConfig::hold_unreachable) after that.
+        unreachable_for: Duration,
         /// What went wrong.
         cause: String,
     },

@@ -262,7 +262,7 @@ fn crawl_program_crawls_local_sites(program: &Path) {
             .lines()
             .last()
             .is_some_and(|l| l.starts_with(&format!(
-                "{} fetched, 3 disallowed, 0 refused, 0 failed, 3 retried",
+                "{} fetched, 3 disallowed, 0 refused, 0 failed, 3 retried, 0 given up",
                 pages - 3
             ))),
         "{stdout}"

@@ -236,6 +236,7 @@ mod tests {
         let unreachable = refusal_response(&RobotsError::RobotsUnreachable {
             origin: origin.clone(),
             retry_after: Duration::from_millis(59_100),
+            unreachable_for: Duration::ZERO,
             cause: "HTTP 503".into(),
         })
         .unwrap();

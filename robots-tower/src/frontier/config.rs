@@ -2,6 +2,7 @@
 //! hears of the URLs it drops.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use url::Url;
 
@@ -27,7 +28,13 @@ pub struct FrontierConfig {
     pub(crate) on_disallowed: Option<Arc<dyn Fn(Dropped) + Send + Sync>>,
     pub(crate) job_overdraft: usize,
     pub(crate) max_retries: u32,
+    pub(crate) hold_unreachable: Duration,
 }
+
+/// How long [`Frontier::run`](crate::Frontier::run) holds a site's URLs while its robots.txt
+/// cannot be had, by default: about a minute, so that one dead site keeps a one-off crawl that
+/// long, not for the robots.txt cache's whole retry schedule (tries at 0, 1, 3 and 7 min).
+pub const DEFAULT_HOLD_UNREACHABLE: Duration = Duration::from_secs(60);
 
 impl std::fmt::Debug for FrontierConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -38,6 +45,7 @@ impl std::fmt::Debug for FrontierConfig {
             .field("on_disallowed", &self.on_disallowed.is_some())
             .field("job_overdraft", &self.job_overdraft)
             .field("max_retries", &self.max_retries)
+            .field("hold_unreachable", &self.hold_unreachable)
             .finish()
     }
 }
@@ -45,7 +53,8 @@ impl std::fmt::Debug for FrontierConfig {
 impl Default for FrontierConfig {
     /// 64 MiB of queued URLs (about 600,000 URLs of 60 bytes), no cap per group, no
     /// de-duplication, dropped URLs only logged, 64 KiB of overdraft per job for the links it
-    /// finds, 3 retries per URL.
+    /// finds, 3 retries per URL, a site's URLs held a minute while its robots.txt is
+    /// unreachable ([`DEFAULT_HOLD_UNREACHABLE`]).
     fn default() -> FrontierConfig {
         FrontierConfig {
             max_bytes: 64 << 20,
@@ -54,6 +63,7 @@ impl Default for FrontierConfig {
             on_disallowed: None,
             job_overdraft: 64 << 10,
             max_retries: 3,
+            hold_unreachable: DEFAULT_HOLD_UNREACHABLE,
         }
     }
 }
@@ -92,11 +102,33 @@ impl FrontierConfig {
         self
     }
 
-    /// How many times one URL is retried ([`crate::Job::retry_after`], and a
-    /// `RobotsUnreachable` refusal under [`crate::Frontier::run`]) before it is given up
-    /// ([`crate::FrontierStats::gave_up`]). 3 by default.
+    /// How many times one URL is retried ([`crate::Job::retry_after`], [`Visit::Retry`])
+    /// before it is given up ([`crate::FrontierStats::gave_up`]). 3 by default. Waiting for an
+    /// unreachable robots.txt is not counted here: [`FrontierConfig::hold_unreachable`]
+    /// bounds it.
     pub fn max_retries(mut self, retries: u32) -> Self {
         self.max_retries = retries;
+        self
+    }
+
+    /// How long [`crate::Frontier::run`] holds a site's URLs while its robots.txt cannot be
+    /// had (a refusal [`RobotsError::RobotsUnreachable`]: no answer, or a 5xx): each is handed
+    /// out again when robots.txt is tried next, as long as that try comes within `hold` of the
+    /// outage's start; past it they are given up, counted in
+    /// [`crate::FrontierStats::gave_up_unreachable`] (and in `gave_up`), and the site is named
+    /// in a warning once. [`DEFAULT_HOLD_UNREACHABLE`] (a minute: robots.txt tried twice) by
+    /// default, which suits a one-off crawl; a long-running crawler may wait out a longer
+    /// outage (the cache tries robots.txt again after 1, 3, 7, 15… minutes).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use robots_tower::FrontierConfig;
+    /// // A crawler that runs for days waits up to an hour for a site to come back.
+    /// let config = FrontierConfig::default().hold_unreachable(Duration::from_secs(3600));
+    /// # let _ = config;
+    /// ```
+    pub fn hold_unreachable(mut self, hold: Duration) -> Self {
+        self.hold_unreachable = hold;
         self
     }
 
@@ -250,8 +282,8 @@ pub enum Visit {
     /// de-duplication).
     Fetched(Vec<Url>),
     /// The front end refused it: [`RobotsError::Disallowed`] counts as disallowed,
-    /// [`RobotsError::RobotsUnreachable`] is retried after its `retry_after` (at most
-    /// [`FrontierConfig::max_retries`] times), anything else counts as refused.
+    /// [`RobotsError::RobotsUnreachable`] is retried after its `retry_after` (while within
+    /// [`FrontierConfig::hold_unreachable`]), anything else counts as refused.
     Refused(RobotsError),
     /// Put back, to be handed out again after this long (a 503, a network error), at most
     /// [`FrontierConfig::max_retries`] times.
@@ -324,8 +356,12 @@ pub struct FrontierStats {
     pub failed: u64,
     /// Retries scheduled ([`Job::retry_after`](crate::Job::retry_after), [`Visit::Retry`], an unreachable robots.txt).
     pub retried: u64,
-    /// URLs given up after [`FrontierConfig::max_retries`] retries.
+    /// URLs given up: after [`FrontierConfig::max_retries`] retries, or their robots.txt
+    /// unreachable past [`FrontierConfig::hold_unreachable`].
     pub gave_up: u64,
+    /// Of `gave_up`, URLs whose robots.txt stayed unreachable past
+    /// [`FrontierConfig::hold_unreachable`].
+    pub gave_up_unreachable: u64,
     /// Links a job found that were refused past its overdraft
     /// ([`FrontierConfig::job_overdraft`]).
     pub over_budget: u64,

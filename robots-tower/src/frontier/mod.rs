@@ -21,11 +21,12 @@ use std::time::Duration;
 use robots_fetch::Origin;
 use tokio::sync::Notify;
 use tokio::time::Instant;
-use tracing::debug;
+use tracing::{debug, warn};
 use url::Url;
 
 pub use config::{
-    Dedup, Dropped, FrontierConfig, FrontierStats, PushError, Pushed, Retried, Visit,
+    DEFAULT_HOLD_UNREACHABLE, Dedup, Dropped, FrontierConfig, FrontierStats, PushError, Pushed,
+    Retried, Visit,
 };
 use dedup::Seen;
 pub use job::Job;
@@ -111,6 +112,7 @@ struct Shared {
     max_bytes: usize,
     job_overdraft: usize,
     max_retries: u32,
+    hold_unreachable: Duration,
     /// Fetches an origin's robots.txt into the gate's cache, when the frontier was made by a
     /// front end with a client of its own (the middleware, the hooks).
     robots: Option<FetchRobots>,
@@ -136,7 +138,17 @@ struct State {
     /// is not over while there are any, even with every job dropped.
     visiting: usize,
     retry_seq: u64,
+    /// Sites whose URLs were given up for an unreachable robots.txt, the most recent last
+    /// (at most [`UNREACHABLE_NAMED`]): each is named in a warning once, not once a URL.
+    gave_up_sites: std::collections::VecDeque<Origin>,
 }
+
+/// How many sites given up for an unreachable robots.txt are remembered, to be warned of once.
+const UNREACHABLE_NAMED: usize = 64;
+
+/// The most times a URL is handed out again for an unreachable robots.txt, whatever the hold
+/// (a robots.txt that is reachable between outages starts each anew).
+const MOST_UNREACHABLE_ATTEMPTS: u32 = 32;
 
 /// A URL given back: queued again at `at`.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
@@ -165,6 +177,7 @@ struct Counts {
     failed: u64,
     retried: u64,
     gave_up: u64,
+    gave_up_unreachable: u64,
     over_budget: u64,
 }
 
@@ -271,6 +284,7 @@ impl Frontier {
                     retry_bytes: 0,
                     visiting: 0,
                     retry_seq: 0,
+                    gave_up_sites: std::collections::VecDeque::new(),
                 }),
                 changed: Notify::new(),
                 room: Notify::new(),
@@ -278,6 +292,7 @@ impl Frontier {
                 max_bytes: config.max_bytes,
                 job_overdraft: config.job_overdraft,
                 max_retries: config.max_retries,
+                hold_unreachable: config.hold_unreachable,
                 robots: None,
             }),
         }
@@ -485,6 +500,54 @@ impl Frontier {
             debug!(url, attempt, "retried as often as allowed: given up");
             return Retried::GaveUp;
         }
+        drop(state);
+        self.schedule(url, priority, attempt, wait)
+    }
+
+    /// Puts a URL refused for its unreachable robots.txt back until robots.txt is tried
+    /// again, if that comes within [`FrontierConfig::hold_unreachable`] of the outage's
+    /// start (apart from [`FrontierConfig::max_retries`]); else gives it up.
+    fn hold_for_robots(
+        &self,
+        url: &str,
+        priority: i32,
+        attempt: u32,
+        refusal: (&Origin, Duration, Duration),
+    ) -> Retried {
+        let (origin, unreachable_for, retry_after) = refusal;
+        let hold = self.shared.hold_unreachable;
+        // (A robots.txt that flaps, reachable between outages, cannot hold a URL for ever.)
+        let too_often = attempt >= MOST_UNREACHABLE_ATTEMPTS;
+        if unreachable_for.saturating_add(retry_after) <= hold && !too_often {
+            return self.schedule(url, priority, attempt, retry_after);
+        }
+        let mut state = self.shared.lock();
+        state.counts.gave_up += 1;
+        state.counts.gave_up_unreachable += 1;
+        // Said once per site, however many of its URLs were queued.
+        let first = !state.gave_up_sites.contains(origin);
+        if first {
+            if state.gave_up_sites.len() >= UNREACHABLE_NAMED {
+                state.gave_up_sites.pop_front();
+            }
+            state.gave_up_sites.push_back(origin.clone());
+        }
+        drop(state);
+        if first {
+            warn!(
+                %origin,
+                unreachable_for = %robots_fetch::HumanDuration(unreachable_for),
+                hold = %robots_fetch::HumanDuration(hold),
+                "robots.txt still unreachable: the site's URLs are given up, not tried again (FrontierConfig::hold_unreachable)"
+            );
+        }
+        debug!(url, "robots.txt unreachable past the hold: given up");
+        Retried::GaveUp
+    }
+
+    /// Queues a URL to be handed out again after `wait`.
+    fn schedule(&self, url: &str, priority: i32, attempt: u32, wait: Duration) -> Retried {
+        let mut state = self.shared.lock();
         let at = Instant::now()
             .checked_add(wait)
             .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365));
@@ -559,6 +622,7 @@ impl Frontier {
             failed: state.counts.failed,
             retried: state.counts.retried,
             gave_up: state.counts.gave_up,
+            gave_up_unreachable: state.counts.gave_up_unreachable,
             over_budget: state.counts.over_budget,
             duplicates: state.counts.duplicates,
             over_group_cap: state.counts.over_group_cap,

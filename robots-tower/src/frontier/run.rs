@@ -155,8 +155,18 @@ impl Frontier {
                 }
             }
             Visit::Refused(error) if is_disallowed(&error) => count(|c| c.disallowed += 1),
-            Visit::Refused(RobotsError::RobotsUnreachable { retry_after, .. }) => {
-                self.retry(&url, priority, attempt, retry_after);
+            Visit::Refused(RobotsError::RobotsUnreachable {
+                origin,
+                retry_after,
+                unreachable_for,
+                ..
+            }) => {
+                self.hold_for_robots(
+                    &url,
+                    priority,
+                    attempt,
+                    (&origin, unreachable_for, retry_after),
+                );
             }
             Visit::Refused(error @ RobotsError::AddressRefused { .. }) => {
                 count(|c| c.address_refused += 1);

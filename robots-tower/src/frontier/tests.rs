@@ -535,3 +535,77 @@ async fn a_job_says_how_long_its_group_kept_it() {
     assert_eq!(Instant::now() - start, Duration::from_secs(15));
     assert_eq!(third.waited(), Duration::from_secs(5));
 }
+
+/// A site whose robots.txt answers 503 holds its URLs for the hold under `Frontier::run`, then
+/// they are given up and counted, while a live site's pages go at once: by default robots.txt
+/// is tried at 0 and 60 s and the crawl ends a minute in, not after the cache's whole retry
+/// schedule (0, 1, 3, 7 min); a longer hold waits out more of it.
+#[tokio::test(start_paused = true)]
+async fn an_unreachable_robots_txt_holds_its_site_for_the_hold_then_gives_it_up() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    for (hold, tries, ends_after) in [
+        (DEFAULT_HOLD_UNREACHABLE, 2, Duration::from_secs(60)),
+        (Duration::from_secs(600), 4, Duration::from_secs(420)),
+    ] {
+        let dead_tries = Arc::new(AtomicUsize::new(0));
+        let counted = dead_tries.clone();
+        let service = tower::service_fn(move |request: http::Request<Full<Bytes>>| {
+            let counted = counted.clone();
+            async move {
+                let dead = request.uri().host() == Some("dead.example");
+                let mut response = http::Response::new(Full::new(Bytes::from_static(b"page")));
+                if dead && request.uri().path() == "/robots.txt" {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+                }
+                Ok::<_, Infallible>(response)
+            }
+        });
+        let gate = RobotsConfig::<ForLayer>::new("FooBot/1.0")
+            .delay_factor(0.0)
+            .min_delay(Duration::ZERO)
+            .gate();
+        let hooks = RobotsHooks::from_gate(
+            gate.clone(),
+            ServiceClient::new(tower::util::BoxCloneSyncService::new(service)),
+        );
+        let frontier = Frontier::new(gate, FrontierConfig::default().hold_unreachable(hold));
+        for path in ["/1", "/2", "/3"] {
+            frontier
+                .try_push(url(&format!("http://dead.example{path}")))
+                .unwrap();
+            frontier
+                .try_push(url(&format!("http://live.example{path}")))
+                .unwrap();
+        }
+        let start = Instant::now();
+        let stats = frontier
+            .run(2, |job| {
+                let hooks = &hooks;
+                async move {
+                    match hooks.admit(job.url()).await {
+                        Ok(ticket) => {
+                            ticket.finish(200, &http::HeaderMap::new()).await;
+                            Visit::Fetched(Vec::new())
+                        }
+                        Err(error) => Visit::Refused(error),
+                    }
+                }
+            })
+            .await;
+        let took = Instant::now() - start;
+        assert_eq!(dead_tries.load(Ordering::SeqCst), tries, "hold {hold:?}");
+        assert!(
+            took >= ends_after && took < ends_after + Duration::from_secs(5),
+            "hold {hold:?}: ended after {took:?}"
+        );
+        assert_eq!(stats.fetched, 3, "{stats:?}");
+        assert_eq!(
+            (stats.gave_up, stats.gave_up_unreachable),
+            (3, 3),
+            "{stats:?}"
+        );
+        // Each of its URLs waited for every try, whatever `max_retries` (3) says.
+        assert_eq!(stats.retried, 3 * (tries as u64 - 1), "{stats:?}");
+    }
+}

@@ -676,11 +676,29 @@ async fn relative_uris_and_unreachable_robots_txt_have_their_own_errors() {
         Some(RobotsError::RobotsUnreachable {
             origin,
             retry_after,
+            unreachable_for,
             cause,
         }) => {
             assert_eq!(origin.as_str(), "http://down.example");
             assert_eq!(*retry_after, Duration::from_secs(60));
+            assert_eq!(*unreachable_for, Duration::ZERO);
             assert!(cause.contains("503"), "{cause}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Later in the outage, the refusal says how long it has lasted, and how long is left.
+    tokio::time::advance(Duration::from_secs(20)).await;
+    let error = send(&service, "http://down.example/page")
+        .await
+        .unwrap_err();
+    match error.downcast_ref::<RobotsError>() {
+        Some(RobotsError::RobotsUnreachable {
+            retry_after,
+            unreachable_for,
+            ..
+        }) => {
+            assert_eq!(*unreachable_for, Duration::from_secs(20));
+            assert_eq!(*retry_after, Duration::from_secs(40));
         }
         other => panic!("{other:?}"),
     }

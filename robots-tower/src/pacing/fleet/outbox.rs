@@ -404,7 +404,10 @@ mod tests {
         outbox.lock().sending.push((0, head));
         let riders = outbox.riders(&keys);
         assert_eq!(riders.len(), 1);
-        assert!(riders[0].head_grace.is_some(), "a copy of the head on its way");
+        assert!(
+            riders[0].head_grace.is_some(),
+            "a copy of the head on its way"
+        );
         assert_eq!(outbox.lock().sending.len(), 1, "still on its way");
         // The end of the same request, waiting, goes instead of the head's copy.
         outbox.lock().waiting.push(success(&keys));
