@@ -56,8 +56,9 @@ mod validators;
 
 pub use body::{BodyReader, body_reader};
 pub use cache::{
-    CacheConfig, CacheStats, CachedRobots, CrawlerRecord, Kept, KeptCopy, Next, NextRules,
-    ParsedRobots, RobotsCache, RobotsCacheBuilder, Rules, Source, path_of_url,
+    CacheConfig, CacheStats, CachedRobots, CrawlerRecord, DEFAULT_HOLD_UNREACHABLE, Kept, KeptCopy,
+    MOST_UNREACHABLE_TRIES, Next, NextRules, ParsedRobots, RobotsCache, RobotsCacheBuilder, Rules,
+    Source, path_of_url, waits_for_robots,
 };
 pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClient};
 pub use distress::{Backoff, DISTRESS_STATUSES, jittered};

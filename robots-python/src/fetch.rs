@@ -384,6 +384,41 @@ impl CachedRobots {
         self.refresh_at.is_some_and(|at| now < at)
     }
 
+    /// How long robots.txt has been unreachable at `now`, in seconds, from the first failure
+    /// of this outage; `None` when the last retrieval had an answer.
+    fn unreachable_for(&self, now: f64) -> Option<f64> {
+        let since_update = self.updated_at.map_or(0.0, |then| (now - then).max(0.0));
+        let at_update = self.kept.unreachable_for?.as_secs_f64();
+        let total = at_update + since_update;
+        total.is_finite().then_some(total)
+    }
+
+    /// Whether a request refused at `now` because robots.txt is unreachable waits for its next
+    /// retrieval (`True`) or is given up: it waits when that retrieval comes within `hold`
+    /// seconds of the outage's start (robots-fetch's rule, as the Rust crawl loop applies it).
+    fn waits_for_robots(&self, now: f64, hold: f64) -> PyResult<bool> {
+        // (No number from a setting may panic: NaN is refused, a huge one is for ever.)
+        let seconds = |value: f64, what: &str| {
+            if value.is_nan() {
+                return Err(PyValueError::new_err(format!(
+                    "{what} must be a number of seconds, not NaN"
+                )));
+            }
+            Ok(std::time::Duration::try_from_secs_f64(value.max(0.0))
+                .unwrap_or(std::time::Duration::MAX))
+        };
+        let hold = seconds(hold, "hold")?;
+        let Some(unreachable_for) = self.unreachable_for(now) else {
+            return Ok(false);
+        };
+        let next_try_in = self.refresh_at.map_or(0.0, |at| at - now);
+        Ok(robots_fetch::waits_for_robots(
+            seconds(unreachable_for, "now")?,
+            seconds(next_try_in, "now")?,
+            hold,
+        ))
+    }
+
     /// Heap bytes held: the parsed copy (with the views compiled from it) and the validators.
     #[getter]
     fn heap_bytes(&self) -> usize {

@@ -62,6 +62,14 @@ fn _robots_core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(fetch::server_pause, module)?)?;
     module.add_function(wrap_pyfunction!(fetch::backoff_pause, module)?)?;
     module.add("DISTRESS_STATUSES", robots_fetch::DISTRESS_STATUSES)?;
+    module.add(
+        "MOST_UNREACHABLE_TRIES",
+        robots_fetch::MOST_UNREACHABLE_TRIES,
+    )?;
+    module.add(
+        "DEFAULT_HOLD_UNREACHABLE",
+        robots_fetch::DEFAULT_HOLD_UNREACHABLE.as_secs_f64(),
+    )?;
     module.add_function(wrap_pyfunction!(fetch::hop_allowed, module)?)?;
     module.add_function(wrap_pyfunction!(fetch::is_internal_address, module)?)?;
     module.add_function(wrap_pyfunction!(fetch::normal_host, module)?)?;

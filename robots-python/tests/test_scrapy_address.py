@@ -23,7 +23,7 @@ CASES: list[dict[str, Any]] = [
     # (internal): only the guarded resolver sees that.
     {
         "name": "DNSCACHE_ENABLED off",
-        "settings": {"DNSCACHE_ENABLED": False, "ROBOTSTXT_UNREACHABLE_RETRIES": 0},
+        "settings": {"DNSCACHE_ENABLED": False, "ROBOTSTXT_UNREACHABLE_HOLD": 0},
         "cdn_public_answers": 3,
     },
     # Without the spider middleware that marks start requests, and without a Referer: a request

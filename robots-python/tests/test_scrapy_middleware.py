@@ -94,6 +94,36 @@ def test_a_503_robots_txt_gives_no_page_until_it_recovers_then_the_pages():
     assert sorted(p for p, _ in served[:first_ok] if p != "/robots.txt") == ["/", "/a", "/b"], served
 
 
+def test_a_site_whose_robots_txt_stays_down_costs_seconds_and_is_named():
+    """A site whose robots.txt answers 503 for ever, beside a live one: robots.txt is tried at
+    0 and 10 s (the early retry of a server that answered), its requests are then given up (the
+    next try, at 70 s, would come past ROBOTSTXT_UNREACHABLE_HOLD's minute), a WARNING names the
+    site, and the spider ends with the live site's pages, seconds later, not minutes."""
+    live = Server({"/robots.txt": Reply(200, b"User-agent: *\nAllow: /\n")})
+    down = Server({"/robots.txt": Reply(503, b"<h1>Down</h1>")})
+    started = time.monotonic()
+    try:
+        result = crawl(
+            "ours",
+            [live.base + f"/{n}" for n in range(10)] + [down.base + f"/{n}" for n in range(3)],
+        )
+    finally:
+        live.close()
+        down.close()
+    took = time.monotonic() - started
+    assert sorted(pages(live)) == sorted(f"/{n}" for n in range(10))
+    assert pages(down) == []
+    tries = [hit.at for hit in down.log if hit.path == "/robots.txt"]
+    assert len(tries) == 2, tries
+    assert 9.5 <= tries[1] - tries[0] < 12, tries
+    assert took < 40, took
+    assert result["stats"]["robotstxt/refused/unreachable"] == 3, result["stats"]
+    log = result["log"]
+    named = [line for line in log.splitlines() if "WARNING" in line and down.base in line]
+    assert any("the site's requests are given up" in line for line in named), log
+    assert any("3 requests given up" in line for line in named), log
+
+
 def test_a_404_robots_txt_gives_every_page():
     ours, theirs, result = both({"/robots.txt": Reply(404, b"<h1>Not found</h1>")}, ["/", "/a", "/b"])
     assert sorted(pages(ours)) == ["/", "/a", "/b"]
@@ -434,7 +464,7 @@ def test_a_robots_txt_redirect_to_a_name_resolving_inside_is_not_followed():
             "/robots.txt": Reply(301, b"", {"Location": f"http://rebound.example:{internal.port}/robots.txt"})
         },
         lambda site, _: [f"http://public.example:{site.port}/page"],
-        ROBOTSTXT_UNREACHABLE_RETRIES=0,
+        ROBOTSTXT_UNREACHABLE_HOLD=0,
     )
     assert internal.paths() == []
     assert site.paths() == ["/robots.txt"]

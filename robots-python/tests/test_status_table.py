@@ -55,3 +55,28 @@ def test_every_row_of_the_status_table_holds():
         assert robots.rules == expected, row
         assert robots.refresh_at is not None
         assert (robots.refresh_at - now, robots.failures) == (float(lives), int(failures)), row
+
+
+def test_an_unreachable_robots_txt_holds_its_requests_for_the_hold_then_not():
+    """The Rust crawl loop's rule, as the Scrapy middleware asks it: a request waits for
+    robots.txt's next try only when it comes within the hold of the outage's start."""
+    robots = CachedRobots("https://example.com")
+    retrieve(robots, "200", 0.0)
+    assert robots.unreachable_for(10.0) is None
+    assert not robots.waits_for_robots(10.0, 60.0)
+    # A 503 at 100 s: tried again at 110 s, within the minute.
+    retrieve(robots, "503", 100.0)
+    assert robots.unreachable_for(104.0) == 4.0
+    assert robots.waits_for_robots(104.0, 60.0)
+    # Down again at 110 s: the next try, at 170 s, is 70 s after the outage began.
+    retrieve(robots, "503", 110.0)
+    assert robots.refresh_at == 170.0
+    assert robots.unreachable_for(110.0) == 10.0
+    assert not robots.waits_for_robots(110.0, 60.0)
+    assert robots.waits_for_robots(110.0, 3600.0)
+    assert robots.waits_for_robots(110.0, float("inf"))
+    # An answer ends the outage.
+    retrieve(robots, "200", 170.0)
+    assert robots.unreachable_for(171.0) is None
+    with pytest.raises(ValueError):
+        robots.waits_for_robots(171.0, float("nan"))

@@ -25,6 +25,10 @@ pub struct CacheConfig {
     pub max_ttl: Duration,
     /// First retry after an unreachable fetch, doubled per consecutive failure (1 min)…
     pub retry_base: Duration,
+    /// …but the first retry after a 429 or 5xx that named no `Retry-After` comes sooner (10 s):
+    /// a server that answered is often back in seconds. The retries after it back off from
+    /// `retry_base` (10 s, 1, 2, 4 min…).
+    pub status_retry_first: Duration,
     /// …up to this (1 h).
     pub retry_max: Duration,
     /// `Retry-After` is honoured up to this (24 h), and at least `retry_floor`.
@@ -54,6 +58,7 @@ impl Default for CacheConfig {
             min_ttl: Duration::from_secs(60),
             max_ttl: Duration::from_secs(24 * 3600),
             retry_base: Duration::from_secs(60),
+            status_retry_first: Duration::from_secs(10),
             retry_max: Duration::from_secs(3600),
             retry_after_max: Duration::from_secs(24 * 3600),
             retry_floor: Duration::from_secs(1),

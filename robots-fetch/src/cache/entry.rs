@@ -428,6 +428,19 @@ impl CachedRobots {
         }
     }
 
+    /// How long robots.txt has been unreachable at `now`, from the first failure of this
+    /// outage; `None` when the last fetch had an answer.
+    pub fn unreachable_for(&self, now: Instant) -> Option<Duration> {
+        match &self.source {
+            Source::Unreachable { since, .. }
+            | Source::Stale {
+                unreachable_since: since,
+                ..
+            } => Some(now.saturating_duration_since(*since)),
+            _ => None,
+        }
+    }
+
     /// Whether the rules block everything because robots.txt is unreachable and there is no
     /// good copy (as opposed to a file that disallows): a crawler should reschedule.
     pub fn is_blocked_by_outage(&self, now: Instant) -> bool {

@@ -118,9 +118,12 @@ impl CacheConfig {
     /// use robots_fetch::{CacheConfig, FetchOutcome, Kept, KeptCopy, NextRules, UnreachableCause};
     /// let config = CacheConfig::default();
     /// let down = FetchOutcome::Unreachable(UnreachableCause::Status { status: 503, retry_after: None });
-    /// // No copy yet: nothing is allowed, and the first retry is a minute away.
+    /// // No copy yet: nothing is allowed, and the first retry is 10 s away (a minute after a
+    /// // network failure), the next a minute after that.
     /// let next = config.next(Kept::default(), &down);
-    /// assert_eq!((next.rules, next.lives_for), (NextRules::DisallowAll, Duration::from_secs(60)));
+    /// assert_eq!((next.rules, next.lives_for), (NextRules::DisallowAll, Duration::from_secs(10)));
+    /// let again = config.next(Kept { failures: next.failures, ..Kept::default() }, &down);
+    /// assert_eq!(again.lives_for, Duration::from_secs(60));
     /// // With a parsed copy, it goes on being used.
     /// let kept = Kept { copy: KeptCopy::Parsed, ..Kept::default() };
     /// assert_eq!(config.next(kept, &down).rules, NextRules::Kept);
@@ -172,6 +175,11 @@ impl CacheConfig {
         let asked = cause.retry_after();
         let lives_for = match asked {
             Some(asked) => asked.clamp(self.retry_floor, self.retry_after_max),
+            // A server that answered gets an early first retry, then the usual back-off.
+            None if cause.status().is_some() => match failures {
+                1 => self.status_retry_first.min(backoff(self, 1)),
+                _ => backoff(self, failures - 1),
+            },
             None => backoff(self, failures),
         };
         let unreachable_for = kept.unreachable_for.unwrap_or_default();
@@ -209,6 +217,41 @@ mod tests {
         let secs: Vec<u64> = (1..=9).map(|n| backoff(&config, n).as_secs()).collect();
         assert_eq!(secs, [60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
         assert_eq!(backoff(&config, u32::MAX), config.retry_max);
+    }
+
+    /// A 429 or 5xx without `Retry-After` is tried again after 10 s, then 1, 2, 4 minutes…; a
+    /// network failure after 1, 2, 4 minutes; a `Retry-After` as it asks.
+    #[test]
+    fn an_answered_failure_is_retried_early_once_then_backs_off() {
+        let config = CacheConfig::default();
+        let schedule = |cause: UnreachableCause| {
+            let mut kept = Kept::default();
+            let mut secs = Vec::new();
+            for _ in 0..4 {
+                let next = config.next(kept, &FetchOutcome::Unreachable(cause.clone()));
+                secs.push(next.lives_for.as_secs());
+                kept = Kept {
+                    failures: next.failures,
+                    unreachable_for: next.unreachable_for,
+                    ..Kept::default()
+                };
+            }
+            secs
+        };
+        let status = |retry_after| UnreachableCause::Status {
+            status: 503,
+            retry_after,
+        };
+        assert_eq!(schedule(status(None)), [10, 60, 120, 240]);
+        assert_eq!(
+            schedule(status(Some(Duration::from_secs(30)))),
+            [30, 30, 30, 30]
+        );
+        let refused = UnreachableCause::Network(crate::NetworkError {
+            kind: crate::NetworkErrorKind::Connect,
+            message: "connection refused".into(),
+        });
+        assert_eq!(schedule(refused), [60, 120, 240, 480]);
     }
 
     #[test]

@@ -19,6 +19,7 @@
 mod builder;
 mod entry;
 mod evicted;
+mod hold;
 mod lifetime;
 mod shared;
 mod transition;
@@ -28,6 +29,7 @@ use transition::log_entry;
 
 pub use builder::{CacheConfig, RobotsCacheBuilder};
 pub use entry::{CachedRobots, CrawlerRecord, ParsedRobots, Rules, Source, path_of_url};
+pub use hold::{DEFAULT_HOLD_UNREACHABLE, MOST_UNREACHABLE_TRIES, waits_for_robots};
 pub use lifetime::{Kept, KeptCopy, Next, NextRules};
 
 use std::collections::HashMap;

@@ -18,8 +18,10 @@ other Python client: it moves the bytes, they decide.
 """
 
 from ._robots_core import (
+    DEFAULT_HOLD_UNREACHABLE,
     DISTRESS_STATUSES,
     MAX_BODY_BYTES,
+    MOST_UNREACHABLE_TRIES,
     CachedRobots,
     Diagnostic,
     Record,
@@ -40,8 +42,10 @@ from ._robots_core import (
 )
 
 __all__ = [
+    "DEFAULT_HOLD_UNREACHABLE",
     "DISTRESS_STATUSES",
     "MAX_BODY_BYTES",
+    "MOST_UNREACHABLE_TRIES",
     "CachedRobots",
     "Diagnostic",
     "Protego",

@@ -2,8 +2,10 @@
 re-exported by its `X as X` import."""
 
 from ._robots_core import (
+    DEFAULT_HOLD_UNREACHABLE as DEFAULT_HOLD_UNREACHABLE,
     DISTRESS_STATUSES as DISTRESS_STATUSES,
     MAX_BODY_BYTES as MAX_BODY_BYTES,
+    MOST_UNREACHABLE_TRIES as MOST_UNREACHABLE_TRIES,
     CachedRobots as CachedRobots,
     Diagnostic as Diagnostic,
     Record as Record,

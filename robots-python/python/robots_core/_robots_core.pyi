@@ -24,6 +24,12 @@ MAX_BODY_BYTES: int
 DISTRESS_STATUSES: tuple[int, ...]
 """The statuses that say a server is in distress: 429, 500, 502, 503 and 504."""
 
+DEFAULT_HOLD_UNREACHABLE: float
+"""How long a site's requests are held, in seconds, while its robots.txt cannot be had (60)."""
+
+MOST_UNREACHABLE_TRIES: int
+"""The most times one request waits for an unreachable robots.txt, whatever the hold (32)."""
+
 __version__: str
 
 def product_token(user_agent: str | bytes) -> str:
@@ -245,6 +251,13 @@ class CachedRobots:
         """When to retrieve robots.txt again, on the caller's clock."""
     def is_fresh(self, now: float) -> bool:
         """Whether the rules held are still to be used at ``now``."""
+    def unreachable_for(self, now: float) -> float | None:
+        """How long robots.txt has been unreachable at ``now``, in seconds, from the first
+        failure of this outage; ``None`` when the last retrieval had an answer."""
+    def waits_for_robots(self, now: float, hold: float) -> bool:
+        """Whether a request refused at ``now`` because robots.txt is unreachable waits for its
+        next retrieval (``True``) or is given up: it waits when that retrieval comes within
+        ``hold`` seconds of the outage's start (the Rust crawl loop's rule)."""
     @property
     def heap_bytes(self) -> int:
         """Heap bytes held: the parsed copy with its views, and the validators."""

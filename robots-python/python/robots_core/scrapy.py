@@ -40,8 +40,10 @@ from ._address import (
     is_literal,
 )
 from ._robots_core import (
+    DEFAULT_HOLD_UNREACHABLE,
     DISTRESS_STATUSES,
     MAX_BODY_BYTES,
+    MOST_UNREACHABLE_TRIES,
     CachedRobots,
     RobotsTxt,
     backoff_pause,
@@ -195,7 +197,10 @@ class RobotsTxtMiddleware:
     - **Status rules.** A 2xx is parsed (its first 500 KiB); redirects are followed up to 5
       hops, and the rules found belong to the original origin only; a 4xx allows everything;
       a 429, a 5xx or a network error allows nothing until robots.txt is had again (the last
-      good copy goes on being used, and after 30 days with none, everything is allowed).
+      good copy goes on being used, and after 30 days with none, everything is allowed). The
+      site's requests wait for robots.txt's next fetch while it comes within
+      ``ROBOTSTXT_UNREACHABLE_HOLD`` (60 s) of the first failure, then are given up, the site
+      named in a WARNING.
       Copies live their ``Cache-Control: max-age`` within 1 minute and 24 hours. Requests for
       one origin wait for its single fetch. The decisions are robots-fetch's, the Rust crate's.
     - **Pacing per server**, through Scrapy's download slots: the slot is the server's
@@ -277,8 +282,18 @@ class RobotsTxtMiddleware:
         self._max_bytes = max(1 << 20, settings.getint("ROBOTSTXT_CACHE_BYTES", 64 << 20))
         self._sizes: dict[tuple[str, str, int], int] = {}
         self._bytes = 0
-        self._unreachable_wait = float(settings.getfloat("ROBOTSTXT_UNREACHABLE_WAIT", 600.0))
-        self._unreachable_retries = int(settings.getint("ROBOTSTXT_UNREACHABLE_RETRIES", 3))
+        self._unreachable_hold = max(0.0, settings.getfloat("ROBOTSTXT_UNREACHABLE_HOLD", DEFAULT_HOLD_UNREACHABLE))
+        for replaced in ("ROBOTSTXT_UNREACHABLE_RETRIES", "ROBOTSTXT_UNREACHABLE_WAIT"):
+            if settings.get(replaced) is not None:
+                logger.warning(
+                    "robots.txt: %s is no longer read: ROBOTSTXT_UNREACHABLE_HOLD (%g s) bounds how long a site's "
+                    "requests wait for an unreachable robots.txt",
+                    replaced,
+                    self._unreachable_hold,
+                )
+        # Sites whose requests were given up for an unreachable robots.txt: how many, and why
+        # (warned of once each, summed up at the close; bounded like the cache).
+        self._given_up: dict[str, tuple[int, str]] = {}
         self._deferred = 0
         self._agents = _AgentLog()
         self._agents.say(self._robots_agent or self._default_agent, sent=self._default_agent)
@@ -319,6 +334,7 @@ class RobotsTxtMiddleware:
         crawler.signals.connect(self._response_downloaded, signal=signals.response_downloaded)
         crawler.signals.connect(self._request_left_downloader, signal=signals.request_left_downloader)
         crawler.signals.connect(self._spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
 
     @classmethod
@@ -418,15 +434,19 @@ class RobotsTxtMiddleware:
 
         if robots.rules == "disallow_all" and robots.outcome == "unreachable":
             reason = f"robots.txt of {robots.origin} is unreachable ({robots.error})"
-            wait = (robots.refresh_at or 0.0) - time.monotonic()
+            now = time.monotonic()
+            wait = max((robots.refresh_at or now) - now, 0.0)
             tries = request.meta.get("robotstxt_unreachable_tries", 0)
-            if tries < self._unreachable_retries and wait <= self._unreachable_wait:
+            # The Rust crawl loop's rule: held while robots.txt's next try comes within the
+            # hold of the outage's start; a robots.txt that flaps cannot hold it for ever.
+            if robots.waits_for_robots(now, self._unreachable_hold) and tries < MOST_UNREACHABLE_TRIES:
                 # Temporary: the request goes again once robots.txt is due again (counted as
                 # deferred, not refused: it may yet be fetched).
-                self._defer(request.replace(dont_filter=True), max(wait, 0.0), tries + 1)
-                reason += f": the request is tried again in {max(wait, 0.0):.1f} s"
+                self._defer(request.replace(dont_filter=True), wait, tries + 1)
+                reason += f": the request is tried again in {wait:.1f} s, when robots.txt is"
             else:
                 self.stats.inc_value("robotstxt/refused/unreachable")
+                self._give_up(robots, now)
                 reason += ": the request is given up"
             # Said at INFO, not DEBUG: the site's pages are held or lost, which a rule's refusal
             # is not (a `scrapy shell` that got nothing then says why).
@@ -441,6 +461,38 @@ class RobotsTxtMiddleware:
             reason = f"Forbidden by robots.txt ({source}){rule}{resolved}"
         logger.debug("%s: %s", reason, request, extra={"spider": self.crawler.spider})
         raise IgnoreRequest(reason)
+
+    def _give_up(self, robots: CachedRobots, now: float) -> None:
+        """Counts a request given up for its site's unreachable robots.txt; the first of a site
+        is a WARNING naming it, the reason and the hold."""
+        origin = robots.origin
+        count, _ = self._given_up.get(origin, (0, ""))
+        if count == 0:
+            if len(self._given_up) >= self._max_origins:
+                self._given_up.pop(next(iter(self._given_up)))
+            lasted = robots.unreachable_for(now) or 0.0
+            logger.warning(
+                "robots.txt of %s unreachable for %.0f s (%s): the site's requests are given up, not tried again "
+                "(ROBOTSTXT_UNREACHABLE_HOLD = %g s)",
+                origin,
+                lasted,
+                robots.error,
+                self._unreachable_hold,
+                extra={"spider": self.crawler.spider},
+            )
+        self._given_up[origin] = (count + 1, robots.error or "unreachable")
+
+    def _spider_closed(self, spider: Any = None, reason: str = "") -> None:
+        """One line per site whose requests were given up: how many, and why."""
+        for origin, (count, cause) in self._given_up.items():
+            logger.warning(
+                "robots.txt of %s stayed unreachable (%s): %d request%s given up",
+                origin,
+                cause,
+                count,
+                "" if count == 1 else "s",
+                extra={"spider": spider},
+            )
 
     def _defer(self, request: Any, wait: float, tries: int) -> None:
         request.meta["robotstxt_unreachable_tries"] = tries

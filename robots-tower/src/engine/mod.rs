@@ -7,3 +7,4 @@ pub(crate) mod info;
 pub(crate) mod mirror;
 pub(crate) mod overrides;
 pub(crate) mod packed;
+pub(crate) mod watch;

@@ -31,10 +31,7 @@ pub struct FrontierConfig {
     pub(crate) hold_unreachable: Duration,
 }
 
-/// How long [`Frontier::run`](crate::Frontier::run) holds a site's URLs while its robots.txt
-/// cannot be had, by default: about a minute, so that one dead site keeps a one-off crawl that
-/// long, not for the robots.txt cache's whole retry schedule (tries at 0, 1, 3 and 7 min).
-pub const DEFAULT_HOLD_UNREACHABLE: Duration = Duration::from_secs(60);
+pub use robots_fetch::DEFAULT_HOLD_UNREACHABLE;
 
 impl std::fmt::Debug for FrontierConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -114,11 +111,12 @@ impl FrontierConfig {
     /// How long [`crate::Frontier::run`] holds a site's URLs while its robots.txt cannot be
     /// had (a refusal [`RobotsError::RobotsUnreachable`]: no answer, or a 5xx): each is handed
     /// out again when robots.txt is tried next, as long as that try comes within `hold` of the
-    /// outage's start; past it they are given up, counted in
+    /// outage's start ([`robots_fetch::waits_for_robots`]); else it is given up, counted in
     /// [`crate::FrontierStats::gave_up_unreachable`] (and in `gave_up`), and the site is named
-    /// in a warning once. [`DEFAULT_HOLD_UNREACHABLE`] (a minute: robots.txt tried twice) by
-    /// default, which suits a one-off crawl; a long-running crawler may wait out a longer
-    /// outage (the cache tries robots.txt again after 1, 3, 7, 15… minutes).
+    /// in a warning once. [`DEFAULT_HOLD_UNREACHABLE`] (a minute) by default, which suits a
+    /// one-off crawl: a site that answers 5xx is tried at 0 and 10 s, one that does not answer
+    /// at 0 and 60 s. A long-running crawler may wait out a longer outage (robots.txt is tried
+    /// again 1, 2, 4, 8… minutes apart, up to an hour).
     ///
     /// ```
     /// use std::time::Duration;
@@ -277,9 +275,11 @@ impl PushError {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Visit {
-    /// The response reached the worker (whatever its status); the links it found, queued as
-    /// the job's links ([`crate::Job::push`]: within the overdraft, through scope and
-    /// de-duplication).
+    /// The response reached the worker; the links it found, queued as the job's links
+    /// ([`crate::Job::push`]: within the overdraft, through scope and de-duplication). When the
+    /// front end saw it answered with a distress status (429, 5xx), the loop retries it after
+    /// the group's pause instead, whatever the handler returned
+    /// ([`crate::FrontierStats::distress`]).
     Fetched(Vec<Url>),
     /// The front end refused it: [`RobotsError::Disallowed`] counts as disallowed,
     /// [`RobotsError::RobotsUnreachable`] is retried after its `retry_after` (while within
@@ -354,7 +354,13 @@ pub struct FrontierStats {
     pub address_refused: u64,
     /// Under [`Frontier::run`](crate::Frontier::run): URLs that failed otherwise ([`Visit::Failed`]).
     pub failed: u64,
-    /// Retries scheduled ([`Job::retry_after`](crate::Job::retry_after), [`Visit::Retry`], an unreachable robots.txt).
+    /// Under [`Frontier::run`](crate::Frontier::run): responses the front end saw answered with
+    /// a distress status (429, 5xx: the pacing's back-off statuses). Each is retried once its
+    /// group's pause is over, whatever the handler returned (within
+    /// [`FrontierConfig::max_retries`]; then given up), and counted as fetched only when a
+    /// retry gets its page.
+    pub distress: u64,
+    /// Retries scheduled ([`Job::retry_after`](crate::Job::retry_after), [`Visit::Retry`], an unreachable robots.txt, a distress answer).
     pub retried: u64,
     /// URLs given up: after [`FrontierConfig::max_retries`] retries, or their robots.txt
     /// unreachable past [`FrontierConfig::hold_unreachable`].

@@ -146,10 +146,6 @@ struct State {
 /// How many sites given up for an unreachable robots.txt are remembered, to be warned of once.
 const UNREACHABLE_NAMED: usize = 64;
 
-/// The most times a URL is handed out again for an unreachable robots.txt, whatever the hold
-/// (a robots.txt that is reachable between outages starts each anew).
-const MOST_UNREACHABLE_ATTEMPTS: u32 = 32;
-
 /// A URL given back: queued again at `at`.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
 struct RetryAt {
@@ -178,6 +174,7 @@ struct Counts {
     retried: u64,
     gave_up: u64,
     gave_up_unreachable: u64,
+    distress: u64,
     over_budget: u64,
 }
 
@@ -517,8 +514,8 @@ impl Frontier {
         let (origin, unreachable_for, retry_after) = refusal;
         let hold = self.shared.hold_unreachable;
         // (A robots.txt that flaps, reachable between outages, cannot hold a URL for ever.)
-        let too_often = attempt >= MOST_UNREACHABLE_ATTEMPTS;
-        if unreachable_for.saturating_add(retry_after) <= hold && !too_often {
+        let too_often = attempt >= robots_fetch::MOST_UNREACHABLE_TRIES;
+        if robots_fetch::waits_for_robots(unreachable_for, retry_after, hold) && !too_often {
             return self.schedule(url, priority, attempt, retry_after);
         }
         let mut state = self.shared.lock();
@@ -623,6 +620,7 @@ impl Frontier {
             retried: state.counts.retried,
             gave_up: state.counts.gave_up,
             gave_up_unreachable: state.counts.gave_up_unreachable,
+            distress: state.counts.distress,
             over_budget: state.counts.over_budget,
             duplicates: state.counts.duplicates,
             over_group_cap: state.counts.over_group_cap,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::config::Visit;
 use super::{Counts, Frontier, FrontierStats, Job, Shared, is_disallowed};
 use crate::error::RobotsError;
+use tracing::debug;
 
 /// What [`Frontier::run`] waited for: a visit's end, or the next job (none: the crawl is over).
 enum Event<T> {
@@ -129,8 +130,13 @@ impl Frontier {
                         job.priority,
                         job.attempt,
                     );
+                    // The front end notes a distress answer for it here, for `visited`.
+                    let watch = self.shared.gate.watches().watch(job.url.as_str());
                     let visited = visit(job);
-                    running.push(async move { (retry, visiting, visited.await) });
+                    running.push(async move {
+                        let visit = visited.await;
+                        ((retry, watch.distress()), visiting, visit)
+                    });
                 }
                 Event::Next(None) => {
                     asking = None;
@@ -142,8 +148,25 @@ impl Frontier {
     }
 
     /// What a visit of [`Frontier::run`] came to, counted; its links queued, its retry made.
-    fn visited(&self, (url, priority, attempt): (Box<str>, i32, u32), visit: Visit) {
+    /// A distress answer the front end saw for it is retried after its group's pause (within
+    /// `max_retries`), whatever the handler returned: its links, an error page's, are not
+    /// queued (they come with the page).
+    fn visited(
+        &self,
+        ((url, priority, attempt), distress): ((Box<str>, i32, u32), Option<u16>),
+        visit: Visit,
+    ) {
         let count = |bump: fn(&mut Counts)| bump(&mut self.shared.lock().counts);
+        if let Some(status) = distress {
+            count(|c| c.distress += 1);
+            debug!(
+                url = &*url,
+                status, "answered with a distress status: retried after the group's pause"
+            );
+            // (The frontier hands it out once the group's pause, which the answer set, is over.)
+            self.retry(&url, priority, attempt, std::time::Duration::ZERO);
+            return;
+        }
         match visit {
             Visit::Fetched(links) => {
                 count(|c| c.fetched += 1);

@@ -537,15 +537,16 @@ async fn a_job_says_how_long_its_group_kept_it() {
 }
 
 /// A site whose robots.txt answers 503 holds its URLs for the hold under `Frontier::run`, then
-/// they are given up and counted, while a live site's pages go at once: by default robots.txt
-/// is tried at 0 and 60 s and the crawl ends a minute in, not after the cache's whole retry
-/// schedule (0, 1, 3, 7 min); a longer hold waits out more of it.
+/// they are given up and counted, while a live site's pages go at once: robots.txt is tried at
+/// 0, 10, 70, 190, 430 s…, and by default the crawl ends at 10 s (the try at 70 s would come
+/// past the minute), not after the cache's whole retry schedule; a longer hold waits out more
+/// of it, and never past the hold.
 #[tokio::test(start_paused = true)]
 async fn an_unreachable_robots_txt_holds_its_site_for_the_hold_then_gives_it_up() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     for (hold, tries, ends_after) in [
-        (DEFAULT_HOLD_UNREACHABLE, 2, Duration::from_secs(60)),
-        (Duration::from_secs(600), 4, Duration::from_secs(420)),
+        (DEFAULT_HOLD_UNREACHABLE, 2, Duration::from_secs(10)),
+        (Duration::from_secs(600), 5, Duration::from_secs(430)),
     ] {
         let dead_tries = Arc::new(AtomicUsize::new(0));
         let counted = dead_tries.clone();
@@ -608,4 +609,57 @@ async fn an_unreachable_robots_txt_holds_its_site_for_the_hold_then_gives_it_up(
         // Each of its URLs waited for every try, whatever `max_retries` (3) says.
         assert_eq!(stats.retried, 3 * (tries as u64 - 1), "{stats:?}");
     }
+}
+
+/// A page answered 429 with `Retry-After: 1` once is retried by the loop after the pause, and
+/// fetched, though the handler called it fetched (as a handler that looks at no status does):
+/// counted once as distress and once as fetched, never lost.
+#[tokio::test(start_paused = true)]
+async fn a_distress_answer_is_retried_by_the_loop_whatever_the_handler_says() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let busy = Arc::new(Mutex::new(Vec::new()));
+    let seen = busy.clone();
+    let answered = Arc::new(AtomicUsize::new(0));
+    let gate = RobotsConfig::<ForLayer>::new("FooBot/1.0")
+        .delay_factor(0.0)
+        .min_delay(Duration::ZERO)
+        .gate();
+    let hooks = RobotsHooks::from_gate(gate.clone(), site());
+    let frontier = Frontier::new(gate, FrontierConfig::default());
+    for path in ["/busy", "/a", "/b"] {
+        frontier
+            .try_push(url(&format!("http://a.example{path}")))
+            .unwrap();
+    }
+    let stats = frontier
+        .run(1, |job| {
+            let (hooks, seen, answered) = (&hooks, seen.clone(), answered.clone());
+            async move {
+                let ticket = hooks.admit(job.url()).await.expect("allowed");
+                let mut headers = http::HeaderMap::new();
+                let status = if job.url().path() == "/busy" {
+                    seen.lock().unwrap().push(Instant::now());
+                    if answered.fetch_add(1, Ordering::SeqCst) == 0 {
+                        headers.insert(http::header::RETRY_AFTER, "1".parse().unwrap());
+                        429
+                    } else {
+                        200
+                    }
+                } else {
+                    200
+                };
+                ticket.finish(status, &headers).await;
+                Visit::Fetched(Vec::new())
+            }
+        })
+        .await;
+    let busy = busy.lock().unwrap();
+    assert_eq!(busy.len(), 2, "{stats:?}");
+    assert!(busy[1] - busy[0] >= Duration::from_secs(1), "{busy:?}");
+    assert_eq!(
+        (stats.fetched, stats.distress, stats.retried),
+        (3, 1, 1),
+        "{stats:?}"
+    );
+    assert_eq!(stats.gave_up, 0, "{stats:?}");
 }

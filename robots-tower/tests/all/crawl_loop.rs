@@ -265,9 +265,10 @@ async fn pushing_links_from_jobs_never_deadlocks_at_the_budget() {
     }
 }
 
-/// robots.txt answers 503 twice, then 200: the page refused as `RobotsUnreachable` is retried
-/// after the pause the error names, with exact de-duplication on (a push of it again would be a
-/// duplicate), and fetched once the site recovered.
+/// robots.txt answers 503 twice, then 200 (tries at 0, 10 and 70 s): under a hold of two
+/// minutes the page refused as `RobotsUnreachable` is retried after the pause the error names,
+/// with exact de-duplication on (a push of it again would be a duplicate), and fetched once the
+/// site recovered.
 #[tokio::test(start_paused = true)]
 async fn a_url_refused_for_an_unreachable_robots_txt_is_retried_and_fetched() {
     let site = MemorySite::new(|_, path, seen_before| match path {
@@ -282,7 +283,7 @@ async fn a_url_refused_for_an_unreachable_robots_txt_is_retried_and_fetched() {
     let frontier = layer.frontier_with(
         FrontierConfig::default()
             .dedup(Dedup::Exact { last: 100 })
-            .max_retries(5),
+            .hold_unreachable(Duration::from_secs(120)),
     );
     frontier
         .push("http://one.test/page".parse().unwrap())
@@ -297,14 +298,19 @@ async fn a_url_refused_for_an_unreachable_robots_txt_is_retried_and_fetched() {
     assert!(stats.retried >= 1, "{stats:?}");
     assert_eq!(stats.gave_up, 0, "{stats:?}");
 
-    // Given up after max_retries: robots.txt never comes back.
+    // Given up once the next try would come past the hold: robots.txt never comes back (tried
+    // at 0, 10, 70, 190 s; the next, at 430 s, is past 5 min). `max_retries` is for pages.
     let site = MemorySite::new(|_, path, _| match path {
         "/robots.txt" => Reply::status(503, &[]),
         _ => Reply::ok(""),
     });
     let layer = RobotsLayer::builder("FooBot/1.0").build();
     let service = layer.layer(site.service());
-    let frontier = layer.frontier_with(FrontierConfig::default().max_retries(2));
+    let frontier = layer.frontier_with(
+        FrontierConfig::default()
+            .max_retries(1)
+            .hold_unreachable(Duration::from_secs(300)),
+    );
     frontier
         .push("http://one.test/page".parse().unwrap())
         .await
@@ -314,9 +320,15 @@ async fn a_url_refused_for_an_unreachable_robots_txt_is_retried_and_fetched() {
         .await
         .expect("the crawl did not end");
     assert_eq!(
-        (stats.retried, stats.gave_up, stats.fetched),
-        (2, 1, 0),
+        (
+            stats.retried,
+            stats.gave_up,
+            stats.gave_up_unreachable,
+            stats.fetched
+        ),
+        (3, 1, 1, 0),
         "{stats:?}"
     );
     assert_eq!(site.count("/page"), 0);
+    assert_eq!(site.count("/robots.txt"), 4);
 }

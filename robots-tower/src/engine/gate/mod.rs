@@ -40,6 +40,8 @@ pub(crate) struct Admission {
     pub(crate) clamped_from: Option<Duration>,
     /// robots.txt's usage preferences for the request's URL (set by [`Gate::admit`]).
     pub(crate) usage: PackedUsage,
+    /// Where a distress answer is noted, when a crawl loop watches the URL.
+    pub(crate) watch: Option<crate::engine::watch::Noted>,
 }
 
 /// A request allowed by robots.txt, before its turn at the origin.
@@ -118,6 +120,8 @@ pub(crate) struct Gate {
     redirects: robots_fetch::RedirectPolicy,
     /// The address rule for URLs a server handed on (spec section 8).
     handed_rule: robots_fetch::HopRule,
+    /// The URLs a crawl loop waits to hear the answers of (spec section 14).
+    watches: Arc<crate::engine::watch::Watches>,
 }
 impl Gate {
     /// A gate deciding with `cache` and pacing with `pacing`; groups named by `key` (and the
@@ -151,7 +155,13 @@ impl Gate {
             cache,
             redirects,
             handed_rule,
+            watches: Default::default(),
         }
+    }
+
+    /// The URLs a crawl loop watches ([`crate::Frontier::run`]).
+    pub(crate) fn watches(&self) -> &Arc<crate::engine::watch::Watches> {
+        &self.watches
     }
 
     /// The robots.txt cache the gate decides with.
@@ -412,6 +422,7 @@ impl Gate {
                     interval,
                     clamped_from,
                     usage: allowed.usage,
+                    watch: self.watches.find(url),
                 }))
             }
             Err(not_yet) => Err(self.not_ready_error(&allowed.entry, not_yet)),
@@ -453,6 +464,7 @@ impl Gate {
             )
             .await?;
         admission.usage = allowed.usage;
+        admission.watch = self.watches.find(url);
         debug!(url = %url(), waited = ?admission.waited, "allowed by robots.txt");
         Ok(admission)
     }
@@ -491,6 +503,7 @@ impl Gate {
             interval,
             clamped_from,
             usage: PackedUsage::default(),
+            watch: None,
         })
     }
 

@@ -112,6 +112,7 @@ impl Gate {
         status: u16,
         headers: &http::HeaderMap,
     ) -> RobotsInfo {
+        self.note(&admission, status);
         let (permit, mut info, clamped_from) = self.observed(admission, headers);
         let pause = self
             .pacing
@@ -189,6 +190,7 @@ impl Gate {
         status: u16,
         headers: &http::HeaderMap,
     ) -> RobotsInfo {
+        self.note(admission, status);
         let mut info = self.info(
             admission.entry.clone(),
             admission.rule.clone(),
@@ -215,6 +217,7 @@ impl Gate {
         status: u16,
         headers: &http::HeaderMap,
     ) -> (RobotsInfo, Permit) {
+        self.note(&admission, status);
         let (mut permit, mut info, clamped_from) = self.observed(admission, headers);
         let pause = self.pacing.observe_head_now(
             &mut permit,
@@ -222,6 +225,17 @@ impl Gate {
         );
         info.set_rare(clamped_from, pause);
         (info, permit)
+    }
+
+    /// Tells a crawl loop watching the request's URL that it was answered with a distress
+    /// status (the pacing's back-off statuses), to be retried.
+    #[inline(always)]
+    fn note(&self, admission: &Admission, status: u16) {
+        if let Some(watch) = &admission.watch
+            && self.pacing.config().backoff_statuses.contains(status)
+        {
+            watch.distress(status);
+        }
     }
 
     /// The request's place, and the info for its response's extensions.

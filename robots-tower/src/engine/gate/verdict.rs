@@ -2,7 +2,6 @@
 //! server may resolve it to, the policy tokens), and a redirect followed below the layer.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use robots_core::url_path::served_paths;
 use robots_fetch::{CachedRobots, Origin, Source};
@@ -155,12 +154,11 @@ impl Gate {
                     rule: format!("robots.txt's connection: {}", network.message),
                 });
             }
-            let (cause, unreachable_for) = match entry.source() {
-                Source::Unreachable { cause, since, .. } => {
-                    (cause.to_string(), now.saturating_duration_since(*since))
-                }
-                _ => ("unreachable".to_string(), Duration::ZERO),
+            let cause = match entry.source() {
+                Source::Unreachable { cause, .. } => cause.to_string(),
+                _ => "unreachable".to_string(),
             };
+            let unreachable_for = entry.unreachable_for(now).unwrap_or_default();
             let retry_after = entry.refresh_at().saturating_duration_since(now);
             info!(origin = %entry.origin(), %cause, ?retry_after, "robots.txt unreachable: request refused");
             crate::telemetry::decided("unreachable");
