@@ -29,6 +29,7 @@ pub struct FrontierConfig {
     pub(crate) job_overdraft: usize,
     pub(crate) max_retries: u32,
     pub(crate) hold_unreachable: Duration,
+    pub(crate) max_pages: Option<u64>,
 }
 
 pub use robots_fetch::DEFAULT_HOLD_UNREACHABLE;
@@ -43,6 +44,7 @@ impl std::fmt::Debug for FrontierConfig {
             .field("job_overdraft", &self.job_overdraft)
             .field("max_retries", &self.max_retries)
             .field("hold_unreachable", &self.hold_unreachable)
+            .field("max_pages", &self.max_pages)
             .finish()
     }
 }
@@ -61,6 +63,7 @@ impl Default for FrontierConfig {
             job_overdraft: 64 << 10,
             max_retries: 3,
             hold_unreachable: DEFAULT_HOLD_UNREACHABLE,
+            max_pages: None,
         }
     }
 }
@@ -127,6 +130,15 @@ impl FrontierConfig {
     /// ```
     pub fn hold_unreachable(mut self, hold: Duration) -> Self {
         self.hold_unreachable = hold;
+        self
+    }
+
+    /// [`crate::Frontier::run`] fetches at most this many pages ([`Visit::Fetched`]), then
+    /// stops as [`crate::Frontier::stop`] does: what is left queued is counted as not crawled
+    /// ([`crate::FrontierStats::not_crawled`]). It never hands out more URLs than the pages
+    /// still wanted, so the limit is exact whatever the workers. No limit by default.
+    pub fn max_pages(mut self, pages: u64) -> Self {
+        self.max_pages = Some(pages);
         self
     }
 
@@ -360,6 +372,10 @@ pub struct FrontierStats {
     /// [`FrontierConfig::max_retries`]; then given up), and counted as fetched only when a
     /// retry gets its page.
     pub distress: u64,
+    /// URLs not crawled because the crawl was stopped ([`Frontier::stop`](crate::Frontier::stop),
+    /// [`FrontierConfig::max_pages`]): what was queued or waiting for a retry then, and the
+    /// links found after.
+    pub not_crawled: u64,
     /// Retries scheduled ([`Job::retry_after`](crate::Job::retry_after), [`Visit::Retry`], an unreachable robots.txt, a distress answer).
     pub retried: u64,
     /// URLs given up: after [`FrontierConfig::max_retries`] retries, or their robots.txt

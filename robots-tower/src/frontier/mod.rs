@@ -113,6 +113,8 @@ struct Shared {
     job_overdraft: usize,
     max_retries: u32,
     hold_unreachable: Duration,
+    /// `Frontier::run` stops once this many pages were fetched.
+    max_pages: Option<u64>,
     /// Fetches an origin's robots.txt into the gate's cache, when the frontier was made by a
     /// front end with a client of its own (the middleware, the hooks).
     robots: Option<FetchRobots>,
@@ -141,6 +143,8 @@ struct State {
     /// Sites whose URLs were given up for an unreachable robots.txt, the most recent last
     /// (at most [`UNREACHABLE_NAMED`]): each is named in a warning once, not once a URL.
     gave_up_sites: std::collections::VecDeque<Origin>,
+    /// [`Frontier::stop`] was called: what is found from now on is not crawled.
+    stopped: bool,
 }
 
 /// How many sites given up for an unreachable robots.txt are remembered, to be warned of once.
@@ -175,6 +179,7 @@ struct Counts {
     gave_up: u64,
     gave_up_unreachable: u64,
     distress: u64,
+    not_crawled: u64,
     over_budget: u64,
 }
 
@@ -282,6 +287,7 @@ impl Frontier {
                     visiting: 0,
                     retry_seq: 0,
                     gave_up_sites: std::collections::VecDeque::new(),
+                    stopped: false,
                 }),
                 changed: Notify::new(),
                 room: Notify::new(),
@@ -290,6 +296,7 @@ impl Frontier {
                 job_overdraft: config.job_overdraft,
                 max_retries: config.max_retries,
                 hold_unreachable: config.hold_unreachable,
+                max_pages: config.max_pages,
                 robots: None,
             }),
         }
@@ -574,6 +581,48 @@ impl Frontier {
         self.shared.room.notify_waiters();
     }
 
+    /// Stops the crawl: nothing more is handed out and pushes are refused (closed); what is
+    /// queued or waiting for a retry is dropped and counted as not crawled
+    /// ([`FrontierStats::not_crawled`], with the links jobs still running find). Jobs handed
+    /// out run to their end, and [`Frontier::run`] ends once they have. Call it from anywhere:
+    /// a signal handler's task, a visit, another frontier's handle (`Frontier` is a handle,
+    /// cheap to clone).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use robots_tower::{FrontierConfig, RobotsLayer};
+    /// let frontier = RobotsLayer::builder("FooBot/1.0").build().frontier_with(FrontierConfig::default());
+    /// for n in 0..3 {
+    ///     frontier.try_push(format!("https://a.example/{n}").parse().unwrap()).unwrap();
+    /// }
+    /// frontier.stop();
+    /// let stats = frontier.stats();
+    /// assert_eq!((stats.queued, stats.not_crawled), (0, 3));
+    /// assert!(frontier.next().await.is_none());
+    /// # }
+    /// ```
+    pub fn stop(&self) {
+        let mut state = self.shared.lock();
+        let dropped = state.queues.drain() + state.retries.len();
+        state.retries = BinaryHeap::new();
+        state.attempts = HashMap::new();
+        state.retry_bytes = 0;
+        state.counts.not_crawled += dropped as u64;
+        state.closed = true;
+        state.stopped = true;
+        drop(state);
+        if dropped > 0 {
+            debug!(dropped, "frontier stopped: what was queued is not crawled");
+        }
+        self.shared.changed.notify_waiters();
+        self.shared.room.notify_waiters();
+    }
+
+    /// Whether [`Frontier::stop`] was called (or `FrontierConfig::max_pages` was reached).
+    pub fn is_stopped(&self) -> bool {
+        self.shared.lock().stopped
+    }
+
     /// Whether [`Frontier::close`] was called.
     pub fn is_closed(&self) -> bool {
         self.shared.lock().closed
@@ -621,6 +670,7 @@ impl Frontier {
             gave_up: state.counts.gave_up,
             gave_up_unreachable: state.counts.gave_up_unreachable,
             distress: state.counts.distress,
+            not_crawled: state.counts.not_crawled,
             over_budget: state.counts.over_budget,
             duplicates: state.counts.duplicates,
             over_group_cap: state.counts.over_group_cap,

@@ -86,8 +86,16 @@ impl Frontier {
         priority: i32,
     ) -> Result<Pushed, PushError> {
         let pushed = self.offer(url, priority, Some(from));
-        if let Err(PushError::Full { .. }) = &pushed {
-            self.shared.lock().counts.over_budget += 1;
+        match &pushed {
+            Err(PushError::Full { .. }) => self.shared.lock().counts.over_budget += 1,
+            // A link found after a stop: not crawled, and said so in the count.
+            Err(PushError::Closed(_)) => {
+                let mut state = self.shared.lock();
+                if state.stopped {
+                    state.counts.not_crawled += 1;
+                }
+            }
+            _ => {}
         }
         pushed
     }

@@ -414,6 +414,29 @@ impl Queues {
         }
     }
 
+    /// Drops every URL queued (the crawl was stopped): how many. Groups with jobs handed out
+    /// stay, idle and empty, until those end.
+    pub(super) fn drain(&mut self) -> usize {
+        let dropped = self.urls;
+        self.groups.retain(|_, g| g.active > 0);
+        for g in self.groups.values_mut() {
+            g.bands = Vec::new();
+            g.len = 0;
+            g.phase = Phase::Idle;
+        }
+        self.ready = VecDeque::new();
+        self.to_ask = VecDeque::new();
+        self.timers = BinaryHeap::new();
+        self.urls = 0;
+        self.bytes = FIXED_OVERHEAD
+            + self
+                .groups
+                .keys()
+                .map(|key| key.len() + GROUP_OVERHEAD)
+                .sum::<usize>();
+        dropped
+    }
+
     /// Drops an idle group with nothing queued and nothing handed out.
     fn forget_if_done(&mut self, key: &Key) {
         let done = self

@@ -100,7 +100,11 @@ impl Frontier {
         let mut asking = None;
         let mut over = false;
         loop {
-            if !over && asking.is_none() && running.len() < workers {
+            if !over
+                && asking.is_none()
+                && running.len() < workers
+                && self.wants_pages(running.len())
+            {
                 asking = Some(Box::pin(self.next_until(true)));
             }
             if running.is_empty() && asking.is_none() {
@@ -147,6 +151,21 @@ impl Frontier {
         self.stats()
     }
 
+    /// Whether another URL may be handed out with `running` visits under way: the page limit
+    /// counts them as pages to come.
+    fn wants_pages(&self, running: usize) -> bool {
+        self.shared
+            .max_pages
+            .is_none_or(|most| self.shared.lock().counts.fetched + (running as u64) < most)
+    }
+
+    /// Whether the page limit was reached.
+    fn pages_done(&self) -> bool {
+        self.shared
+            .max_pages
+            .is_some_and(|most| self.shared.lock().counts.fetched >= most)
+    }
+
     /// What a visit of [`Frontier::run`] came to, counted; its links queued, its retry made.
     /// A distress answer the front end saw for it is retried after its group's pause (within
     /// `max_retries`), whatever the handler returned: its links, an error page's, are not
@@ -170,6 +189,9 @@ impl Frontier {
         match visit {
             Visit::Fetched(links) => {
                 count(|c| c.fetched += 1);
+                if self.pages_done() {
+                    self.stop();
+                }
                 // The links are the page's, never the caller's: judged as handed on by it.
                 if let Ok(page) = url::Url::parse(&url) {
                     for link in links {

@@ -663,3 +663,57 @@ async fn a_distress_answer_is_retried_by_the_loop_whatever_the_handler_says() {
     );
     assert_eq!(stats.gave_up, 0, "{stats:?}");
 }
+
+/// `max_pages` stops `Frontier::run` at exactly that many pages whatever the workers, and a
+/// stop from a visit ends the crawl once the visits under way end: what was queued, and the
+/// links found after, are counted as not crawled. Every URL ends fetched or not crawled.
+#[tokio::test(start_paused = true)]
+async fn a_page_limit_or_a_stop_ends_the_crawl_and_counts_what_was_left() {
+    let (hooks, frontier) = setup(
+        |c| c.min_delay(Duration::ZERO),
+        FrontierConfig::default().max_pages(4),
+    );
+    for n in 0..10 {
+        frontier
+            .try_push(url(&format!("http://h{n}.example/")))
+            .unwrap();
+    }
+    let stats = frontier
+        .run(3, |job| {
+            let hooks = &hooks;
+            async move {
+                fetch(hooks, job).await;
+                Visit::Fetched(Vec::new())
+            }
+        })
+        .await;
+    assert_eq!((stats.fetched, stats.not_crawled), (4, 6), "{stats:?}");
+    assert_eq!(stats.handed_out, 4, "{stats:?}");
+    assert!(frontier.is_stopped() && frontier.is_closed());
+
+    // Stopped by a visit: each page links to two more, and the third visit stops the crawl.
+    let (hooks, frontier) = setup(|c| c.min_delay(Duration::ZERO), FrontierConfig::default());
+    frontier.try_push(url("http://a.example/0")).unwrap();
+    let visits = std::sync::atomic::AtomicUsize::new(0);
+    let stats = frontier
+        .run(1, |job| {
+            let (hooks, frontier, visits) = (&hooks, &frontier, &visits);
+            async move {
+                let page = job.url().clone();
+                fetch(hooks, job).await;
+                if visits.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 2 {
+                    frontier.stop();
+                }
+                let links = ["x", "y"]
+                    .iter()
+                    .map(|name| page.join(&format!("{}{name}", page.path())).unwrap())
+                    .collect();
+                Visit::Fetched(links)
+            }
+        })
+        .await;
+    // Pages 0, 0x, 0y fetched; queued at the stop: 0xx, 0xy; found after: 0yx, 0yy.
+    assert_eq!((stats.fetched, stats.not_crawled), (3, 4), "{stats:?}");
+    assert_eq!(stats.pushed, 5, "{stats:?}");
+    assert_eq!(stats.queued, 0, "{stats:?}");
+}
