@@ -348,7 +348,8 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
             let matcher = robots.matcher_for(&crawler.tokens);
             for url in &urls {
                 let usage = matcher.usage(url);
-                let resolved = ResolvedPath::of(url, &usage.verdict, |p| matcher.check_path(p));
+                let resolved =
+                    ResolvedPath::of(url, &usage.verdict, |p| matcher.check_served_path(p));
                 emit(url, &usage.verdict, &usage.preferences, Ok(None), resolved)?;
             }
         }
@@ -378,7 +379,9 @@ pub fn run(args: &CheckArgs) -> Result<ExitCode, CliError> {
                 let path = robots_fetch::path_of_url(parsed_url);
                 let usage = entry.usage_at(path.as_bytes(), now);
                 let resolved = ResolvedPath::of(parsed_url.as_str(), &usage.verdict, |p| {
-                    entry.verdict_at(p, now)
+                    entry
+                        .served_verdict_at(None, p, now)
+                        .unwrap_or_else(|| entry.verdict_at(p, now))
                 });
                 emit(
                     url,

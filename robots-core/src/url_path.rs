@@ -196,6 +196,33 @@ fn resolve(bytes: &[u8], query: &str) -> Vec<String> {
     found
 }
 
+/// `bytes` with its escapes normalised as a server reads them (spec section 5): `%XX` decoded
+/// where it encodes an unreserved character (`A-Z a-z 0-9 - . _ ~`), any other escape's hex in
+/// uppercase. Borrowed when there is no `%`.
+///
+/// ```
+/// use robots_core::url_path::normalise_escapes;
+/// assert_eq!(&*normalise_escapes(b"/enc/%62%61%7a%2f%e2%82%ac"), b"/enc/baz%2F%E2%82%AC");
+/// assert_eq!(&*normalise_escapes(b"/plain"), b"/plain");
+/// ```
+pub fn normalise_escapes(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if memchr::memchr(b'%', bytes).is_none() {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
+    let mut out = decode_unreserved(bytes);
+    let mut i = 0;
+    while i + 2 < out.len() {
+        if out[i] == b'%' && out[i + 1].is_ascii_hexdigit() && out[i + 2].is_ascii_hexdigit() {
+            out[i + 1].make_ascii_uppercase();
+            out[i + 2].make_ascii_uppercase();
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `%XX` decoded where it encodes an unreserved character (`A-Z a-z 0-9 - . _ ~`).
 fn decode_unreserved(path: &[u8]) -> Vec<u8> {
     let hex = |b: u8| char::from(b).to_digit(16);

@@ -118,19 +118,28 @@ impl RobotsTxt {
     /// is disallowed.
     pub fn resolved(&self, py: Python<'_>, agent: &str, url: &str) -> Verdict {
         self.answer(py, agent, |answerer| {
-            resolved_verdict(|path| answerer.check_path(&self.robots, path), url)
+            resolved_verdict(
+                |path, served| {
+                    if served {
+                        answerer.check_served_path(&self.robots, path)
+                    } else {
+                        answerer.check_path(&self.robots, path)
+                    }
+                },
+                url,
+            )
         })
     }
 }
 
-/// The verdict (by `check`) for `url` and for each path a server resolves it to; the first
-/// refusal.
+/// The verdict (by `check`) for `url` and for each path a server resolves it to (`check`'s
+/// second argument `true`: against the patterns normalised); the first refusal.
 pub fn resolved_verdict<'a>(
-    check: impl Fn(&[u8]) -> robots_core::Verdict<'a>,
+    check: impl Fn(&[u8], bool) -> robots_core::Verdict<'a>,
     url: &str,
 ) -> Verdict {
     let path = robots_core::path_of(url);
-    let verdict = check(path.as_bytes());
+    let verdict = check(path.as_bytes(), false);
     if !verdict.allowed {
         return Verdict {
             allowed: false,
@@ -139,7 +148,7 @@ pub fn resolved_verdict<'a>(
         };
     }
     for resolved in served_paths(&path) {
-        let refused = check(resolved.as_bytes());
+        let refused = check(resolved.as_bytes(), true);
         if !refused.allowed {
             return Verdict {
                 allowed: false,

@@ -116,6 +116,15 @@ impl<'a> Answerer<'a> {
             Answerer::Scan(scan) => scan.check_path(robots, path),
         }
     }
+
+    /// The verdict for a path a server may serve, against the patterns normalised as it was
+    /// (spec section 5).
+    pub fn check_served_path(self, robots: &'a RobotsTxt, path: &[u8]) -> Verdict<'a> {
+        match self {
+            Answerer::Compiled(matcher) => matcher.check_served_path(path),
+            Answerer::Scan(scan) => scan.check_served_path(robots, path),
+        }
+    }
 }
 
 impl Views {

@@ -304,6 +304,14 @@ def test_an_agent_without_a_product_token_matches_no_named_group():
     assert not RobotsTxt.parse(b"User-agent: *\nDisallow: /\n").can_fetch("https://e.example/", "3bot")
 
 
+def test_check_resolved_matches_served_paths_against_normalised_patterns():
+    robots = RobotsTxt.parse(b"User-agent: *\nDisallow: /enc/\nAllow: /enc/%62%61%7A\n")
+    assert robots.check_resolved("https://e.example/enc/%62%61%7A.html", "FooBot").allowed
+    assert robots.can_fetch("https://e.example/enc/%62%61%7A.html", "FooBot")
+    verdict = robots.check_resolved("https://e.example/enc/baz", "FooBot")
+    assert not verdict.allowed and verdict.resolved_path is None
+
+
 def test_check_resolved_judges_what_the_server_serves():
     robots = RobotsTxt.parse(b"User-agent: *\nDisallow: /~user\nDisallow: /private\n")
     for url, resolved in [

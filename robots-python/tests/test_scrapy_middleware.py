@@ -334,6 +334,20 @@ def test_a_percent_encoded_path_is_judged_as_the_server_resolves_it():
     assert pages(theirs) == ["/ok"]
 
 
+def test_a_served_path_meets_the_files_patterns_normalised():
+    """Spec section 5: `/enc/%62%61%7A.html` is served as `/enc/baz.html`, which the file's
+    `Allow: /enc/%62%61%7A`, normalised the same way, allows; `/enc/baz` and `/%7Euser/` are
+    refused."""
+    body = b"User-agent: *\nDisallow: /enc/\nAllow: /enc/%62%61%7A\nDisallow: /~user\n"
+    server = Server({"/robots.txt": Reply(200, body)})
+    try:
+        result = crawl("ours", [server.base + p for p in ["/enc/%62%61%7A.html", "/enc/baz", "/%7Euser/"]])
+    finally:
+        server.close()
+    assert pages(server) == ["/enc/%62%61%7A.html"]
+    assert result["stats"]["robotstxt/forbidden"] == 2
+
+
 def test_an_over_long_crawl_delay_is_refused_by_default():
     routes = {"/robots.txt": Reply(200, b"User-agent: *\nCrawl-delay: 45\n")}
     server, theirs = Server(routes), Server(routes)

@@ -111,6 +111,7 @@ impl Matcher {
             arena.extend_from_slice(bytes);
             (start, arena.len() as u32)
         };
+        let mut escapes = false;
         for (line, kind, pattern, written, hints) in applicable_rules {
             // Empty patterns (priority 0) never decide; patterns that start with neither `/` nor
             // `*` never match a path, which always starts with `/`.
@@ -128,6 +129,7 @@ impl Matcher {
             {
                 break;
             }
+            escapes |= find_byte(b'%', &pattern).is_some();
             let written_span = store(&mut arena, written);
             let mut add = |arena: &mut Vec<u8>, pattern: &[u8]| {
                 // The `*` analysis waits for the sorted pass: twins never get one.
@@ -295,6 +297,7 @@ impl Matcher {
                 globs: globs.into(),
                 written: written.into(),
                 arena: arena.into(),
+                escapes,
             }),
         }
     }

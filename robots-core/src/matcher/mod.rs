@@ -16,6 +16,7 @@ mod rule;
 mod scan;
 mod search;
 mod select;
+mod served;
 
 use index::RuleIndex;
 use rule::CompiledRule;
@@ -60,6 +61,9 @@ struct Inner {
     /// Crawl-delay, Request-rate and usage rules, out of line: most files have none of them, and
     /// keeping them out keeps the part a check reads small.
     extras: Option<Box<Extras>>,
+    /// Some rule's pattern has a `%`: a served path is then matched against the patterns
+    /// normalised ([`Matcher::check_served_path`]); without one, normalising changes nothing.
+    escapes: bool,
 }
 
 /// What a view keeps besides its rules.

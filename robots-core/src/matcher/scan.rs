@@ -343,8 +343,21 @@ impl RuleScan {
     /// Checks a path as produced by [`crate::path_of`] against `robots`, as
     /// [`Matcher::check_path`](crate::Matcher::check_path) does.
     pub fn check_path<'r>(&self, robots: &'r RobotsTxt, path: &[u8]) -> Verdict<'r> {
+        self.check_as(robots, path, false)
+    }
+
+    /// Checks a path a server may serve for a URL against `robots`, as
+    /// [`Matcher::check_served_path`](crate::Matcher::check_served_path) does: against the
+    /// patterns with their escapes normalised.
+    pub fn check_served_path<'r>(&self, robots: &'r RobotsTxt, path: &[u8]) -> Verdict<'r> {
+        self.check_as(robots, &crate::url_path::normalise_escapes(path), true)
+    }
+
+    /// [`RuleScan::check_path`], or with `served` [`RuleScan::check_served_path`] (the path
+    /// normalised by the caller).
+    fn check_as<'r>(&self, robots: &'r RobotsTxt, path: &[u8], served: bool) -> Verdict<'r> {
         if path.first() != Some(&b'/') {
-            return with_leading_slash(path, |p| self.check_path(robots, p));
+            return with_leading_slash(path, |p| self.check_as(robots, p, served));
         }
         let mut subject = Subject::new(path);
         // The best match so far: its place in decision order (twice the priority, plus one
@@ -360,10 +373,18 @@ impl RuleScan {
                 // A path whose second byte is not the rule's key matches neither the rule
                 // nor its retry: skipped before its bytes are read (a scan of a big file
                 // reads little more than its rules' spans).
-                if rule.key != 0 && rule.key != want {
+                let pattern = robots.bytes(rule.pattern);
+                // A served path meets the pattern normalised (whose key may differ: `/%62`).
+                let normal = if served {
+                    crate::url_path::normalise_escapes(pattern)
+                } else {
+                    std::borrow::Cow::Borrowed(pattern)
+                };
+                let keyed = !matches!(normal, std::borrow::Cow::Owned(_));
+                if keyed && rule.key != 0 && rule.key != want {
                     continue;
                 }
-                let pattern = robots.bytes(rule.pattern);
+                let pattern = &*normal;
                 // As a view compiles them: empty patterns never decide, and a pattern that
                 // starts with neither `/` nor `*` never matches a path.
                 if !matches!(pattern.first(), Some(b'/' | b'*')) {

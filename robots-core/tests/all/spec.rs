@@ -787,3 +787,66 @@ fn views_are_cheap_to_clone_and_shareable_across_threads() {
     let handle = std::thread::spawn(move || clone.is_allowed("http://h/x"));
     assert!(!handle.join().unwrap());
 }
+
+/// Spec section 5, served paths: a path as a server serves it is matched against the patterns
+/// normalised the same way (unreserved escapes decoded, other escapes' hex in uppercase), by
+/// the compiled view and by the scan alike, so a file's own rules keep their meaning.
+#[test]
+fn served_paths_meet_the_patterns_normalised() {
+    use robots_core::url_path::served_paths;
+    let body = b"User-agent: *\nDisallow: /enc/\nAllow: /enc/%62%61%7A\nDisallow: /~user\nDisallow: /x%2fy\nAllow: /index.html\nDisallow: /\n";
+    let robots = RobotsTxt::parse(body);
+    let matcher = robots.matcher("FooBot");
+    let scan = robots.rule_scan("FooBot");
+    // What a polite front end decides: the path as given, and each path it may be served as.
+    let polite = |url: &str| {
+        let path = robots_core::path_of(url);
+        let given = matcher.check_path(path.as_bytes());
+        assert_eq!(given, scan.check_path(&robots, path.as_bytes()), "{url}");
+        let served: Vec<_> = served_paths(&path)
+            .into_iter()
+            .map(|served| {
+                let verdict = matcher.check_served_path(served.as_bytes());
+                assert_eq!(
+                    verdict,
+                    scan.check_served_path(&robots, served.as_bytes()),
+                    "{url}"
+                );
+                (served, verdict.allowed, verdict.rule.map(|r| r.line))
+            })
+            .collect();
+        (
+            given.allowed && served.iter().all(|(_, allowed, _)| *allowed),
+            served,
+        )
+    };
+    // Served as `/enc/baz.html`: the Allow (line 3), normalised, outranks `/enc/`.
+    let (allowed, served) = polite("http://h/enc/%62%61%7A.html");
+    assert!(allowed, "{served:?}");
+    assert_eq!(served, [("/enc/baz.html".to_string(), true, Some(3))]);
+    // Lowercase hex: served the same, but Google's verdict on the path as given (which the
+    // polite front ends keep) does not match the Allow's uppercase escape.
+    let (allowed, served) = polite("http://h/enc/%62%61%7a.html");
+    assert!(!allowed);
+    assert_eq!(served, [("/enc/baz.html".to_string(), true, Some(3))]);
+    // As given, `/enc/baz` meets the Allow as written, which it does not match.
+    assert!(!polite("http://h/enc/baz").0);
+    // `/%7Euser/` is served as `/~user/`.
+    let (allowed, served) = polite("http://h/%7Euser/");
+    assert!(!allowed);
+    assert_eq!(served, [("/~user/".to_string(), false, Some(4))]);
+    // An escape that is not of an unreserved character stays one, its hex in uppercase.
+    assert!(!matcher.check_served_path(b"/x%2Fy/z").allowed);
+    assert_eq!(
+        matcher.check_served_path(b"/x%2fy/z").rule.map(|r| r.line),
+        Some(5)
+    );
+    // The index.html retry keeps its meaning for a served path.
+    let verdict = matcher.check_served_path(b"/%69ndex.html");
+    assert!(verdict.allowed, "{verdict:?}");
+    // A file with no escape in its patterns checks served paths as given paths.
+    let plain = RobotsTxt::parse(b"User-agent: *\nDisallow: /~user\n");
+    let plain_matcher = plain.matcher("FooBot");
+    assert!(!plain_matcher.check_served_path(b"/~user/").allowed);
+    assert!(plain_matcher.check_served_path(b"/%7Eother").allowed);
+}

@@ -483,6 +483,26 @@ impl CachedRobots {
         }
     }
 
+    /// The verdict at `now` for a path a server may serve for a URL
+    /// ([`robots_core::url_path::served_paths`]), against the patterns normalised as it was
+    /// ([`robots_core::Matcher::check_served_path`], spec section 5); for the crawler, or for
+    /// a configured policy token (`None` when it was not configured).
+    pub fn served_verdict_at(
+        &self,
+        token: Option<&str>,
+        path: &[u8],
+        now: Instant,
+    ) -> Option<Verdict<'_>> {
+        match (self.rules_at(now), token) {
+            (Rules::Parsed(parsed), None) => Some(parsed.matcher.check_served_path(path)),
+            (Rules::Parsed(parsed), Some(token)) => parsed
+                .policy_matcher(token)
+                .map(|m| m.check_served_path(path)),
+            (_, Some(token)) if !self.policy_tokens_known(token) => None,
+            _ => Some(self.verdict_at(path, now)),
+        }
+    }
+
     /// Renamed [`CachedRobots::verdict_for_token`] (one letter from `verdict_at`, which takes
     /// a time).
     #[deprecated(since = "0.1.0", note = "renamed `verdict_for_token`")]

@@ -639,3 +639,56 @@ fn timed_out(error: &(dyn std::error::Error + 'static)) -> bool {
     }
     false
 }
+
+/// Spec section 5: a served path meets the patterns normalised, so a file's own Allow keeps
+/// its meaning. With `Disallow: /enc/` and `Allow: /enc/%62%61%7A`, `/enc/%62%61%7A.html`
+/// (served as `/enc/baz.html`) reaches the server through the layer and the middleware, and
+/// `/enc/baz` and `/%7Euser/` (under `Disallow: /~user`) do not.
+#[tokio::test]
+async fn served_paths_meet_the_files_patterns_normalised_on_the_wire() {
+    fn encoded(target: &str, _: usize) -> Answer {
+        match target {
+            "/robots.txt" => Answer::ok(
+                "User-agent: *\nDisallow: /enc/\nAllow: /enc/%62%61%7A\nDisallow: /~user\n",
+            ),
+            _ => Answer::ok("page"),
+        }
+    }
+    let server = Site::start(encoded).await;
+    let service = tower_client(RobotsLayer::builder(UA).min_delay(Duration::ZERO).build());
+    let client = RobotsMiddleware::builder(UA)
+        .min_delay(Duration::ZERO)
+        .build_client()
+        .unwrap();
+    for (path, allowed) in [
+        ("/enc/%62%61%7A.html", true),
+        ("/enc/baz", false),
+        ("/%7Euser/", false),
+    ] {
+        let layer = service.clone().oneshot(get(&server.url(path))).await;
+        let middleware = client.get(server.url(path)).send().await;
+        if allowed {
+            assert_eq!(layer.unwrap().status(), 200, "{path}");
+            assert_eq!(middleware.unwrap().status(), 200, "{path}");
+        } else {
+            let error = layer.unwrap_err();
+            assert!(
+                matches!(
+                    error.downcast_ref::<RobotsError>(),
+                    Some(RobotsError::Disallowed { .. })
+                ),
+                "{path}: {error}"
+            );
+            let error = middleware.unwrap_err();
+            assert!(
+                matches!(
+                    middleware_error(&error),
+                    Some(RobotsError::Disallowed { .. })
+                ),
+                "{path}: {error}"
+            );
+        }
+    }
+    let pages: Vec<String> = server.pages().into_iter().map(|s| s.target).collect();
+    assert_eq!(pages, ["/enc/%62%61%7A.html", "/enc/%62%61%7A.html"]);
+}

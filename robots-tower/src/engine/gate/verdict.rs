@@ -52,9 +52,13 @@ impl Gate {
         }
         let path = landed.path_and_query().map_or("/", |p| p.as_str());
         let now = Instant::now();
-        let allowed = std::iter::once(path.to_string())
-            .chain(served_paths(path))
-            .all(|path| admission.entry.verdict_at(path.as_bytes(), now).allowed);
+        let entry = &admission.entry;
+        let allowed = entry.verdict_at(path.as_bytes(), now).allowed
+            && served_paths(path).iter().all(|served| {
+                entry
+                    .served_verdict_at(None, served.as_bytes(), now)
+                    .is_none_or(|verdict| verdict.allowed)
+            });
         if allowed { Ok(()) } else { Err(refused()) }
     }
 
@@ -185,7 +189,10 @@ impl Gate {
         // Servers resolve dot segments and merge slashes: what they would serve must be allowed
         // too. Nothing to resolve (the usual case) costs one scan and no allocation.
         for resolved in served_paths(path) {
-            let verdict = entry.verdict_at(resolved.as_bytes(), now);
+            // (Against the patterns normalised as the path was: spec section 5.)
+            let Some(verdict) = entry.served_verdict_at(None, resolved.as_bytes(), now) else {
+                continue;
+            };
             if !verdict.allowed {
                 let rule = verdict.rule.as_ref().map(DecidingRule::copied);
                 info!(url = %url(), resolved = %resolved, rule = ?rule, "disallowed by robots.txt once resolved");
@@ -199,10 +206,15 @@ impl Gate {
         }
         if let Some(also) = &overrides.also {
             for token in also.tokens() {
-                let paths = std::iter::once(path.to_string()).chain(served_paths(path));
-                for checked in paths {
-                    let Some(verdict) = entry.verdict_for_token(token, checked.as_bytes(), now)
-                    else {
+                let paths = std::iter::once((path.to_string(), false))
+                    .chain(served_paths(path).into_iter().map(|p| (p, true)));
+                for (checked, served) in paths {
+                    let verdict = if served {
+                        entry.served_verdict_at(Some(token), checked.as_bytes(), now)
+                    } else {
+                        entry.verdict_for_token(token, checked.as_bytes(), now)
+                    };
+                    let Some(verdict) = verdict else {
                         return Err(RobotsError::PolicyTokenNotConfigured {
                             token: token.clone(),
                         });
