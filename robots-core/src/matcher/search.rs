@@ -147,15 +147,24 @@ impl Matcher {
                 }
             },
         };
-        match found.and_then(|position| Some((position, inner.rules.get(position)?))) {
+        inner.verdict_of(found)
+    }
+}
+
+impl Inner {
+    /// The verdict of the rule at `found` in decision order (none: allowed, no rule), its
+    /// pattern as written.
+    #[inline]
+    pub(super) fn verdict_of(&self, found: Option<usize>) -> Verdict<'_> {
+        match found.and_then(|position| Some((position, self.rules.get(position)?))) {
             Some((position, rule)) => {
-                let (start, end) = inner.written_span(position, rule);
+                let (start, end) = self.written_span(position, rule);
                 Verdict {
                     allowed: rule.meta & FLAG_ALLOW != 0,
                     rule: Some(MatchedRule {
                         line: rule.line,
                         kind: rule.kind(),
-                        pattern: &inner.arena[start as usize..end as usize],
+                        pattern: &self.arena[start as usize..end as usize],
                     }),
                 }
             }

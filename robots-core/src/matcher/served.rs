@@ -15,7 +15,7 @@ use super::Matcher;
 use super::rule::FLAG_ALLOW;
 use crate::pattern::{Shape, Subject};
 use crate::url_path::normalise_escapes;
-use crate::verdict::{MatchedRule, Verdict};
+use crate::verdict::Verdict;
 
 impl Matcher {
     /// The verdict for a path a server may serve for a URL (see
@@ -81,22 +81,6 @@ impl Matcher {
                 best = Some((rank, rule.line, position));
             }
         }
-        match best.and_then(|(_, _, position)| Some((position, inner.rules.get(position)?))) {
-            Some((position, rule)) => {
-                let (start, end) = inner.written_span(position, rule);
-                Verdict {
-                    allowed: rule.meta & FLAG_ALLOW != 0,
-                    rule: Some(MatchedRule {
-                        line: rule.line,
-                        kind: rule.kind(),
-                        pattern: &inner.arena[start as usize..end as usize],
-                    }),
-                }
-            }
-            None => Verdict {
-                allowed: true,
-                rule: None,
-            },
-        }
+        inner.verdict_of(best.map(|(_, _, position)| position))
     }
 }
