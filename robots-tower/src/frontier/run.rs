@@ -40,6 +40,14 @@ impl Frontier {
     /// itself once nothing is queued or waiting for a retry, no visit is running and no job is
     /// held; the frontier is closed then, and its stats returned.
     ///
+    /// Retries it makes itself: a page the front end saw answered with a distress status (429,
+    /// 5xx) once its group's pause is over, whatever `visit` returned (within
+    /// [`FrontierConfig::max_retries`](crate::FrontierConfig::max_retries)); a URL refused for
+    /// an unreachable robots.txt when robots.txt is tried again, within
+    /// [`FrontierConfig::hold_unreachable`](crate::FrontierConfig::hold_unreachable). It stops
+    /// at [`FrontierConfig::max_pages`](crate::FrontierConfig::max_pages) or at
+    /// [`Frontier::stop`], what was left counted as not crawled.
+    ///
     /// Push the start URLs before, or from a visit; a URL dropped as disallowed at its turn
     /// ends the crawl as well as a fetched one. `visit` gets the [`Job`], holding its group's
     /// place: keep it until the response's body was read.
