@@ -121,7 +121,9 @@ def test_a_site_whose_robots_txt_stays_down_costs_seconds_and_is_named():
     log = result["log"]
     named = [line for line in log.splitlines() if "WARNING" in line and down.base in line]
     assert any("the site's requests are given up" in line for line in named), log
-    assert any("3 requests given up" in line for line in named), log
+    # At the close, the sum for the site: how often its requests were held, how many given up.
+    summary = [line for line in named if f"({down.base}/robots.txt)" in line]
+    assert any("held 3 times while it was unreachable, 3 requests given up" in line for line in summary), log
 
 
 def test_a_404_robots_txt_gives_every_page():
@@ -346,6 +348,9 @@ def test_a_served_path_meets_the_files_patterns_normalised():
         server.close()
     assert pages(server) == ["/enc/%62%61%7A.html"]
     assert result["stats"]["robotstxt/forbidden"] == 2
+    # Summed up at the close, at INFO, with the robots.txt that decided.
+    summary = f"robots.txt of {server.base} ({server.base}/robots.txt): 2 requests refused by its rules"
+    assert any("INFO" in line and line.endswith(summary) for line in result["log"].splitlines()), result["log"]
 
 
 def test_an_over_long_crawl_delay_is_refused_by_default():

@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import time
 import warnings
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
@@ -189,6 +190,25 @@ class RobotParser(_Base):
         return self.robots.crawl_delay(user_agent)
 
 
+@dataclass
+class _SiteTally:
+    """What robots.txt did to one site's requests (for the summary at the spider's close)."""
+
+    forbidden: int = 0
+    held: int = 0
+    given_up: int = 0
+    cause: str = ""
+    source: str = ""
+
+
+def _requests(count: int) -> str:
+    return f"{count} request{'' if count == 1 else 's'}"
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
 class RobotsTxtMiddleware:
     """A downloader middleware that replaces Scrapy's ``RobotsTxtMiddleware``: robots.txt as
     Google's crawler reads it (RFC 9309), fetched through Scrapy's downloader, and every server
@@ -291,9 +311,9 @@ class RobotsTxtMiddleware:
                     replaced,
                     self._unreachable_hold,
                 )
-        # Sites whose requests were given up for an unreachable robots.txt: how many, and why
-        # (warned of once each, summed up at the close; bounded like the cache).
-        self._given_up: dict[str, tuple[int, str]] = {}
+        # What robots.txt did to each site's requests, summed up at the close (bounded like
+        # the cache: the oldest site goes first).
+        self._sites: dict[str, _SiteTally] = {}
         self._deferred = 0
         self._agents = _AgentLog()
         self._agents.say(self._robots_agent or self._default_agent, sent=self._default_agent)
@@ -442,6 +462,7 @@ class RobotsTxtMiddleware:
             if robots.waits_for_robots(now, self._unreachable_hold) and tries < MOST_UNREACHABLE_TRIES:
                 # Temporary: the request goes again once robots.txt is due again (counted as
                 # deferred, not refused: it may yet be fetched).
+                self._tally(robots).held += 1
                 self._defer(request.replace(dont_filter=True), wait, tries + 1)
                 reason += f": the request is tried again in {wait:.1f} s, when robots.txt is"
             else:
@@ -459,6 +480,7 @@ class RobotsTxtMiddleware:
             # The file that decided: the origin's, or where its robots.txt was redirected.
             source = robots.redirected_to or f"{robots.origin}/robots.txt"
             reason = f"Forbidden by robots.txt ({source}){rule}{resolved}"
+            self._tally(robots).forbidden += 1
         logger.debug("%s: %s", reason, request, extra={"spider": self.crawler.spider})
         raise IgnoreRequest(reason)
 
@@ -466,10 +488,8 @@ class RobotsTxtMiddleware:
         """Counts a request given up for its site's unreachable robots.txt; the first of a site
         is a WARNING naming it, the reason and the hold."""
         origin = robots.origin
-        count, _ = self._given_up.get(origin, (0, ""))
-        if count == 0:
-            if len(self._given_up) >= self._max_origins:
-                self._given_up.pop(next(iter(self._given_up)))
+        tally = self._tally(robots)
+        if tally.given_up == 0:
             lasted = robots.unreachable_for(now) or 0.0
             logger.warning(
                 "robots.txt of %s unreachable for %.0f s (%s): the site's requests are given up, not tried again "
@@ -480,18 +500,33 @@ class RobotsTxtMiddleware:
                 self._unreachable_hold,
                 extra={"spider": self.crawler.spider},
             )
-        self._given_up[origin] = (count + 1, robots.error or "unreachable")
+        tally.given_up += 1
+        tally.cause = robots.error or "unreachable"
+
+    def _tally(self, robots: CachedRobots) -> _SiteTally:
+        """The tally of robots.txt's doings for the site of `robots`."""
+        tally = self._sites.get(robots.origin)
+        if tally is None:
+            if len(self._sites) >= self._max_origins:
+                self._sites.pop(next(iter(self._sites)))
+            tally = self._sites[robots.origin] = _SiteTally()
+        tally.source = robots.redirected_to or f"{robots.origin}/robots.txt"
+        return tally
 
     def _spider_closed(self, spider: Any = None, reason: str = "") -> None:
-        """One line per site whose requests were given up: how many, and why."""
-        for origin, (count, cause) in self._given_up.items():
-            logger.warning(
-                "robots.txt of %s stayed unreachable (%s): %d request%s given up",
-                origin,
-                cause,
-                count,
-                "" if count == 1 else "s",
-                extra={"spider": spider},
+        """One line per site whose requests robots.txt refused, held or gave up: how many, why,
+        and the robots.txt that decided (a WARNING for a site given up, INFO for the others)."""
+        for origin, tally in self._sites.items():
+            parts = []
+            if tally.forbidden:
+                parts.append(f"{_requests(tally.forbidden)} refused by its rules")
+            if tally.held:
+                parts.append(f"held {_times(tally.held)} while it was unreachable")
+            if tally.given_up:
+                parts.append(f"{_requests(tally.given_up)} given up ({tally.cause})")
+            level = logging.WARNING if tally.given_up else logging.INFO
+            logger.log(
+                level, "robots.txt of %s (%s): %s", origin, tally.source, ", ".join(parts), extra={"spider": spider}
             )
 
     def _defer(self, request: Any, wait: float, tries: int) -> None:
