@@ -858,8 +858,11 @@ async fn a_longer_interval_counts_from_the_last_start_in_the_group() {
     long.get(server.url("/long")).send().await.unwrap();
     let at = |p: &str| arrival(&site, p);
     let gap = at("/long") - at("/short");
+    // (Measured where the server logs them, after each start: under load a request reaches it
+    // some milliseconds late, so arrivals may be closer than the starts by that much. Counted
+    // from its own last start instead, `/long` would have followed `/short` at once.)
     assert!(
-        gap >= Duration::from_millis(995),
+        gap >= Duration::from_millis(950),
         "the 1 s member started {gap:?} after the 0.25 s member"
     );
 }
