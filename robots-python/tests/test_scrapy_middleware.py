@@ -348,6 +348,11 @@ def test_a_served_path_meets_the_files_patterns_normalised():
         server.close()
     assert pages(server) == ["/enc/%62%61%7A.html"]
     assert result["stats"]["robotstxt/forbidden"] == 2
+    # The site's first refusal is said at INFO with its rule and file (one URL's crawl, as
+    # `scrapy fetch` makes, says why it got nothing), the second at DEBUG (not in an INFO log).
+    refusals = [line for line in result["log"].splitlines() if "Forbidden by robots.txt" in line]
+    assert len(refusals) == 1 and "INFO" in refusals[0], result["log"]
+    assert f"({server.base}/robots.txt) by line" in refusals[0], refusals
     # Summed up at the close, at INFO, with the robots.txt that decided.
     summary = f"robots.txt of {server.base} ({server.base}/robots.txt): 2 requests refused by its rules"
     assert any("INFO" in line and line.endswith(summary) for line in result["log"].splitlines()), result["log"]

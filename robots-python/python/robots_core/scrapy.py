@@ -480,9 +480,13 @@ class RobotsTxtMiddleware:
             # The file that decided: the origin's, or where its robots.txt was redirected.
             source = robots.redirected_to or f"{robots.origin}/robots.txt"
             reason = f"Forbidden by robots.txt ({source}){rule}{resolved}"
-            self._tally(robots).forbidden += 1
-        logger.debug("%s: %s", reason, request, extra={"spider": self.crawler.spider})
-        raise IgnoreRequest(reason)
+            tally = self._tally(robots)
+            tally.forbidden += 1
+            # A site's first refusal at INFO (a `scrapy shell` or `scrapy fetch` of one URL then
+            # says why it got nothing), the others at DEBUG; the close sums them up.
+            level = logging.INFO if tally.forbidden == 1 else logging.DEBUG
+            logger.log(level, "%s: %s", reason, request, extra={"spider": self.crawler.spider})
+            raise IgnoreRequest(reason)
 
     def _give_up(self, robots: CachedRobots, now: float) -> None:
         """Counts a request given up for its site's unreachable robots.txt; the first of a site
