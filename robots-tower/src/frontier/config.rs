@@ -28,6 +28,7 @@ pub struct FrontierConfig {
     pub(crate) on_disallowed: Option<Arc<dyn Fn(Dropped) + Send + Sync>>,
     pub(crate) job_overdraft: usize,
     pub(crate) max_retries: u32,
+    pub(crate) distress_retries: u32,
     pub(crate) hold_unreachable: Duration,
     pub(crate) max_pages: Option<u64>,
 }
@@ -43,6 +44,7 @@ impl std::fmt::Debug for FrontierConfig {
             .field("on_disallowed", &self.on_disallowed.is_some())
             .field("job_overdraft", &self.job_overdraft)
             .field("max_retries", &self.max_retries)
+            .field("distress_retries", &self.distress_retries)
             .field("hold_unreachable", &self.hold_unreachable)
             .field("max_pages", &self.max_pages)
             .finish()
@@ -62,6 +64,7 @@ impl Default for FrontierConfig {
             on_disallowed: None,
             job_overdraft: 64 << 10,
             max_retries: 3,
+            distress_retries: 3,
             hold_unreachable: DEFAULT_HOLD_UNREACHABLE,
             max_pages: None,
         }
@@ -102,12 +105,21 @@ impl FrontierConfig {
         self
     }
 
-    /// How many times one URL is retried ([`crate::Job::retry_after`], [`Visit::Retry`])
-    /// before it is given up ([`crate::FrontierStats::gave_up`]). 3 by default. Waiting for an
-    /// unreachable robots.txt is not counted here: [`FrontierConfig::hold_unreachable`]
-    /// bounds it.
+    /// How many times one URL is retried ([`crate::Job::retry_after`], [`Visit::Retry`]: a
+    /// network error, say) before it is given up ([`crate::FrontierStats::gave_up`]). 3 by
+    /// default. Each cause has its own limit: a distress answer's retries count in
+    /// [`FrontierConfig::distress_retries`], waiting for an unreachable robots.txt in
+    /// [`FrontierConfig::hold_unreachable`].
     pub fn max_retries(mut self, retries: u32) -> Self {
         self.max_retries = retries;
+        self
+    }
+
+    /// How many times [`crate::Frontier::run`] retries one URL answered with a distress status
+    /// (429, 5xx) before it is given up ([`crate::FrontierStats::gave_up_distress`]). 3 by
+    /// default.
+    pub fn distress_retries(mut self, retries: u32) -> Self {
+        self.distress_retries = retries;
         self
     }
 
@@ -369,7 +381,7 @@ pub struct FrontierStats {
     /// Under [`Frontier::run`](crate::Frontier::run): responses the front end saw answered with
     /// a distress status (429, 5xx: the pacing's back-off statuses). Each is retried once its
     /// group's pause is over, whatever the handler returned (within
-    /// [`FrontierConfig::max_retries`]; then given up), and counted as fetched only when a
+    /// [`FrontierConfig::distress_retries`]; then given up), and counted as fetched only when a
     /// retry gets its page.
     pub distress: u64,
     /// URLs not crawled because the crawl was stopped ([`Frontier::stop`](crate::Frontier::stop),
@@ -378,12 +390,16 @@ pub struct FrontierStats {
     pub not_crawled: u64,
     /// Retries scheduled ([`Job::retry_after`](crate::Job::retry_after), [`Visit::Retry`], an unreachable robots.txt, a distress answer).
     pub retried: u64,
-    /// URLs given up: after [`FrontierConfig::max_retries`] retries, or their robots.txt
-    /// unreachable past [`FrontierConfig::hold_unreachable`].
+    /// URLs given up: after [`FrontierConfig::max_retries`] retries, as many distress answers
+    /// as [`FrontierConfig::distress_retries`] allows, or their robots.txt unreachable past
+    /// [`FrontierConfig::hold_unreachable`].
     pub gave_up: u64,
     /// Of `gave_up`, URLs whose robots.txt stayed unreachable past
     /// [`FrontierConfig::hold_unreachable`].
     pub gave_up_unreachable: u64,
+    /// Of `gave_up`, URLs answered with a distress status more often than
+    /// [`FrontierConfig::distress_retries`] allows.
+    pub gave_up_distress: u64,
     /// Links a job found that were refused past its overdraft
     /// ([`FrontierConfig::job_overdraft`]).
     pub over_budget: u64,

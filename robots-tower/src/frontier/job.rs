@@ -15,7 +15,7 @@ use super::{Frontier, Shared};
 pub struct Job {
     pub(super) url: Url,
     pub(super) priority: i32,
-    pub(super) attempt: u32,
+    pub(super) tries: super::Tries,
     pub(super) waited: Duration,
     pub(super) key: Key,
     pub(super) shared: Arc<Shared>,
@@ -57,7 +57,7 @@ impl Job {
 
     /// How many times it was retried before (0 the first time it is handed out).
     pub fn attempt(&self) -> u32 {
-        self.attempt
+        self.tries.all
     }
 
     /// Queues a link this job found, at priority 0 (see [`Job::push_with`]).
@@ -102,7 +102,7 @@ impl Job {
         Frontier {
             shared: self.shared.clone(),
         }
-        .retry(self.url.as_str(), self.priority, self.attempt, wait)
+        .retry(self.url.as_str(), self.priority, self.tries, wait)
     }
 }
 

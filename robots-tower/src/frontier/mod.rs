@@ -112,6 +112,7 @@ struct Shared {
     max_bytes: usize,
     job_overdraft: usize,
     max_retries: u32,
+    distress_retries: u32,
     hold_unreachable: Duration,
     /// `Frontier::run` stops once this many pages were fetched.
     max_pages: Option<u64>,
@@ -133,7 +134,7 @@ struct State {
     /// URLs given back, each waiting for its time (earliest first), then queued again.
     retries: BinaryHeap<Reverse<RetryAt>>,
     /// How many times each URL queued again was retried, until it is handed out.
-    attempts: HashMap<Box<str>, u32>,
+    attempts: HashMap<Box<str>, Tries>,
     /// Bytes `retries` and `attempts` hold (counted in `Frontier::bytes`).
     retry_bytes: usize,
     /// Jobs `Frontier::run` handed to its handler whose links are not queued yet: the crawl
@@ -157,11 +158,52 @@ struct RetryAt {
     seq: u64,
     url: Box<str>,
     priority: i32,
-    attempt: u32,
+    tries: Tries,
+}
+
+/// How many times a URL was given back: in all, for a distress answer, and held for an
+/// unreachable robots.txt. Each cause has its own limit: `distress_retries`, the hold, and
+/// `max_retries` for the others.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Tries {
+    pub(super) all: u32,
+    pub(super) distress: u32,
+    pub(super) held: u32,
+}
+
+/// Why a URL is given back.
+#[derive(Clone, Copy)]
+enum Cause {
+    Distress,
+    Held,
+    Other,
+}
+
+impl Tries {
+    /// One more, for `cause`.
+    fn next(self, cause: Cause) -> Tries {
+        let (distress, held) = match cause {
+            Cause::Distress => (1, 0),
+            Cause::Held => (0, 1),
+            Cause::Other => (0, 0),
+        };
+        Tries {
+            all: self.all.saturating_add(1),
+            distress: self.distress.saturating_add(distress),
+            held: self.held.saturating_add(held),
+        }
+    }
+
+    /// The retries counted in `max_retries`: those of no cause with a limit of its own.
+    fn others(self) -> u32 {
+        self.all
+            .saturating_sub(self.distress)
+            .saturating_sub(self.held)
+    }
 }
 
 /// Bytes an `attempts` entry is charged beyond its URL's text (its slot, and the map's spare).
-const ATTEMPT_OVERHEAD: usize = 2 * size_of::<(Box<str>, u32)>() + 1;
+const ATTEMPT_OVERHEAD: usize = 2 * size_of::<(Box<str>, Tries)>() + 1;
 
 #[derive(Default, Clone, Copy)]
 struct Counts {
@@ -178,6 +220,7 @@ struct Counts {
     retried: u64,
     gave_up: u64,
     gave_up_unreachable: u64,
+    gave_up_distress: u64,
     distress: u64,
     not_crawled: u64,
     over_budget: u64,
@@ -295,6 +338,7 @@ impl Frontier {
                 max_bytes: config.max_bytes,
                 job_overdraft: config.job_overdraft,
                 max_retries: config.max_retries,
+                distress_retries: config.distress_retries,
                 hold_unreachable: config.hold_unreachable,
                 max_pages: config.max_pages,
                 robots: None,
@@ -356,10 +400,10 @@ impl Frontier {
                 // The attempts of a URL leaving the queue (handed out or dropped) are let go.
                 let mut attempt_of = |text: &str| {
                     if attempts.is_empty() {
-                        return 0;
+                        return Tries::default();
                     }
-                    let attempt = attempts.remove(text).unwrap_or(0);
-                    if attempt > 0 {
+                    let attempt = attempts.remove(text).unwrap_or_default();
+                    if attempt.all > 0 {
                         *retry_bytes = retry_bytes.saturating_sub(text.len() + ATTEMPT_OVERHEAD);
                     }
                     attempt
@@ -379,11 +423,11 @@ impl Frontier {
                 let empty = state.queues.len() == 0 && state.retries.is_empty() && due.is_empty();
                 let step = if let Some(handed) = handed {
                     state.counts.handed_out += 1;
-                    let (url, attempt) = handed.item;
+                    let (url, tries) = handed.item;
                     Step::Job(Job {
                         url,
                         priority: handed.priority,
-                        attempt,
+                        tries,
                         waited: handed.waited,
                         key: handed.key,
                         shared: shared.clone(),
@@ -485,7 +529,7 @@ impl Frontier {
             ) {
                 Ok(()) => {
                     let charge = retry.url.len() + ATTEMPT_OVERHEAD;
-                    if state.attempts.insert(retry.url, retry.attempt).is_none() {
+                    if state.attempts.insert(retry.url, retry.tries).is_none() {
                         state.retry_bytes += charge;
                     }
                 }
@@ -496,16 +540,39 @@ impl Frontier {
         self.shared.changed.notify_waiters();
     }
 
-    /// Gives `url` (handed out `attempt` retries ago) back for after `wait`.
-    fn retry(&self, url: &str, priority: i32, attempt: u32, wait: Duration) -> Retried {
+    /// Gives `url` (retried `tries` times before) back for after `wait`, within
+    /// `max_retries`.
+    fn retry(&self, url: &str, priority: i32, tries: Tries, wait: Duration) -> Retried {
         let mut state = self.shared.lock();
-        if attempt >= self.shared.max_retries {
+        if tries.others() >= self.shared.max_retries {
             state.counts.gave_up += 1;
-            debug!(url, attempt, "retried as often as allowed: given up");
+            debug!(
+                url,
+                attempt = tries.all,
+                "retried as often as allowed: given up"
+            );
             return Retried::GaveUp;
         }
         drop(state);
-        self.schedule(url, priority, attempt, wait)
+        self.schedule(url, priority, tries.next(Cause::Other), wait)
+    }
+
+    /// Gives back `url`, answered with a distress status, to go once its group's pause is
+    /// over, within `distress_retries`.
+    fn retry_distress(&self, url: &str, priority: i32, tries: Tries) -> Retried {
+        let mut state = self.shared.lock();
+        if tries.distress >= self.shared.distress_retries {
+            state.counts.gave_up += 1;
+            state.counts.gave_up_distress += 1;
+            debug!(
+                url,
+                "answered with a distress status as often as allowed: given up"
+            );
+            return Retried::GaveUp;
+        }
+        drop(state);
+        // (The frontier hands it out once the group's pause, which the answer set, is over.)
+        self.schedule(url, priority, tries.next(Cause::Distress), Duration::ZERO)
     }
 
     /// Puts a URL refused for its unreachable robots.txt back until robots.txt is tried
@@ -515,15 +582,15 @@ impl Frontier {
         &self,
         url: &str,
         priority: i32,
-        attempt: u32,
+        tries: Tries,
         refusal: (&Origin, Duration, Duration),
     ) -> Retried {
         let (origin, unreachable_for, retry_after) = refusal;
         let hold = self.shared.hold_unreachable;
         // (A robots.txt that flaps, reachable between outages, cannot hold a URL for ever.)
-        let too_often = attempt >= robots_fetch::MOST_UNREACHABLE_TRIES;
+        let too_often = tries.held >= robots_fetch::MOST_UNREACHABLE_TRIES;
         if robots_fetch::waits_for_robots(unreachable_for, retry_after, hold) && !too_often {
-            return self.schedule(url, priority, attempt, retry_after);
+            return self.schedule(url, priority, tries.next(Cause::Held), retry_after);
         }
         let mut state = self.shared.lock();
         state.counts.gave_up += 1;
@@ -549,8 +616,8 @@ impl Frontier {
         Retried::GaveUp
     }
 
-    /// Queues a URL to be handed out again after `wait`.
-    fn schedule(&self, url: &str, priority: i32, attempt: u32, wait: Duration) -> Retried {
+    /// Queues a URL to be handed out again after `wait`, retried `tries` times then.
+    fn schedule(&self, url: &str, priority: i32, tries: Tries, wait: Duration) -> Retried {
         let mut state = self.shared.lock();
         let at = Instant::now()
             .checked_add(wait)
@@ -563,14 +630,12 @@ impl Frontier {
             seq,
             url: Box::from(url),
             priority,
-            attempt: attempt + 1,
+            tries,
         }));
         state.counts.retried += 1;
         drop(state);
         self.shared.changed.notify_waiters();
-        Retried::Scheduled {
-            attempt: attempt + 1,
-        }
+        Retried::Scheduled { attempt: tries.all }
     }
 
     /// No more URLs: pushes are refused from now on, and [`Frontier::next`] returns `None` once
@@ -670,6 +735,7 @@ impl Frontier {
             gave_up: state.counts.gave_up,
             gave_up_unreachable: state.counts.gave_up_unreachable,
             distress: state.counts.distress,
+            gave_up_distress: state.counts.gave_up_distress,
             not_crawled: state.counts.not_crawled,
             over_budget: state.counts.over_budget,
             duplicates: state.counts.duplicates,

@@ -42,7 +42,7 @@ impl Frontier {
     ///
     /// Retries it makes itself: a page the front end saw answered with a distress status (429,
     /// 5xx) once its group's pause is over, whatever `visit` returned (within
-    /// [`FrontierConfig::max_retries`](crate::FrontierConfig::max_retries)); a URL refused for
+    /// [`FrontierConfig::distress_retries`](crate::FrontierConfig::distress_retries)); a URL refused for
     /// an unreachable robots.txt when robots.txt is tried again, within
     /// [`FrontierConfig::hold_unreachable`](crate::FrontierConfig::hold_unreachable). It stops
     /// at [`FrontierConfig::max_pages`](crate::FrontierConfig::max_pages) or at
@@ -137,11 +137,7 @@ impl Frontier {
                 Event::Next(Some(job)) => {
                     asking = None;
                     let visiting = Visiting::new(&self.shared);
-                    let retry = (
-                        Box::<str>::from(job.url.as_str()),
-                        job.priority,
-                        job.attempt,
-                    );
+                    let retry = (Box::<str>::from(job.url.as_str()), job.priority, job.tries);
                     // The front end notes a distress answer for it here, for `visited`.
                     let watch = self.shared.gate.watches().watch(job.url.as_str());
                     let visited = visit(job);
@@ -176,11 +172,11 @@ impl Frontier {
 
     /// What a visit of [`Frontier::run`] came to, counted; its links queued, its retry made.
     /// A distress answer the front end saw for it is retried after its group's pause (within
-    /// `max_retries`), whatever the handler returned: its links, an error page's, are not
+    /// `distress_retries`), whatever the handler returned: its links, an error page's, are not
     /// queued (they come with the page).
     fn visited(
         &self,
-        ((url, priority, attempt), distress): ((Box<str>, i32, u32), Option<u16>),
+        ((url, priority, tries), distress): ((Box<str>, i32, super::Tries), Option<u16>),
         visit: Visit,
     ) {
         let count = |bump: fn(&mut Counts)| bump(&mut self.shared.lock().counts);
@@ -190,8 +186,7 @@ impl Frontier {
                 url = &*url,
                 status, "answered with a distress status: retried after the group's pause"
             );
-            // (The frontier hands it out once the group's pause, which the answer set, is over.)
-            self.retry(&url, priority, attempt, std::time::Duration::ZERO);
+            self.retry_distress(&url, priority, tries);
             return;
         }
         match visit {
@@ -217,7 +212,7 @@ impl Frontier {
                 self.hold_for_robots(
                     &url,
                     priority,
-                    attempt,
+                    tries,
                     (&origin, unreachable_for, retry_after),
                 );
             }
@@ -229,7 +224,7 @@ impl Frontier {
             }
             Visit::Refused(_) => count(|c| c.refused += 1),
             Visit::Retry(wait) => {
-                self.retry(&url, priority, attempt, wait);
+                self.retry(&url, priority, tries, wait);
             }
             Visit::Failed => count(|c| c.failed += 1),
         }

@@ -717,3 +717,42 @@ async fn a_page_limit_or_a_stop_ends_the_crawl_and_counts_what_was_left() {
     assert_eq!(stats.pushed, 5, "{stats:?}");
     assert_eq!(stats.queued, 0, "{stats:?}");
 }
+
+/// Each cause has its own retry limit: a page answered 429 every time is retried
+/// `distress_retries` times (3) and given up, though `max_retries` is 0.
+#[tokio::test(start_paused = true)]
+async fn distress_answers_have_a_retry_limit_of_their_own() {
+    let gate = RobotsConfig::<ForLayer>::new("FooBot/1.0")
+        .delay_factor(0.0)
+        .min_delay(Duration::ZERO)
+        .gate();
+    let hooks = RobotsHooks::from_gate(gate.clone(), site());
+    let frontier = Frontier::new(gate, FrontierConfig::default().max_retries(0));
+    frontier.try_push(url("http://a.example/busy")).unwrap();
+    let answers = std::sync::atomic::AtomicUsize::new(0);
+    let stats = frontier
+        .run(1, |job| {
+            let (hooks, answers) = (&hooks, &answers);
+            async move {
+                let ticket = hooks.admit(job.url()).await.expect("allowed");
+                answers.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let mut headers = http::HeaderMap::new();
+                headers.insert(http::header::RETRY_AFTER, "1".parse().unwrap());
+                ticket.finish(429, &headers).await;
+                Visit::Fetched(Vec::new())
+            }
+        })
+        .await;
+    assert_eq!(answers.load(std::sync::atomic::Ordering::SeqCst), 4);
+    assert_eq!(
+        (
+            stats.distress,
+            stats.retried,
+            stats.gave_up,
+            stats.gave_up_distress,
+            stats.fetched
+        ),
+        (4, 3, 1, 1, 0),
+        "{stats:?}"
+    );
+}
