@@ -67,8 +67,8 @@ pub use front::retry::RefusalAware;
 pub use front::retry::Retries;
 pub use front::status::{Refusals, RefusalsAsResponses, RefusalsAsResponsesLayer};
 pub use frontier::{
-    DEFAULT_HOLD_UNREACHABLE, Dedup, Dropped, Frontier, FrontierConfig, FrontierStats, Job,
-    PushError, Pushed, Retried, Visit,
+    DEFAULT_HOLD_UNREACHABLE, Dedup, Dropped, Feeding, Frontier, FrontierConfig, FrontierStats,
+    Job, NotCrawled, PushError, Pushed, Retried, Visit,
 };
 /// The `http` crate this crate is built with (requests and responses of the layer are its types).
 pub use http;

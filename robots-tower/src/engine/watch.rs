@@ -72,19 +72,31 @@ impl Watches {
 }
 
 impl Noted {
-    /// Notes a distress status of the watched URL's response.
-    pub(crate) fn distress(&self, status: u16) {
-        self.0.store(status, Ordering::Release);
+    /// Notes the answer to the watched URL: its status when a distress one, else none (the
+    /// last answer counts: a retry the front end made itself may have had its page).
+    pub(crate) fn answered(&self, status: u16, distress: bool) {
+        self.0
+            .store(if distress { status } else { 0 }, Ordering::Release);
+    }
+}
+
+/// A watch's reading, kept by the loop while the job holding the watch is with the handler.
+pub(crate) struct Heard(Arc<AtomicU16>);
+
+impl Heard {
+    /// The distress status a front end noted last for the URL, if any.
+    pub(crate) fn distress(&self) -> Option<u16> {
+        match self.0.load(Ordering::Acquire) {
+            0 => None,
+            status => Some(status),
+        }
     }
 }
 
 impl Watch {
-    /// The distress status a front end noted for the URL since it was watched, if any.
-    pub(crate) fn distress(&self) -> Option<u16> {
-        match self.seen.swap(0, Ordering::AcqRel) {
-            0 => None,
-            status => Some(status),
-        }
+    /// Where the loop reads what was noted, once the job is gone.
+    pub(crate) fn heard(&self) -> Heard {
+        Heard(self.seen.clone())
     }
 }
 
@@ -107,7 +119,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_status_noted_for_a_watched_url_is_read_once_and_the_watch_leaves_nothing() {
+    fn the_last_answer_noted_for_a_watched_url_is_read_and_the_watch_leaves_nothing() {
         let watches = Arc::new(Watches::default());
         let url = || "http://a.example/busy".to_string();
         assert!(watches.find(&url).is_none(), "nothing watched");
@@ -118,9 +130,12 @@ mod tests {
                 .find(&|| "http://a.example/other".to_string())
                 .is_none()
         );
-        watches.find(&url).expect("watched").distress(429);
-        assert_eq!(watch.distress(), Some(429));
-        assert_eq!(watch.distress(), None, "read once");
+        let heard = watch.heard();
+        watches.find(&url).expect("watched").answered(429, true);
+        assert_eq!(heard.distress(), Some(429));
+        // A retry the front end made got its page: the last answer counts.
+        watches.find(&url).expect("watched").answered(200, false);
+        assert_eq!(heard.distress(), None);
         drop(watch);
         assert!(
             watches.find(&url).is_some(),

@@ -26,6 +26,7 @@ pub struct FrontierConfig {
     pub(crate) max_per_group: usize,
     pub(crate) dedup: Dedup,
     pub(crate) on_disallowed: Option<Arc<dyn Fn(Dropped) + Send + Sync>>,
+    pub(crate) on_not_crawled: Option<Arc<dyn Fn(NotCrawled) + Send + Sync>>,
     pub(crate) job_overdraft: usize,
     pub(crate) max_retries: u32,
     pub(crate) distress_retries: u32,
@@ -42,6 +43,7 @@ impl std::fmt::Debug for FrontierConfig {
             .field("max_per_group", &self.max_per_group)
             .field("dedup", &self.dedup)
             .field("on_disallowed", &self.on_disallowed.is_some())
+            .field("on_not_crawled", &self.on_not_crawled.is_some())
             .field("job_overdraft", &self.job_overdraft)
             .field("max_retries", &self.max_retries)
             .field("distress_retries", &self.distress_retries)
@@ -62,6 +64,7 @@ impl Default for FrontierConfig {
             max_per_group: usize::MAX,
             dedup: Dedup::Off,
             on_disallowed: None,
+            on_not_crawled: None,
             job_overdraft: 64 << 10,
             max_retries: 3,
             distress_retries: 3,
@@ -164,6 +167,63 @@ impl FrontierConfig {
         self.on_disallowed = Some(Arc::new(hear));
         self
     }
+
+    /// Called with each URL the frontier leaves without handing it out, other than those
+    /// [`FrontierConfig::on_disallowed`] hears of: what was queued or waiting for a retry
+    /// when the crawl stopped ([`crate::Frontier::stop`], [`FrontierConfig::max_pages`]), a
+    /// link found after it, and a link a job found that could not be queued (over the
+    /// budget past its overdraft, over its group's cap). With both hooks, nothing a crawl is
+    /// given or finds ends unheard: a handler of [`crate::Frontier::run`] says the rest. Called
+    /// outside the frontier's lock; keep it short.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::sync::{Arc, Mutex};
+    /// use robots_tower::{FrontierConfig, NotCrawled, RobotsLayer};
+    /// let left = Arc::new(Mutex::new(Vec::new()));
+    /// let heard = left.clone();
+    /// let config = FrontierConfig::default().on_not_crawled(move |not| {
+    ///     heard.lock().unwrap().push(not.url().to_string());
+    /// });
+    /// let frontier = RobotsLayer::builder("FooBot/1.0").build().frontier_with(config);
+    /// frontier.try_push("https://a.example/1".parse().unwrap()).unwrap();
+    /// frontier.stop();
+    /// assert_eq!(*left.lock().unwrap(), ["https://a.example/1"]);
+    /// # }
+    /// ```
+    pub fn on_not_crawled(mut self, hear: impl Fn(NotCrawled) + Send + Sync + 'static) -> Self {
+        self.on_not_crawled = Some(Arc::new(hear));
+        self
+    }
+}
+
+/// A URL a frontier left without handing it out, given to [`FrontierConfig::on_not_crawled`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum NotCrawled {
+    /// Queued or waiting for a retry when the crawl was stopped, or a link found after: the
+    /// caller's own limit ([`crate::Frontier::stop`], [`FrontierConfig::max_pages`]).
+    Stopped(Url),
+    /// A link a job found that was not queued: over the budget past the job's overdraft
+    /// ([`PushError::Full`]), over its group's cap ([`PushError::GroupFull`]), or too large
+    /// alone. (Links the rules or the address rule refuse go to
+    /// [`FrontierConfig::on_disallowed`].)
+    Refused(PushError),
+}
+
+impl NotCrawled {
+    /// The URL that was not crawled.
+    pub fn url(&self) -> &Url {
+        match self {
+            NotCrawled::Stopped(url) => url,
+            NotCrawled::Refused(error) => error.url(),
+        }
+    }
+
+    /// Whether it was left by the caller's own limit or stop, rather than for want of room.
+    pub fn by_the_callers_limit(&self) -> bool {
+        matches!(self, NotCrawled::Stopped(_))
+    }
 }
 
 /// Whether a frontier drops URLs it was given before. The memory it takes is fixed when the
@@ -224,7 +284,7 @@ pub enum Pushed {
 
 /// Why a frontier did not take a URL; the URL comes back with it (boxed: a `Result` of a push
 /// stays small).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum PushError {
     /// The frontier was closed ([`crate::Frontier::close`]).

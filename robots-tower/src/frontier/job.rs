@@ -19,6 +19,8 @@ pub struct Job {
     pub(super) waited: Duration,
     pub(super) key: Key,
     pub(super) shared: Arc<Shared>,
+    /// Under `Frontier::run`: what the front end hears of its answer (a distress status).
+    pub(super) heard: Option<crate::engine::watch::Heard>,
 }
 
 impl std::fmt::Debug for Job {
@@ -58,6 +60,48 @@ impl Job {
     /// How many times it was retried before (0 the first time it is handed out).
     pub fn attempt(&self) -> u32 {
         self.tries.all
+    }
+
+    /// Under [`Frontier::run`]: whether the loop will send this URL again once the handler
+    /// returns `visit`, rather than take it as the URL's end. It will after a distress answer
+    /// the front end saw for it (429, 5xx: within
+    /// [`FrontierConfig::distress_retries`](super::FrontierConfig::distress_retries), whatever
+    /// `visit` says), a [`crate::RobotsError::RobotsUnreachable`] refusal within the hold
+    /// ([`FrontierConfig::hold_unreachable`](super::FrontierConfig::hold_unreachable)), and a
+    /// [`Visit::Retry`](super::Visit::Retry) within
+    /// [`FrontierConfig::max_retries`](super::FrontierConfig::max_retries). A handler that
+    /// records each URL's end once (a line, a row) records nothing for a visit that will be
+    /// retried: the retry's visit says the end. Always `false` for a job from
+    /// [`Frontier::next`], which retries nothing by itself. Ask it after the response came.
+    ///
+    /// ```
+    /// # async fn handler(job: robots_tower::Job, client: reqwest_middleware::ClientWithMiddleware) -> robots_tower::Visit {
+    /// use robots_tower::{RobotsError, Visit};
+    /// let visit = match client.get(job.url().clone()).send().await {
+    ///     Ok(response) => {
+    ///         let status = response.status();
+    ///         drop(response.bytes().await);
+    ///         if !job.will_retry(&Visit::Fetched(Vec::new())) {
+    ///             println!("{status} {}", job.url()); // a 429 or 503 retried says nothing yet
+    ///         }
+    ///         Visit::Fetched(Vec::new())
+    ///     }
+    ///     Err(error) => match RobotsError::from_middleware_error(&error) {
+    ///         Some(refused) => Visit::Refused(refused.clone()),
+    ///         None => Visit::Failed,
+    ///     },
+    /// };
+    /// visit
+    /// # }
+    /// ```
+    pub fn will_retry(&self, visit: &super::Visit) -> bool {
+        let Some(heard) = &self.heard else {
+            return false;
+        };
+        Frontier {
+            shared: self.shared.clone(),
+        }
+        .retries_visit(self.tries, heard.distress(), visit)
     }
 
     /// Queues a link this job found, at priority 0 (see [`Job::push_with`]).

@@ -26,8 +26,8 @@ use tracing::debug;
 use url::Url;
 
 pub use config::{
-    DEFAULT_HOLD_UNREACHABLE, Dedup, Dropped, FrontierConfig, FrontierStats, PushError, Pushed,
-    Retried, Visit,
+    DEFAULT_HOLD_UNREACHABLE, Dedup, Dropped, FrontierConfig, FrontierStats, NotCrawled, PushError,
+    Pushed, Retried, Visit,
 };
 use dedup::Seen;
 pub use job::Job;
@@ -111,6 +111,7 @@ struct Shared {
     /// Room was made (a URL left the queue), or the frontier closed: pushes waiting look again.
     room: Notify,
     on_disallowed: Option<Arc<dyn Fn(Dropped) + Send + Sync>>,
+    on_not_crawled: Option<Arc<dyn Fn(NotCrawled) + Send + Sync>>,
     max_bytes: usize,
     job_overdraft: usize,
     max_retries: u32,
@@ -148,6 +149,8 @@ struct State {
     gave_up_sites: std::collections::VecDeque<Origin>,
     /// [`Frontier::stop`] was called: what is found from now on is not crawled.
     stopped: bool,
+    /// [`Feeding`] guards held: `Frontier::run` does not end while seeds may still come.
+    feeding: usize,
 }
 
 /// Bytes an `attempts` entry is charged beyond its URL's text (its slot, and the map's spare).
@@ -196,6 +199,37 @@ impl Shared {
                 hear(dropped);
             }
         }
+    }
+
+    /// Tells whoever listens of a URL left without being handed out (outside the lock).
+    fn not_crawled(&self, not: NotCrawled) {
+        debug!(url = %not.url(), ?not, "not crawled");
+        if let Some(hear) = &self.on_not_crawled {
+            hear(not);
+        }
+    }
+}
+
+/// A promise of more URLs to come from outside a crawl ([`Frontier::feeding`]): while one is
+/// held, [`Frontier::run`] does not take an empty frontier for a finished crawl. Drop it once
+/// the last URL is pushed.
+#[must_use = "the crawl may end as soon as the guard is dropped"]
+pub struct Feeding {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Feeding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Feeding").finish_non_exhaustive()
+    }
+}
+
+impl Drop for Feeding {
+    fn drop(&mut self) {
+        let mut state = self.shared.lock();
+        state.feeding = state.feeding.saturating_sub(1);
+        drop(state);
+        self.shared.changed.notify_waiters();
     }
 }
 
@@ -265,10 +299,12 @@ impl Frontier {
                     retry_seq: 0,
                     gave_up_sites: std::collections::VecDeque::new(),
                     stopped: false,
+                    feeding: 0,
                 }),
                 changed: Notify::new(),
                 room: Notify::new(),
                 on_disallowed: config.on_disallowed,
+                on_not_crawled: config.on_not_crawled,
                 max_bytes: config.max_bytes,
                 job_overdraft: config.job_overdraft,
                 max_retries: config.max_retries,
@@ -365,13 +401,19 @@ impl Frontier {
                         waited: handed.waited,
                         key: handed.key,
                         shared: shared.clone(),
+                        heard: None,
                     })
                 } else if let Some((key, head)) = state.queues.next_to_ask() {
                     state.counts.gate_asks += 1;
                     Step::Ask(key, head)
                 } else if empty && state.closed {
                     Step::Done
-                } else if empty && idle_ends && state.queues.active() == 0 && state.visiting == 0 {
+                } else if empty
+                    && idle_ends
+                    && state.queues.active() == 0
+                    && state.visiting == 0
+                    && state.feeding == 0
+                {
                     // Over: nothing can push any more but from outside, which `run` rules out.
                     state.closed = true;
                     shared.room.notify_waiters();
@@ -472,8 +514,19 @@ impl Frontier {
     /// ```
     pub fn stop(&self) {
         let mut state = self.shared.lock();
-        let dropped = state.queues.drain() + state.retries.len();
-        state.retries = BinaryHeap::new();
+        // The URLs themselves only for a listener (a stop may drop a whole budget of them).
+        let mut left = Vec::new();
+        let hear = self.shared.on_not_crawled.is_some();
+        let mut dropped = state.queues.drain(|text| {
+            if hear {
+                left.push(text);
+            }
+        });
+        let retries = std::mem::take(&mut state.retries);
+        dropped += retries.len();
+        if hear {
+            left.extend(retries.into_iter().map(|Reverse(retry)| retry.into_url()));
+        }
         state.attempts = HashMap::new();
         state.retry_bytes = 0;
         state.counts.not_crawled += dropped as u64;
@@ -485,6 +538,38 @@ impl Frontier {
         }
         self.shared.changed.notify_waiters();
         self.shared.room.notify_waiters();
+        for text in left {
+            if let Ok(url) = Url::parse(&text) {
+                self.shared.not_crawled(NotCrawled::Stopped(url));
+            }
+        }
+    }
+
+    /// A promise that URLs are still to come from outside (seeds read from a file, a
+    /// socket, another crawl): [`Frontier::run`] goes on while the guard is held, however
+    /// long the frontier stands empty, and ends as usual once it is dropped. Without one, a
+    /// crawl whose seeds are pushed as it runs could end between two of them.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use robots_tower::{FrontierConfig, RobotsLayer, Visit};
+    /// let frontier = RobotsLayer::builder("FooBot/1.0").build().frontier_with(FrontierConfig::default());
+    /// let feeding = frontier.feeding();
+    /// let seeder = frontier.clone();
+    /// tokio::spawn(async move {
+    ///     tokio::task::yield_now().await; // seeds arriving later, one by one
+    ///     seeder.stop(); // (a real seeder pushes; here nothing is fetched)
+    ///     drop(feeding);
+    /// });
+    /// let stats = frontier.run(4, |_job| async { Visit::Failed }).await;
+    /// assert!(frontier.is_closed() && stats.handed_out == 0);
+    /// # }
+    /// ```
+    pub fn feeding(&self) -> Feeding {
+        self.shared.lock().feeding += 1;
+        Feeding {
+            shared: self.shared.clone(),
+        }
     }
 
     /// Whether [`Frontier::stop`] was called (or `FrontierConfig::max_pages` was reached).

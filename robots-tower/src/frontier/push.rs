@@ -7,7 +7,7 @@ use url::Url;
 
 use robots_fetch::Origin;
 
-use super::config::{Dropped, PushError, Pushed};
+use super::config::{Dropped, NotCrawled, PushError, Pushed};
 #[cfg(doc)]
 use super::config::{FrontierConfig, Visit};
 use super::queues::Refused;
@@ -86,16 +86,28 @@ impl Frontier {
         priority: i32,
     ) -> Result<Pushed, PushError> {
         let pushed = self.offer(url, priority, Some(from));
-        match &pushed {
-            Err(PushError::Full { .. }) => self.shared.lock().counts.over_budget += 1,
-            // A link found after a stop: not crawled, and said so in the count.
-            Err(PushError::Closed(_)) => {
-                let mut state = self.shared.lock();
-                if state.stopped {
-                    state.counts.not_crawled += 1;
-                }
+        let not_crawled = match &pushed {
+            Err(error @ PushError::Full { .. }) => {
+                self.shared.lock().counts.over_budget += 1;
+                Some(NotCrawled::Refused(error.clone()))
             }
-            _ => {}
+            Err(error @ (PushError::GroupFull { .. } | PushError::TooLarge { .. })) => {
+                Some(NotCrawled::Refused(error.clone()))
+            }
+            // A link found after a stop: not crawled, and said so in the count.
+            Err(PushError::Closed(url)) => {
+                let mut state = self.shared.lock();
+                state.stopped.then(|| {
+                    state.counts.not_crawled += 1;
+                    NotCrawled::Stopped((**url).clone())
+                })
+            }
+            _ => None,
+        };
+        if let Some(not) = not_crawled
+            && self.shared.on_not_crawled.is_some()
+        {
+            self.shared.not_crawled(not);
         }
         pushed
     }

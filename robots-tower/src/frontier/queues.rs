@@ -414,10 +414,15 @@ impl Queues {
         }
     }
 
-    /// Drops every URL queued (the crawl was stopped): how many. Groups with jobs handed out
-    /// stay, idle and empty, until those end.
-    pub(super) fn drain(&mut self) -> usize {
+    /// Drops every URL queued (the crawl was stopped), each given to `each` (a group's in its
+    /// order): how many. Groups with jobs handed out stay, idle and empty, until those end.
+    pub(super) fn drain(&mut self, mut each: impl FnMut(Box<str>)) -> usize {
         let dropped = self.urls;
+        for group in self.groups.values_mut() {
+            for band in std::mem::take(&mut group.bands) {
+                band.urls.into_iter().for_each(&mut each);
+            }
+        }
         self.groups.retain(|_, g| g.active > 0);
         for g in self.groups.values_mut() {
             g.bands = Vec::new();

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use tracing::{debug, warn};
 use url::Url;
 
-use super::config::Retried;
+use super::config::{NotCrawled, PushError, Retried, Visit};
 use super::queues::URL_OVERHEAD;
 use super::{ATTEMPT_OVERHEAD, Frontier, State};
 
@@ -25,6 +25,13 @@ pub(super) struct RetryAt {
     url: Box<str>,
     priority: i32,
     tries: Tries,
+}
+
+impl RetryAt {
+    /// The URL's text, as queued.
+    pub(super) fn into_url(self) -> Box<str> {
+        self.url
+    }
 }
 
 /// How many times a URL was given back: in all, for a distress answer, and held for an
@@ -83,6 +90,39 @@ pub(super) fn take_due(state: &mut State, now: Instant) -> Vec<RetryAt> {
 }
 
 impl Frontier {
+    /// Whether the loop sends a visit's URL again: one rule for `Frontier::run`'s retries and
+    /// [`crate::Job::will_retry`], which tells a handler before the loop acts on it.
+    pub(super) fn retries_visit(&self, tries: Tries, distress: Option<u16>, visit: &Visit) -> bool {
+        if distress.is_some() {
+            return self.distress_left(tries);
+        }
+        match visit {
+            Visit::Refused(crate::RobotsError::RobotsUnreachable {
+                retry_after,
+                unreachable_for,
+                ..
+            }) => self.holds(tries, *unreachable_for, *retry_after),
+            Visit::Retry(_) => self.others_left(tries),
+            _ => false,
+        }
+    }
+
+    fn distress_left(&self, tries: Tries) -> bool {
+        tries.distress < self.shared.distress_retries
+    }
+
+    fn others_left(&self, tries: Tries) -> bool {
+        tries.others() < self.shared.max_retries
+    }
+
+    /// Whether a URL refused for its unreachable robots.txt waits for the next try (within
+    /// the hold, counted from the outage's start; a robots.txt that flaps, reachable between
+    /// outages, cannot hold a URL for ever).
+    fn holds(&self, tries: Tries, unreachable_for: Duration, retry_after: Duration) -> bool {
+        robots_fetch::waits_for_robots(unreachable_for, retry_after, self.shared.hold_unreachable)
+            && tries.held < robots_fetch::MOST_UNREACHABLE_TRIES
+    }
+
     /// Queues again the retries whose time came (under the budget already: they held their
     /// room while they waited).
     pub(super) fn requeue(&self, due: Vec<RetryAt>) {
@@ -108,8 +148,18 @@ impl Frontier {
                         state.retry_bytes += charge;
                     }
                 }
-                // Its group filled up meanwhile (its cap): given up, counted.
-                Err(_) => state.counts.gave_up += 1,
+                // Its group filled up meanwhile (its cap): given up, counted, told.
+                Err(_) => {
+                    state.counts.gave_up += 1;
+                    let max = state.queues.max_per_group();
+                    drop(state);
+                    self.shared
+                        .not_crawled(NotCrawled::Refused(PushError::GroupFull {
+                            url: Box::new(url),
+                            group: group.as_str().to_string(),
+                            max,
+                        }));
+                }
             }
         }
         self.shared.changed.notify_waiters();
@@ -118,9 +168,8 @@ impl Frontier {
     /// Gives `url` (retried `tries` times before) back for after `wait`, within
     /// `max_retries`.
     pub(super) fn retry(&self, url: &str, priority: i32, tries: Tries, wait: Duration) -> Retried {
-        let mut state = self.shared.lock();
-        if tries.others() >= self.shared.max_retries {
-            state.counts.gave_up += 1;
+        if !self.others_left(tries) {
+            self.shared.lock().counts.gave_up += 1;
             debug!(
                 url,
                 attempt = tries.all,
@@ -128,15 +177,14 @@ impl Frontier {
             );
             return Retried::GaveUp;
         }
-        drop(state);
         self.schedule(url, priority, tries.next(Cause::Other), wait)
     }
 
     /// Gives back `url`, answered with a distress status, to go once its group's pause is
     /// over, within `distress_retries`.
     pub(super) fn retry_distress(&self, url: &str, priority: i32, tries: Tries) -> Retried {
-        let mut state = self.shared.lock();
-        if tries.distress >= self.shared.distress_retries {
+        if !self.distress_left(tries) {
+            let mut state = self.shared.lock();
             state.counts.gave_up += 1;
             state.counts.gave_up_distress += 1;
             debug!(
@@ -145,7 +193,6 @@ impl Frontier {
             );
             return Retried::GaveUp;
         }
-        drop(state);
         // (The frontier hands it out once the group's pause, which the answer set, is over.)
         self.schedule(url, priority, tries.next(Cause::Distress), Duration::ZERO)
     }
@@ -162,9 +209,7 @@ impl Frontier {
     ) -> Retried {
         let (origin, unreachable_for, retry_after) = refusal;
         let hold = self.shared.hold_unreachable;
-        // (A robots.txt that flaps, reachable between outages, cannot hold a URL for ever.)
-        let too_often = tries.held >= robots_fetch::MOST_UNREACHABLE_TRIES;
-        if robots_fetch::waits_for_robots(unreachable_for, retry_after, hold) && !too_often {
+        if self.holds(tries, unreachable_for, retry_after) {
             return self.schedule(url, priority, tries.next(Cause::Held), retry_after);
         }
         let mut state = self.shared.lock();

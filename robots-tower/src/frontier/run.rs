@@ -48,9 +48,13 @@ impl Frontier {
     /// at [`FrontierConfig::max_pages`](crate::FrontierConfig::max_pages) or at
     /// [`Frontier::stop`], what was left counted as not crawled.
     ///
-    /// Push the start URLs before, or from a visit; a URL dropped as disallowed at its turn
-    /// ends the crawl as well as a fetched one. `visit` gets the [`Job`], holding its group's
-    /// place: keep it until the response's body was read.
+    /// Push the start URLs before, or from a visit, or from outside while holding
+    /// [`Frontier::feeding`]; a URL dropped as disallowed at its turn ends the crawl as well as
+    /// a fetched one. `visit` gets the [`Job`], holding its group's place: keep it until the
+    /// response's body was read. [`Job::will_retry`] tells it whether its visit is the URL's
+    /// end, and [`FrontierConfig::on_not_crawled`](crate::FrontierConfig::on_not_crawled)
+    /// hears of what the crawl leaves: with [`FrontierConfig::on_disallowed`](crate::FrontierConfig::on_disallowed),
+    /// every URL's end is heard once.
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
@@ -134,16 +138,20 @@ impl Frontier {
                     self.visited(retry, visited);
                     drop(visiting);
                 }
-                Event::Next(Some(job)) => {
+                Event::Next(Some(mut job)) => {
                     asking = None;
                     let visiting = Visiting::new(&self.shared);
                     let retry = (Box::<str>::from(job.url.as_str()), job.priority, job.tries);
-                    // The front end notes a distress answer for it here, for `visited`.
+                    // The front end notes a distress answer for it here, for `visited` (and
+                    // `Job::will_retry`); held until the handler is done, the job gone or not.
                     let watch = self.shared.gate.watches().watch(job.url.as_str());
+                    job.heard = Some(watch.heard());
                     let visited = visit(job);
                     running.push(async move {
                         let visit = visited.await;
-                        ((retry, watch.distress()), visiting, visit)
+                        let distress = watch.heard().distress();
+                        drop(watch);
+                        ((retry, distress), visiting, visit)
                     });
                 }
                 Event::Next(None) => {

@@ -756,3 +756,178 @@ async fn distress_answers_have_a_retry_limit_of_their_own() {
         "{stats:?}"
     );
 }
+
+/// `Job::will_retry` tells a handler which answers the loop will send again, so that it says
+/// each URL's end once: a 429 retried says nothing, the last one (past `distress_retries`)
+/// is the end. The last answer counts: a page the handler retried itself and got is no
+/// distress for the loop.
+#[tokio::test(start_paused = true)]
+async fn will_retry_tells_a_handler_which_answers_are_not_the_urls_end() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let gate = RobotsConfig::<ForLayer>::new("FooBot/1.0")
+        .delay_factor(0.0)
+        .min_delay(Duration::ZERO)
+        .gate();
+    let hooks = RobotsHooks::from_gate(gate.clone(), site());
+    let frontier = Frontier::new(gate, FrontierConfig::default().distress_retries(1));
+    for path in ["/busy", "/flaky", "/ok"] {
+        frontier
+            .try_push(url(&format!("http://a.example{path}")))
+            .unwrap();
+    }
+    let ends = Mutex::new(Vec::new());
+    let sent = AtomicUsize::new(0);
+    let stats = frontier
+        .run(1, |job| {
+            let (hooks, ends, sent) = (&hooks, &ends, &sent);
+            async move {
+                let mut headers = http::HeaderMap::new();
+                headers.insert(http::header::RETRY_AFTER, "1".parse().unwrap());
+                let status = match job.url().path() {
+                    "/busy" => 429,
+                    "/flaky" => {
+                        // The handler's own retry, within the visit, gets the page.
+                        let ticket = hooks.admit(job.url()).await.expect("allowed");
+                        sent.fetch_add(1, Ordering::SeqCst);
+                        ticket.finish(503, &headers).await;
+                        200
+                    }
+                    _ => 200,
+                };
+                let ticket = hooks.admit(job.url()).await.expect("allowed");
+                sent.fetch_add(1, Ordering::SeqCst);
+                ticket.finish(status, &headers).await;
+                let visit = Visit::Fetched(Vec::new());
+                if !job.will_retry(&visit) {
+                    ends.lock()
+                        .unwrap()
+                        .push((job.url().path().to_string(), status));
+                }
+                visit
+            }
+        })
+        .await;
+    let ends = ends.into_inner().unwrap();
+    assert_eq!(
+        ends,
+        [
+            ("/flaky".into(), 200),
+            ("/ok".into(), 200),
+            ("/busy".into(), 429)
+        ],
+        "one end per URL, in the order their ends came (a retry goes behind its group's queue)"
+    );
+    // /busy twice, /flaky twice (one visit), /ok once.
+    assert_eq!(sent.load(Ordering::SeqCst), 5);
+    assert_eq!(
+        (
+            stats.distress,
+            stats.retried,
+            stats.gave_up_distress,
+            stats.fetched
+        ),
+        (2, 1, 1, 2),
+        "{stats:?}"
+    );
+    // A job from `next` is never retried by the frontier itself.
+    frontier.close();
+    let (_hooks, frontier) = setup(|c| c, FrontierConfig::default());
+    frontier.try_push(url("http://a.example/x")).unwrap();
+    frontier.close();
+    let job = frontier.next().await.expect("queued");
+    assert!(!job.will_retry(&Visit::Retry(Duration::ZERO)));
+}
+
+/// Nothing a crawl is given or finds ends unheard: what a stop left queued or waiting for a
+/// retry, the links found after it, and a job's links past its overdraft all reach
+/// `on_not_crawled`, each once, and are counted.
+#[tokio::test(start_paused = true)]
+async fn what_a_crawl_leaves_is_heard_as_not_crawled() {
+    let left = Arc::new(Mutex::new(Vec::new()));
+    let heard = left.clone();
+    let config = FrontierConfig::default()
+        .max_pages(2)
+        // About 20 short links beyond the fixed part (9.5 KB, `Frontier::bytes`).
+        .max_bytes(10_500)
+        .job_overdraft(0)
+        .on_not_crawled(move |not| {
+            let kind = if not.by_the_callers_limit() {
+                "stopped"
+            } else {
+                "refused"
+            };
+            heard
+                .lock()
+                .unwrap()
+                .push((kind, not.url().path().to_string()));
+        });
+    let (hooks, frontier) = setup(|c| c.min_delay(Duration::ZERO), config);
+    frontier.try_push(url("http://a.example/0")).unwrap();
+    let stats = frontier
+        .run(1, |job| {
+            let hooks = &hooks;
+            async move {
+                let page = job.url().clone();
+                fetch(hooks, job).await;
+                // More links than the budget holds.
+                let links = (0..40)
+                    .map(|n| {
+                        page.join(&format!("/{}-{n:02}", page.path().trim_start_matches('/')))
+                            .unwrap()
+                    })
+                    .collect();
+                Visit::Fetched(links)
+            }
+        })
+        .await;
+    let left = left.lock().unwrap();
+    assert_eq!(stats.fetched, 2, "{stats:?}");
+    let stopped = left.iter().filter(|(kind, _)| *kind == "stopped").count() as u64;
+    let refused = left.iter().filter(|(kind, _)| *kind == "refused").count() as u64;
+    assert_eq!(stopped, stats.not_crawled, "{left:?} {stats:?}");
+    assert_eq!(refused, stats.over_budget, "{left:?} {stats:?}");
+    assert!(refused > 0 && stopped > 0, "{left:?}");
+    // Every link of both pages, and nothing else: queued ones were fetched or stopped.
+    let mut heard: Vec<&str> = left.iter().map(|(_, path)| path.as_str()).collect();
+    heard.sort_unstable();
+    heard.dedup();
+    assert_eq!(heard.len(), left.len(), "each heard once: {left:?}");
+    assert_eq!(
+        left.len() as u64 + stats.fetched - 1,
+        80,
+        "{left:?} {stats:?}"
+    );
+}
+
+/// A crawl fed from outside as it runs does not end between two seeds while a `Feeding`
+/// guard is held, and ends by itself once it is dropped and the work is done.
+#[tokio::test(start_paused = true)]
+async fn a_crawl_fed_as_it_runs_ends_once_the_feeding_ends() {
+    let (hooks, frontier) = setup(|c| c.min_delay(Duration::ZERO), FrontierConfig::default());
+    let feeding = frontier.feeding();
+    let seeder = frontier.clone();
+    let seeds = tokio::spawn(async move {
+        for n in 0..3 {
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            seeder
+                .push(url(&format!("http://a.example/{n}")))
+                .await
+                .unwrap();
+        }
+        drop(feeding);
+    });
+    let started = Instant::now();
+    let stats = frontier
+        .run(2, |job| {
+            let hooks = &hooks;
+            async move {
+                fetch(hooks, job).await;
+                Visit::Fetched(Vec::new())
+            }
+        })
+        .await;
+    seeds.await.unwrap();
+    assert_eq!(stats.fetched, 3, "{stats:?}");
+    assert!(started.elapsed() >= Duration::from_secs(30));
+    assert!(frontier.is_closed());
+}

@@ -227,14 +227,15 @@ impl Gate {
         (info, permit)
     }
 
-    /// Tells a crawl loop watching the request's URL that it was answered with a distress
+    /// Tells a crawl loop watching the request's URL whether it was answered with a distress
     /// status (the pacing's back-off statuses), to be retried.
     #[inline(always)]
     fn note(&self, admission: &Admission, status: u16) {
-        if let Some(watch) = &admission.watch
-            && self.pacing.config().backoff_statuses.contains(status)
-        {
-            watch.distress(status);
+        if let Some(watch) = &admission.watch {
+            watch.answered(
+                status,
+                self.pacing.config().backoff_statuses.contains(status),
+            );
         }
     }
 
