@@ -2,8 +2,9 @@
 //! each origin paced), alone or as one process of a fleet sharing a Redis. Other tools drive
 //! it, so its JSON lines are a contract:
 //!
-//! `{"url", "outcome": "fetched"|"disallowed"|"crawl-delay-too-long"|"unreachable"|"error",
-//! "status", "rule", "waited_ms", "error"}`, one per URL as it finishes.
+//! `{"url", "outcome": "fetched"|"disallowed"|"crawl-delay-too-long"|"unreachable"|
+//! "address-refused"|"not-crawled"|"error", "status", "rule", "waited_ms", "error"}`, one per
+//! URL as it ends. The crawl is the library's loop, `Frontier::run`: this is a front end.
 
 mod pages;
 mod queued;
@@ -18,14 +19,12 @@ use std::time::Duration;
 use clap::Args;
 use std::str::FromStr;
 
-use futures_util::StreamExt;
-use futures_util::stream::FuturesUnordered;
 use robots_tower::{OverlongCrawlDelay, PolitenessKey};
 
 use crate::crawler::CrawlerArgs;
 use crate::{CliError, Format, input, output};
 use pages::{Seen, client, fetch, page_hash};
-use queued::{BACKLOG_LINES, Backlog, Given, NotQueued, lock, refused_line};
+use queued::{BACKLOG_LINES, Backlog, Given, MAX_PAGES_LEFT, NotQueued, lock, refused_line};
 use report::{Done, Summary, outcome_of, text_line};
 use seeds::SitemapSeeds;
 
@@ -96,6 +95,11 @@ pub struct CrawlArgs {
     /// error; each retry waits for the pause the failure set and for its turn.
     #[arg(long, value_name = "N", default_value_t = 0)]
     retries: u32,
+    /// How long a site whose robots.txt cannot be had holds its URLs, in seconds from the
+    /// first failure: they wait for robots.txt's next try when it comes within this, and are
+    /// given up (outcome `unreachable`) when it does not. 0 gives them up at once.
+    #[arg(long, value_name = "SECONDS", default_value_t = robots_tower::DEFAULT_HOLD_UNREACHABLE.as_secs_f64(), value_parser = seconds)]
+    hold_unreachable: f64,
     /// After a response, wait at least this many times as long as the server took to answer
     /// (0 turns it off).
     #[arg(long, value_name = "F", default_value_t = 1.0, value_parser = factor, allow_negative_numbers = true)]
@@ -126,6 +130,11 @@ pub struct CrawlArgs {
     /// Queue the same-origin links of fetched HTML pages, breadth-first.
     #[arg(long)]
     follow: bool,
+    /// The memory the queue of URLs waiting for their turn may take, in bytes (a URL of 60
+    /// bytes takes about 100): stdin is read only as fast as room is made, and a link found
+    /// when there is no room is not crawled, with its line (and exit status 1).
+    #[arg(long, value_name = "BYTES", default_value_t = QUEUE_BYTES)]
+    queue_bytes: usize,
     /// With --follow: stop once this many pages were fetched.
     #[arg(long, value_name = "N", default_value_t = 100)]
     max_pages: usize,
@@ -230,39 +239,50 @@ async fn crawl(
     let stdout = std::io::stdout();
     let mut failed = false;
     let mut summary = Summary::default();
-    // Links --max-pages left unqueued.
+    // URLs the user's limit left (--max-pages): their lines say so, and the summary.
     let mut cut_short = false;
     let mut input_errors = 0usize;
-    let mut fetched = 0usize;
     // With --follow, the pages queued (the seeds, then the links), each once: the last
     // `SEEN_REMEMBERED`, by hash, so memory stays flat on a site of endless links.
     let seen = Arc::new(Mutex::new(Seen::default()));
+    // Every line's result on its way to be printed, in the order the results came: those of
+    // the visits, and those of URLs the frontier dropped or left (disallowed by a robots.txt
+    // already known, over the budget, left by --max-pages).
+    let (lines, mut lines_rx) = Backlog::channel();
+    let (dropped, left) = (lines.clone(), lines.clone());
+    let mut config = robots_tower::FrontierConfig::default()
+        .max_bytes(args.queue_bytes)
+        // The middleware retries (--retries) in place, so that a URL keeps its turn: the loop
+        // takes the last answer as the URL's end.
+        .distress_retries(0)
+        .max_retries(0)
+        .hold_unreachable(Duration::from_secs_f64(args.hold_unreachable))
+        .on_disallowed(move |d| dropped.send(NotQueued::Disallowed(Box::new(d))))
+        .on_not_crawled(move |not| {
+            left.send(match not {
+                robots_tower::NotCrawled::Stopped(url) => NotQueued::Stopped(url.as_str().into()),
+                not => NotQueued::NotCrawled(Box::new(not)),
+            })
+        });
+    if args.follow {
+        config = config.max_pages(u64::try_from(args.max_pages).unwrap_or(u64::MAX));
+    }
     // URLs wait in the library's frontier, a queue per politeness group, and come out when
-    // their group can take a request: a slow site never holds up the others. What it drops
-    // (disallowed by a robots.txt already known) still gets its line.
-    let (not_queued, mut not_queued_rx) = Backlog::channel();
-    let dropped = not_queued.clone();
-    let frontier = middleware.frontier_with(
-        robots_tower::FrontierConfig::default()
-            .max_bytes(QUEUE_BYTES)
-            .on_disallowed(move |d| {
-                dropped.send(NotQueued::Disallowed(d));
-            }),
-    );
+    // their group can take a request: a slow site never holds up the others.
+    let frontier = middleware.frontier_with(config);
     // Each queued line's text as given and where it came from, by the URL the frontier hands
     // out (normalised, without its fragment), in the order given: the request for a URL is
     // credited to the first line of it not yet answered.
     let given = Arc::new(Mutex::new(Given::default()));
     // Told each time a line's result is printed (the seeding may wait for it).
     let printed = Arc::new(tokio::sync::Notify::new());
-    // Polled on this task, first in the order they were added (not spawned onto threads that
-    // race): an origin's requests reach the middleware, and its queue, in the order given.
-    let mut running = FuturesUnordered::new();
     // Fed from a task of its own, as stdin is read: `push` waits for room, which handing out
-    // makes, and a full frontier holds the reading up.
+    // makes, and a full frontier holds the reading up. The crawl goes on while it feeds.
     let seeding = {
-        let (frontier, client) = (frontier.clone(), client.clone());
-        let (given, seen, printed) = (given.clone(), seen.clone(), printed.clone());
+        let feeding = frontier.feeding();
+        let frontier = frontier.clone();
+        let (given, seen, printed, lines) =
+            (given.clone(), seen.clone(), printed.clone(), lines.clone());
         let follow = args.follow;
         let sitemaps = (!sitemap_sites.is_empty()).then(|| SitemapSeeds {
             hooks: middleware.hooks(),
@@ -274,94 +294,85 @@ async fn crawl(
             if let Some(mut source) = source {
                 while let Some((at, text)) = source.recv().await {
                     // No further ahead of the printing than BACKLOG_LINES.
-                    while not_queued.backlog() >= BACKLOG_LINES {
+                    while lines.backlog() >= BACKLOG_LINES {
                         printed.notified().await;
                     }
-                    let Ok(mut url) = crate::check::url_to_fetch(&text) else {
-                        // Not a URL to fetch: its line at once, with fetch's own words.
-                        let done = fetch(&client, text, None, false, at).await;
-                        not_queued.send(NotQueued::Done(done));
+                    let Some(url) = seed_url(text, at, &lines) else {
                         continue;
                     };
-                    if let Err(error) = robots_fetch::Origin::from_url(&url) {
-                        // No robots.txt to pace by (mailto:, ftp://): never requested.
-                        let message = Some(error.to_string());
-                        not_queued.send(NotQueued::Done(Done {
-                            outcome: outcome_of(text, "error", None, None, Duration::ZERO, message),
-                            links: Vec::new(),
-                            not_a_url: false,
-                            at,
-                        }));
-                        continue;
-                    }
-                    url.set_fragment(None);
-                    lock(&given).record(url.as_str(), text, at);
+                    lock(&given).record(url.0.as_str(), url.1, url.2);
                     if follow {
-                        lock(&seen).first_time(page_hash(&url));
+                        lock(&seen).first_time(page_hash(&url.0));
                     }
-                    if let Err(error) = frontier.push(url).await {
-                        not_queued.send(NotQueued::Refused(error));
+                    if let Err(error) = frontier.push(url.0).await {
+                        lines.send(NotQueued::Refused(Box::new(error)));
+                        if frontier.is_stopped() {
+                            // --max-pages: the rest of stdin is not read.
+                            break;
+                        }
                     }
                 }
             }
             let mut sitemaps_failed = 0;
             if let Some(sitemaps) = sitemaps {
-                sitemaps_failed = sitemaps.seed(&frontier, &not_queued).await;
+                sitemaps_failed = sitemaps.seed(&frontier, &lines).await;
             }
-            if !follow {
-                frontier.close();
-            }
+            drop(feeding);
             sitemaps_failed
         })
     };
+    let follow = args.follow;
+    let visit = |job: robots_tower::Job| {
+        let (client, given, seen, lines) = (&client, &given, &seen, &lines);
+        async move {
+            let (text, at) = lock(given).take(job.url());
+            let (done, visit) = fetch(client, text, &job, follow).await;
+            if job.will_retry(&visit) {
+                // Not this URL's end (its robots.txt is tried again within the hold): its
+                // line waits for the retry.
+                lock(given).put_back(job.url().as_str(), done.outcome.url, at);
+                return visit;
+            }
+            drop(job);
+            lines.send(NotQueued::Done(Box::new(Done { at, ..done })));
+            match visit {
+                // Links not seen before, to be queued (as the page's: the loop judges them).
+                robots_tower::Visit::Fetched(links) => robots_tower::Visit::Fetched(
+                    links
+                        .into_iter()
+                        .filter(|link| lock(seen).first_time(page_hash(link)))
+                        .collect(),
+                ),
+                other => other,
+            }
+        }
+    };
     // Origins are paced by the middleware; this only bounds the work in flight.
-    let in_flight = 64;
-    let mut frontier_done = false;
-    // The frontier's `next`, kept across turns of the loop rather than made anew each time a
-    // page finishes: an ask of the pacing under way (a Redis round trip) is not cut short.
-    let mut next_job = None;
+    let mut run = std::pin::pin!(frontier.run(IN_FLIGHT, visit));
+    let mut ran = None;
     loop {
-        // With --follow, nothing more can come once the seeds are in, nothing is queued and
-        // nothing runs.
-        if args.follow && seeding.is_finished() && frontier.is_empty() && running.is_empty() {
-            frontier.close();
-        }
-        // With --follow, pages being fetched count toward --max-pages until they are done.
-        let room = !args.follow || fetched + running.len() < args.max_pages;
-        let take = !frontier_done && room && running.len() < in_flight;
-        if take && next_job.is_none() {
-            next_job = Some(Box::pin(frontier.next()));
-        }
-        let done = if running.is_empty() && (frontier_done || !room) {
-            // Nothing runs and nothing more is taken: the lines still to say, then the end.
-            match not_queued_rx.try_recv() {
-                Ok(refused) => refused_line(refused, &given),
+        let line = if ran.is_some() {
+            // The crawl is over: the lines still to say, then the end.
+            match lines_rx.try_recv() {
+                Ok(line) => line,
                 Err(_) => break,
             }
         } else {
             tokio::select! {
                 biased;
-                Some(refused) = not_queued_rx.recv() => refused_line(refused, &given),
-                Some(done) = running.next(), if !running.is_empty() => done,
-                Some(job) = futures_util::future::OptionFuture::from(next_job.as_mut()), if take => {
-                    next_job = None;
-                    match job {
-                        Some(job) => {
-                            let (text, at) = lock(&given).take(job.url());
-                            running.push(fetch(&client, text, Some(job), args.follow, at));
-                        }
-                        None => frontier_done = true,
-                    }
+                Some(line) = lines_rx.recv() => line,
+                stats = &mut run => {
+                    ran = Some(stats);
                     continue;
                 }
             }
         };
         let Done {
             mut outcome,
-            links,
             not_a_url,
             at,
-        } = done;
+            ..
+        } = refused_line(line, &given, &frontier);
         // A string that is not a URL to fetch is an input error (exit 2 at the end), said with
         // its stdin line when it came from stdin.
         if not_a_url {
@@ -375,11 +386,13 @@ async fn crawl(
         {
             *error = format!("{at}: {error}");
         }
-        failed |= matches!(outcome.outcome, "unreachable" | "error");
-        summary.count(&outcome);
-        if outcome.outcome == "fetched" {
-            fetched += 1;
+        // Left by the user's own limit: said, not a failure. Any other URL not crawled is.
+        if outcome.outcome == "not-crawled" && outcome.error.as_deref() == Some(MAX_PAGES_LEFT) {
+            cut_short = true;
+        } else {
+            failed |= matches!(outcome.outcome, "unreachable" | "error" | "not-crawled");
         }
+        summary.count(&outcome);
         let mut out = stdout.lock();
         match args.format {
             Format::Json => output::json_line(&mut out, &outcome)?,
@@ -388,22 +401,10 @@ async fn crawl(
         out.flush().map_err(CliError::Write)?;
         drop(out);
         printed.notify_one();
-        if args.follow {
-            for link in links {
-                let hash = page_hash(&link);
-                if fetched >= args.max_pages {
-                    cut_short |= !lock(&seen).contains(hash);
-                } else if lock(&seen).first_time(hash) {
-                    // (Over the frontier's budget: left, as --max-pages leaves links.)
-                    cut_short |= frontier.try_push(link).is_err();
-                }
-            }
-        }
     }
     // A sitemap that could not be read whole left pages out: the crawl did not do all it was
-    // asked (said on stderr as it happened).
-    // (Without --follow the seeding closed the frontier as it ended; with --follow and
-    // --max-pages reached it may still be expanding: it is stopped.)
+    // asked (said on stderr as it happened). (With --max-pages reached, the seeding may still
+    // be reading stdin or expanding: it is stopped.)
     let mut seeding = seeding;
     let sitemaps_failed = match tokio::time::timeout(Duration::from_secs(1), &mut seeding).await {
         Ok(ended) => ended.unwrap_or(1),
@@ -418,8 +419,6 @@ async fn crawl(
         ));
         failed = true;
     }
-    // URLs still queued when --max-pages was reached count as links left too.
-    cut_short |= args.follow && !frontier.is_empty();
     summary.ended = if cut_short { "max-pages" } else { "done" };
     let mut out = stdout.lock();
     match args.format {
@@ -441,6 +440,43 @@ async fn crawl(
     })
 }
 
-/// The bytes of queued URLs the crawl's frontier holds at most (the lines they were given as
-/// are held beside them): stdin is read only as fast as room is made.
+/// A line of stdin as the URL to queue, with its text and where it came from; `None` when it
+/// is not one (its line is sent, with fetch's own words, or the origin's error).
+fn seed_url(
+    text: String,
+    at: Option<String>,
+    lines: &Backlog,
+) -> Option<(url::Url, String, Option<String>)> {
+    let mut url = match crate::check::url_to_fetch(&text) {
+        Ok(url) => url,
+        Err(error) => {
+            // Not a URL to fetch: its line at once, in the words of `check` and `sitemaps`.
+            let message = Some(error.to_string());
+            lines.send(NotQueued::Done(Box::new(Done {
+                outcome: outcome_of(text, "error", None, None, Duration::ZERO, message),
+                not_a_url: true,
+                at,
+            })));
+            return None;
+        }
+    };
+    if let Err(error) = robots_fetch::Origin::from_url(&url) {
+        // No robots.txt to pace by (mailto:, ftp://): never requested.
+        let message = Some(error.to_string());
+        lines.send(NotQueued::Done(Box::new(Done {
+            outcome: outcome_of(text, "error", None, None, Duration::ZERO, message),
+            not_a_url: false,
+            at,
+        })));
+        return None;
+    }
+    url.set_fragment(None);
+    Some((url, text, at))
+}
+
+/// Requests in flight at most, over every group (each group is paced by the middleware).
+const IN_FLIGHT: usize = 64;
+
+/// The bytes of queued URLs the crawl's frontier holds at most by default (the lines they were
+/// given as are held beside them): stdin is read only as fast as room is made.
 const QUEUE_BYTES: usize = 16 << 20;

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use robots_tower::{DecidingRule, RobotsError, RobotsInfo, RobotsMiddleware};
+use robots_tower::{DecidingRule, RobotsError, RobotsInfo, RobotsMiddleware, Visit};
 use url::Url;
 
 use crate::CliError;
@@ -77,37 +77,24 @@ pub(super) fn client(
     ))
 }
 
-/// Fetches `url` (the text given), holding its frontier `job`, when it has one, until the
-/// response's body is done: its group's next URL comes out then.
+/// Fetches a frontier job's URL (given as `url`, the text of its line) and reads its body to
+/// the end: its line's result, and the visit for the crawl loop (with `follow`, the page's
+/// same-origin links). The caller holds the job, and with it its group's place, until then.
 pub(super) async fn fetch(
     client: &reqwest_middleware::ClientWithMiddleware,
     url: String,
-    job: Option<robots_tower::Job>,
+    job: &robots_tower::Job,
     follow: bool,
-    at: Option<String>,
-) -> Done {
+) -> (Done, Visit) {
     let outcome = |outcome, status, rule: Option<&DecidingRule>, waited: Duration, error| {
         outcome_of(url.clone(), outcome, status, rule, waited, error)
     };
-    // The same words as `check` and `sitemaps` for the same cause; here one line's error.
-    let parsed = match job.as_ref() {
-        Some(job) => job.url().clone(),
-        None => match crate::check::url_to_fetch(&url) {
-            Ok(parsed) => parsed,
-            Err(e) => {
-                return Done {
-                    outcome: outcome("error", None, None, Duration::ZERO, Some(e.to_string())),
-                    links: Vec::new(),
-                    not_a_url: true,
-                    at,
-                };
-            }
-        },
+    let done = |outcome| Done {
+        outcome,
+        not_a_url: false,
+        at: None,
     };
-    let group_wait = job
-        .as_ref()
-        .map_or(Duration::ZERO, robots_tower::Job::waited);
-    let done = match client.get(parsed).send().await {
+    match client.get(job.url().clone()).send().await {
         Ok(response) => {
             let status = response.status().as_u16();
             let info = response.extensions().get::<RobotsInfo>().cloned();
@@ -121,28 +108,26 @@ pub(super) async fn fetch(
             let wants_links = follow && html && !nofollow && (200..300).contains(&status);
             // Its turn in the frontier (how long its group kept it), then any wait the
             // middleware added.
-            let waited = group_wait + info.as_ref().map_or(Duration::ZERO, |i| i.waited());
+            let waited = job.waited() + info.as_ref().map_or(Duration::ZERO, |i| i.waited());
             let rule = info.as_ref().and_then(|i| i.rule());
             // Every body is read to its end (a page is fetched only when it all came); only
             // the first 2 MB are kept, and only to find links.
             let keep = if wants_links { LINKS_READ_FROM } else { 0 };
             match read_body(response, keep).await {
-                Ok(body) => Done {
-                    outcome: outcome("fetched", Some(status), rule, waited, None),
-                    links: if wants_links {
+                Ok(body) => {
+                    let links = if wants_links {
                         same_origin_links(&final_url, &body)
                     } else {
                         Vec::new()
-                    },
-                    not_a_url: false,
-                    at: None,
-                },
-                Err(broke) => Done {
-                    outcome: outcome("error", Some(status), rule, waited, Some(broke.to_string())),
-                    links: Vec::new(),
-                    not_a_url: false,
-                    at: None,
-                },
+                    };
+                    let fetched = outcome("fetched", Some(status), rule, waited, None);
+                    (done(fetched), Visit::Fetched(links))
+                }
+                Err(broke) => {
+                    let error = Some(broke.to_string());
+                    let broke = outcome("error", Some(status), rule, waited, error);
+                    (done(broke), Visit::Failed)
+                }
             }
         }
         Err(error) => {
@@ -150,21 +135,24 @@ pub(super) async fn fetch(
                 reqwest_middleware::Error::Middleware(e) => e.downcast_ref::<RobotsError>(),
                 reqwest_middleware::Error::Reqwest(_) => None,
             };
-            let outcome = match robots {
-                Some(robots) => refusal(url.clone(), robots, error.to_string()),
-                None => outcome("error", None, None, Duration::ZERO, Some(error.to_string())),
-            };
-            Done {
-                outcome,
-                links: Vec::new(),
-                not_a_url: false,
-                at: None,
+            match robots {
+                Some(robots) => (
+                    done(refusal(url.clone(), robots, error.to_string())),
+                    Visit::Refused(robots.clone()),
+                ),
+                None => (
+                    done(outcome(
+                        "error",
+                        None,
+                        None,
+                        Duration::ZERO,
+                        Some(error.to_string()),
+                    )),
+                    Visit::Failed,
+                ),
             }
         }
-    };
-    // The body is done (read, or dropped with its response): the job ends now.
-    drop(job);
-    Done { at, ..done }
+    }
 }
 
 /// How many pages `crawl` remembers to queue each once (sitemap pages; with --follow, the
@@ -179,11 +167,6 @@ pub(super) struct Seen {
 }
 
 impl Seen {
-    /// Whether `hash` is among the pages remembered.
-    pub(super) fn contains(&self, hash: u64) -> bool {
-        self.seen.contains(&hash)
-    }
-
     /// Whether `hash` was not among the pages remembered (it is from now on).
     pub(super) fn first_time(&mut self, hash: u64) -> bool {
         if !self.seen.insert(hash) {

@@ -71,17 +71,23 @@ impl BacklogReceiver {
     }
 }
 
-/// A URL the frontier did not queue, or dropped: said on its own line.
+/// A line's result on its way to be printed: a visit's, or that of a URL the frontier did not
+/// queue, dropped or left. (Boxed but for the commonest, so that a stop's burst of URLs left
+/// takes a slot and a URL's text each.)
 pub(super) enum NotQueued {
     /// Its robots.txt, cached, disallows it.
-    Disallowed(robots_tower::Dropped),
+    Disallowed(Box<robots_tower::Dropped>),
     /// Refused (the frontier's budget, or closed).
-    Refused(robots_tower::PushError),
+    Refused(Box<robots_tower::PushError>),
+    /// Left by --max-pages: queued, or found after.
+    Stopped(Box<str>),
+    /// A link the queue had no room for.
+    NotCrawled(Box<robots_tower::NotCrawled>),
     /// Handed on by a server into an internal address (a sitemap's page): never queued.
-    Address(Url, RobotsError),
-    /// A line that was not queued and already has its result (not a URL to fetch, a scheme
-    /// with no robots.txt).
-    Done(Done),
+    Address(Box<(Url, RobotsError)>),
+    /// A line's result (a visit's, or a line not queued: not a URL to fetch, a scheme with
+    /// no robots.txt).
+    Done(Box<Done>),
 }
 
 /// How many results of lines not queued (dropped as disallowed, refused, not URLs) may wait
@@ -105,17 +111,35 @@ impl Given {
             .push_back((text, at));
     }
 
+    /// Gives back the text taken for a URL whose visit was not its end (a retry comes), to be
+    /// taken again first.
+    pub(super) fn put_back(&mut self, url: &str, text: String, at: Option<String>) {
+        if text == url && at.is_none() && !self.texts.contains_key(url) {
+            // No line gave it (a link, a sitemap's page): nothing to keep.
+            return;
+        }
+        self.texts
+            .entry(url.to_string())
+            .or_default()
+            .push_front((text, at));
+    }
+
     /// The text a URL handed out (or dropped) was given as, and where; the URL itself for one
     /// no line gave (a sitemap's page, a link).
     pub(super) fn take(&mut self, url: &Url) -> (String, Option<String>) {
-        let Some(texts) = self.texts.get_mut(url.as_str()) else {
+        self.take_text(url.as_str())
+    }
+
+    /// [`Given::take`] by the URL's text.
+    pub(super) fn take_text(&mut self, url: &str) -> (String, Option<String>) {
+        let Some(texts) = self.texts.get_mut(url) else {
             return (url.to_string(), None);
         };
         let Some(taken) = texts.pop_front() else {
             return (url.to_string(), None);
         };
         if texts.is_empty() {
-            self.texts.remove(url.as_str());
+            self.texts.remove(url);
         }
         taken
     }
@@ -126,29 +150,74 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The line of a URL the frontier dropped or refused.
-pub(super) fn refused_line(refused: NotQueued, given: &Mutex<Given>) -> Done {
+/// The words of a URL --max-pages left (its line's `error`).
+pub(crate) const MAX_PAGES_LEFT: &str = "not crawled: --max-pages was reached";
+
+/// The line of a URL the frontier dropped, refused or left (or a line's result as it came).
+pub(super) fn refused_line(
+    refused: NotQueued,
+    given: &Mutex<Given>,
+    frontier: &robots_tower::Frontier,
+) -> Done {
+    let line = |url: &Url, kind, message: String| {
+        let (text, at) = lock(given).take(url);
+        Done {
+            outcome: outcome_of(text, kind, None, None, Duration::ZERO, Some(message)),
+            not_a_url: false,
+            at,
+        }
+    };
     let (url, error) = match refused {
-        NotQueued::Done(done) => return done,
+        NotQueued::Done(done) => return *done,
         NotQueued::Disallowed(dropped) => (dropped.url, dropped.error),
-        NotQueued::Address(url, error) => (url, error),
-        NotQueued::Refused(error) => {
-            let message = error.to_string();
-            let url = error.into_url();
-            let (text, at) = lock(given).take(&url);
+        NotQueued::Address(refused) => *refused,
+        NotQueued::Stopped(text) => {
+            let (text, at) = lock(given).take_text(&text);
             return Done {
-                outcome: outcome_of(text, "error", None, None, Duration::ZERO, Some(message)),
-                links: Vec::new(),
+                outcome: outcome_of(
+                    text,
+                    "not-crawled",
+                    None,
+                    None,
+                    Duration::ZERO,
+                    Some(MAX_PAGES_LEFT.into()),
+                ),
                 not_a_url: false,
                 at,
             };
         }
+        NotQueued::NotCrawled(not) => {
+            return line(
+                not.url(),
+                "not-crawled",
+                format!("not crawled: {}", not_queued(&not)),
+            );
+        }
+        NotQueued::Refused(error) => match *error {
+            robots_tower::PushError::Closed(url) if frontier.is_stopped() => {
+                return line(&url, "not-crawled", MAX_PAGES_LEFT.into());
+            }
+            error => return line(error.url(), "error", error.to_string()),
+        },
     };
     let (text, at) = lock(given).take(&url);
     Done {
         outcome: refusal(text, &error, error.to_string()),
-        links: Vec::new(),
         not_a_url: false,
         at,
+    }
+}
+
+/// Why a link was not queued, in the tool's words.
+fn not_queued(not: &robots_tower::NotCrawled) -> String {
+    match not {
+        robots_tower::NotCrawled::Refused(robots_tower::PushError::Full { max_bytes, .. }) => {
+            format!(
+                "the crawl's queue was full ({} MiB of URLs)",
+                max_bytes >> 20
+            )
+        }
+        robots_tower::NotCrawled::Refused(error) => error.to_string(),
+        other => format!("{other:?}"),
     }
 }

@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use robots_tower::{DecidingRule, RobotsError};
 use serde::Serialize;
-use url::Url;
 
 /// One line of `--format json`.
 #[derive(Serialize)]
@@ -36,6 +35,8 @@ pub(super) struct Summary {
     pub(super) address_refused: usize,
     /// Not fetched: the request failed, or the string was not a URL.
     pub(super) failed: usize,
+    /// Not crawled: left by `--max-pages`, or a link found when the queue had no room.
+    pub(super) not_crawled: usize,
     /// `max-pages` when `--max-pages` stopped the crawl with links left; otherwise `done`.
     pub(super) ended: &'static str,
 }
@@ -54,6 +55,7 @@ impl Summary {
             "crawl-delay-too-long" => self.crawl_delay_too_long += 1,
             "unreachable" => self.unreachable += 1,
             "address-refused" => self.address_refused += 1,
+            "not-crawled" => self.not_crawled += 1,
             _ => self.failed += 1,
         }
     }
@@ -81,8 +83,13 @@ impl Summary {
         } else {
             String::new()
         };
+        let not_crawled = if self.not_crawled > 0 {
+            format!(", {} not crawled", self.not_crawled)
+        } else {
+            String::new()
+        };
         format!(
-            "summary: {} fetched{statuses}, {} disallowed, {} refused for their Crawl-delay, {} unreachable{address}, {} failed; {ended}",
+            "summary: {} fetched{statuses}, {} disallowed, {} refused for their Crawl-delay, {} unreachable{address}, {} failed{not_crawled}; {ended}",
             self.fetched, self.disallowed, self.crawl_delay_too_long, self.unreachable, self.failed
         )
     }
@@ -105,10 +112,9 @@ impl RuleJson {
     }
 }
 
-/// What one URL gave: its outcome, and links to follow.
+/// What one URL came to: its line.
 pub(super) struct Done {
     pub(super) outcome: Outcome,
-    pub(super) links: Vec<Url>,
     /// The string given was not a URL to fetch (an input error: exit 2 at the end).
     pub(super) not_a_url: bool,
     /// Where its line came from (`stdin line N`), for an error about it.

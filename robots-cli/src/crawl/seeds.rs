@@ -46,7 +46,7 @@ impl SitemapSeeds {
                     };
                     if let Err(error @ RobotsError::AddressRefused { .. }) = page.verdict {
                         // Never fetched, and said: a server tried to lead the crawl inside.
-                        not_queued.send(NotQueued::Address(page.url, error));
+                        not_queued.send(NotQueued::Address(Box::new((page.url, error))));
                         continue;
                     }
                     // A disallowed page is never queued: the sitemap listed it, robots.txt
@@ -61,7 +61,7 @@ impl SitemapSeeds {
                     }
                     seeded += 1;
                     if let Err(error) = frontier.push(url).await {
-                        not_queued.send(NotQueued::Refused(error));
+                        not_queued.send(NotQueued::Refused(Box::new(error)));
                     }
                 }
                 SitemapEvent::Failed { sitemap, error } => {

@@ -98,8 +98,8 @@ async fn a_url_and_its_fragment_are_credited_their_own_requests() {
     assert_eq!(code, Some(0), "{stderr}");
 }
 
-/// 2,000 URLs of one origin, with lines that are no URLs among them: the origin's lines come
-/// out in the order given.
+/// 10,000 URLs of one origin, with lines that are no URLs among them: the origin's lines come
+/// out in the order given (issue 71: past a few thousand, `page/4232` came first).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_origins_urls_come_out_in_the_order_given() {
     let site = Site::start(|target, _| match target {
@@ -108,10 +108,10 @@ async fn an_origins_urls_come_out_in_the_order_given() {
     })
     .await;
     let mut input = String::new();
-    for n in 0..2_000 {
+    for n in 0..10_000 {
         input.push_str(&site.url(&format!("/page/{n}")));
         input.push('\n');
-        if n % 500 == 0 {
+        if n % 2_500 == 0 {
             input.push_str("not a url\nmailto:a@b.example\n");
             input.push_str(&site.url(&format!("/private/{n}")));
             input.push('\n');
@@ -140,8 +140,8 @@ async fn an_origins_urls_come_out_in_the_order_given() {
         .iter()
         .filter_map(|l| l["url"].as_str()?.split("/page/").nth(1)?.parse().ok())
         .collect();
-    assert_eq!(pages, (0..2_000).collect::<Vec<u64>>(), "{stderr}");
-    assert_eq!(site.pages().len(), 2_000);
+    assert_eq!(pages, (0..10_000).collect::<Vec<u64>>(), "{stderr}");
+    assert_eq!(site.pages().len(), 10_000);
     assert_eq!(code, Some(2), "lines that are no URLs: {stderr}");
 }
 
@@ -227,4 +227,129 @@ async fn follow_keeps_flat_memory_on_an_endless_site() {
         ),
         _ => eprintln!("SKIPPED the memory bound: no /proc here"),
     }
+}
+
+/// Issue 71, point 9: `--follow` over a page of 2,000 links with a queue too small for them
+/// loses none silently. Each link is fetched or has its `not-crawled` line saying the queue
+/// was full, the summary counts them, and the exit status is 1 (not the user's own limit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follow_with_a_small_queue_loses_no_link_silently() {
+    let links: String = (0..2_000)
+        .map(|n| format!("<a href=\"/l/{n}\">{n}</a>"))
+        .collect();
+    let site = Site::start(move |target, _| match target {
+        "/robots.txt" => Answer::ok("User-agent: *\nAllow: /\n"),
+        "/" => Answer::ok(links.clone()),
+        _ => Answer::ok("a page"),
+    })
+    .await;
+    let start = site.url("/");
+    let (stdout, stderr, _, code) = tokio::task::spawn_blocking(move || {
+        crawl(
+            &[
+                "--agent",
+                "FooBot",
+                "--min-delay",
+                "0",
+                "--delay-factor",
+                "0",
+                "--follow",
+                "--max-pages",
+                "1000000",
+                "--queue-bytes",
+                "16384",
+                "--format",
+                "json",
+                &start,
+            ],
+            Vec::new(),
+        )
+    })
+    .await
+    .unwrap();
+    let lines = json(&stdout);
+    let summary = &lines.last().expect("a summary")["summary"];
+    let mut ends = std::collections::HashMap::new();
+    for line in &lines[..lines.len() - 1] {
+        let url = line["url"].as_str().expect("a URL").to_string();
+        assert!(
+            ends.insert(url, line.clone()).is_none(),
+            "one line per URL: {line}"
+        );
+    }
+    let fetched = site.pages().len() - 1;
+    let mut not_crawled = 0;
+    for n in 0..2_000 {
+        let line = ends
+            .get(&site.url(&format!("/l/{n}")))
+            .unwrap_or_else(|| panic!("/l/{n} has no line: {stderr}"));
+        match line["outcome"].as_str() {
+            Some("fetched") => {}
+            Some("not-crawled") => {
+                not_crawled += 1;
+                let error = line["error"].as_str().unwrap_or_default();
+                assert!(error.contains("queue was full"), "{line}");
+            }
+            _ => panic!("{line}"),
+        }
+    }
+    assert!(not_crawled > 0, "the queue was meant to be too small");
+    assert_eq!(fetched + not_crawled, 2_000);
+    assert_eq!(summary["not_crawled"], not_crawled, "{summary}");
+    assert_eq!(summary["ended"], "done", "{summary}");
+    assert_eq!(code, Some(1), "{stderr}");
+}
+
+/// Issue 71, point 15: the tool's crawl is the library's loop. A site whose robots.txt
+/// answers 503 (`Retry-After: 1`) at first has its URLs held until robots.txt is tried
+/// again, then fetched; each line gets exactly one result, with its text as given.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn urls_held_for_a_robots_txt_that_comes_back_get_one_line_each() {
+    let site = Site::start(|target, seen_before| match target {
+        "/robots.txt" if seen_before == 0 => {
+            Answer::status("503 Service Unavailable", &["Retry-After: 1"])
+        }
+        "/robots.txt" => Answer::ok("User-agent: *\nDisallow: /private\n"),
+        _ => Answer::ok("a page"),
+    })
+    .await;
+    let input = format!(
+        "{}\n{}\n{}\n",
+        site.url("/a#top"),
+        site.url("/b"),
+        site.url("/private/c")
+    );
+    let (stdout, stderr, _, code) = tokio::task::spawn_blocking(move || {
+        crawl(
+            &["--agent", "FooBot", "--min-delay", "0", "--format", "json"],
+            input.into_bytes(),
+        )
+    })
+    .await
+    .unwrap();
+    let lines = json(&stdout);
+    let mut outcomes: Vec<(String, String)> = lines[..lines.len() - 1]
+        .iter()
+        .map(|l| {
+            let url = l["url"].as_str().unwrap_or_default();
+            let path = url.rsplit_once('/').map_or(url, |(_, p)| p);
+            (
+                path.to_string(),
+                l["outcome"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    // (A URL held for robots.txt ends after those queued behind it: its retry queues it again.)
+    outcomes.sort();
+    assert_eq!(
+        outcomes,
+        [
+            ("a#top".to_string(), "fetched".to_string()),
+            ("b".into(), "fetched".into()),
+            ("c".into(), "disallowed".into())
+        ],
+        "{stdout} {stderr}"
+    );
+    assert_eq!(site.count("/robots.txt"), 2);
+    assert_eq!(code, Some(0), "{stderr}");
 }
