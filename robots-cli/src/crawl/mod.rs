@@ -23,7 +23,7 @@ use robots_tower::{OverlongCrawlDelay, PolitenessKey};
 
 use crate::crawler::CrawlerArgs;
 use crate::{CliError, Format, input, output};
-use pages::{Seen, client, fetch, page_hash};
+use pages::{Seen, client, fetch, keep_alive, page_hash};
 use queued::{BACKLOG_LINES, Backlog, Given, MAX_PAGES_LEFT, NotQueued, lock, refused_line};
 use report::{Done, Summary, outcome_of, text_line};
 use seeds::SitemapSeeds;
@@ -324,9 +324,11 @@ async fn crawl(
     let follow = args.follow;
     let visit = |job: robots_tower::Job| {
         let (client, given, seen, lines) = (&client, &given, &seen, &lines);
+        // Idle connections bounded: one is kept only for a site with more to come soon.
+        let keep_alive = keep_alive(&job, &frontier);
         async move {
             let (text, at) = lock(given).take(job.url());
-            let (done, visit) = fetch(client, text, &job, follow).await;
+            let (done, visit) = fetch(client, text, &job, follow, keep_alive).await;
             if job.will_retry(&visit) {
                 // Not this URL's end (its robots.txt is tried again within the hold): its
                 // line waits for the retry.

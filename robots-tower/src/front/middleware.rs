@@ -17,6 +17,16 @@ use crate::front::config::{ForMiddleware, RobotsConfig};
 /// The longest page timeout applied (a year): a longer one is this.
 const MAX_PAGE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(365 * 24 * 3600);
 
+/// How long a built client keeps an idle connection: twice the interval and a second, at
+/// least 3 s (a group's next request comes an interval after its last one ended).
+fn idle_timeout(min_delay: std::time::Duration) -> std::time::Duration {
+    min_delay
+        .min(MAX_PAGE_TIMEOUT)
+        .saturating_mul(2)
+        .saturating_add(std::time::Duration::from_secs(1))
+        .max(std::time::Duration::from_secs(3))
+}
+
 /// A reqwest-middleware `Middleware` enforcing robots.txt and per-origin politeness, and setting
 /// the crawler's `User-Agent` (and `From`, when configured) on every request that has none.
 /// Errors come back as `reqwest_middleware::Error::Middleware`; `downcast_ref::<RobotsError>()`
@@ -167,7 +177,12 @@ impl RobotsMiddleware {
         let mut inner = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(self.gate.user_agent().clone())
-            .dns_resolver(Arc::new(self.gate.resolver().clone()));
+            .dns_resolver(Arc::new(self.gate.resolver().clone()))
+            // Idle connections bounded (spec section 14): per host, as many as its group's
+            // requests in flight; each closed once idle past its group's usual turn, so that
+            // a broad crawl holds none for the sites it is done with.
+            .pool_max_idle_per_host(self.gate.concurrency())
+            .pool_idle_timeout(idle_timeout(self.gate.min_delay()));
         if let Some(timeout) = self.page_timeout {
             // Clamped: a deadline past the clock's range would be no deadline at all.
             inner = inner.timeout(timeout.min(MAX_PAGE_TIMEOUT));

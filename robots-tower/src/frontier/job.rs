@@ -57,6 +57,27 @@ impl Job {
         self.waited
     }
 
+    /// How many URLs of its group are queued behind it now. With none, a connection kept open
+    /// for the group after this request would idle until a link of it comes, if one does: a
+    /// broad crawl, whose sites have a URL or two each, closes it instead (an HTTP/1.1
+    /// `Connection: close` on the request) and holds no idle connection per site it met.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use robots_tower::{FrontierConfig, RobotsLayer};
+    /// let frontier = RobotsLayer::builder("FooBot/1.0").build().frontier_with(FrontierConfig::default());
+    /// for path in ["/a", "/b"] {
+    ///     frontier.try_push(format!("http://127.0.0.1:9{path}").parse().unwrap()).unwrap();
+    /// }
+    /// frontier.close();
+    /// let first = frontier.next().await.unwrap();
+    /// assert_eq!(first.queued_behind(), 1);
+    /// # }
+    /// ```
+    pub fn queued_behind(&self) -> usize {
+        self.shared.lock().queues.queued_in(&self.key)
+    }
+
     /// How many times it was retried before (0 the first time it is handed out).
     pub fn attempt(&self) -> u32 {
         self.tries.all

@@ -122,7 +122,13 @@ struct Shared {
     /// Fetches an origin's robots.txt into the gate's cache, when the frontier was made by a
     /// front end with a client of its own (the middleware, the hooks).
     robots: Option<FetchRobots>,
+    /// robots.txt fetches under way at once at most ([`ROBOTS_FETCHES`]).
+    robots_fetches: tokio::sync::Semaphore,
 }
+
+/// How many robots.txt a frontier fetches at once, over every site: enough to keep a crawl of
+/// many sites busy, few enough that their connections take little memory.
+const ROBOTS_FETCHES: usize = 32;
 
 /// See `Shared::robots`.
 type FetchRobots = Arc<
@@ -312,6 +318,7 @@ impl Frontier {
                 hold_unreachable: config.hold_unreachable,
                 max_pages: config.max_pages,
                 robots: None,
+                robots_fetches: tokio::sync::Semaphore::new(ROBOTS_FETCHES),
             }),
         }
     }
@@ -452,9 +459,14 @@ impl Frontier {
                         && let Ok(Ok(origin)) = Url::parse(&head).map(|u| Origin::from_url(&u))
                         && shared.gate.cache().cached_any(&origin).is_none()
                     {
-                        let (fetched, shared) = (fetch(origin.clone()), shared.clone());
+                        let (fetch, shared) = (fetch.clone(), shared.clone());
                         tokio::spawn(async move {
-                            fetched.await;
+                            // A few at once: each holds a connection and its buffers, and a
+                            // crawl of many sites asks for all of theirs at the start. (The
+                            // fetch is made only with its permit: waiting costs a few bytes.)
+                            let permit = shared.robots_fetches.acquire().await;
+                            fetch(origin.clone()).await;
+                            drop(permit);
                             let answer = ask(&shared.gate, &origin).await;
                             shared.lock().queues.answer(&key, answer, Instant::now());
                             shared.changed.notify_waiters();
@@ -580,6 +592,12 @@ impl Frontier {
     /// Whether [`Frontier::close`] was called.
     pub fn is_closed(&self) -> bool {
         self.shared.lock().closed
+    }
+
+    /// Groups with a URL queued or handed out now ([`FrontierStats::groups`], without the
+    /// rest of the stats).
+    pub fn groups(&self) -> usize {
+        self.shared.lock().queues.groups()
     }
 
     /// URLs queued now.

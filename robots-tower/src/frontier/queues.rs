@@ -152,6 +152,11 @@ impl Queues {
         self.urls
     }
 
+    /// URLs queued in `key`'s group.
+    pub(super) fn queued_in(&self, key: &str) -> usize {
+        self.groups.get(key).map_or(0, |group| group.len)
+    }
+
     /// Groups with a URL queued or handed out.
     pub(super) fn groups(&self) -> usize {
         self.groups.len()
