@@ -31,10 +31,18 @@ class Reply:
     endless: bool = False
     # No answer at all: the connection is closed as the request arrives (logged as status 0).
     drop: bool = False
+    # Seconds the answer takes (requests meanwhile are in flight together: `Server.peak`).
+    delay: float = 0.0
 
 
 # A route answers by the request's Host and how many times its path was asked before.
 Route = Callable[[str, int], Reply]
+
+
+class _Listening(ThreadingHTTPServer):
+    # Room for every connection a crawl opens at once: with the default 5, a burst of them is
+    # dropped and each client resends a second later, which looks like a late request.
+    request_queue_size = 128
 
 
 class Server:
@@ -46,6 +54,9 @@ class Server:
         then never resends a request on its own after a dropped connection, as Twisted does
         once on a connection it kept."""
         self.log: list[Hit] = []
+        # Requests being answered now, and the most at once (robots.txt included).
+        self.in_flight = 0
+        self.peak = 0
         self._lock = threading.Lock()
         server = self
 
@@ -55,6 +66,16 @@ class Server:
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
                 host = self.headers.get("Host", "")
                 with server._lock:
+                    server.in_flight += 1
+                    server.peak = max(server.peak, server.in_flight)
+                try:
+                    self._answer(host)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+
+            def _answer(self, host: str) -> None:
+                with server._lock:
                     count = sum(1 for hit in server.log if hit.path == self.path and hit.host == host)
                     route = routes.get(self.path, Reply())
                     reply = route if isinstance(route, Reply) else route(host, count)
@@ -62,6 +83,8 @@ class Server:
                 if reply.drop:
                     self.close_connection = True
                     return
+                if reply.delay:
+                    time.sleep(reply.delay)
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
@@ -83,7 +106,7 @@ class Server:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Listening(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

@@ -212,6 +212,53 @@ def test_a_429_with_retry_after_pauses_its_server():
     assert hits[limited + 1].at - hits[limited].at < 5.0
 
 
+def test_a_429_holds_every_request_handed_over_after_it_and_one_at_a_time_holds_all() -> None:
+    """40 pages of one server queued, no download delay: the server's 429 (``Retry-After: 3``)
+    is met by the requests Scrapy had in flight (its per-domain concurrency, sent before the
+    429 was read) and by no request handed over after it; with ``CONCURRENT_REQUESTS_PER_DOMAIN
+    = 1``, as the README says, by none at all. Run on the oldest and newest CPython too."""
+
+    def first_429(host: str, count: int) -> Reply:
+        return Reply(429, b"slow down", {"Retry-After": "3"}) if count == 0 else Reply()
+
+    paths = [f"/p{n}" for n in range(40)]
+    # Scrapy's default, 8 a server at once: those in flight when the 429 is read reach the
+    # server within moments of it (half a second allowed for a loaded machine).
+    one_at_a_time = {"DOWNLOAD_DELAY": 0, "CONCURRENT_REQUESTS_PER_DOMAIN": 1}
+    for settings, in_flight in (({"DOWNLOAD_DELAY": 0}, 0.5), (one_at_a_time, 0.0)):
+        server = Server({"/p0": first_429})
+        try:
+            result = crawl("ours", [server.base + p for p in paths], **settings)
+        finally:
+            server.close()
+        hits = [hit for hit in server.log if hit.path != "/robots.txt"]
+        limited = next(hit for hit in hits if hit.status == 429)
+        trace = str([(h.path, h.status, round(h.at - limited.at, 3)) for h in hits])
+        # Within the 3 s, only those sent before the 429 was read; the rest after it.
+        within = [h for h in hits if limited.at + in_flight < h.at < limited.at + 3.0 - MEASURE]
+        assert within == [], (settings, trace)
+        after = [h for h in hits if h.at >= limited.at + 3.0 - MEASURE]
+        assert len(after) >= 20, (settings, trace)
+        assert sorted(pages(server)) == sorted([*paths, "/p0"]), trace
+        assert result["stats"]["robotstxt/pause_count"] >= 1
+
+
+def test_scrapy_s_per_domain_concurrency_is_kept_with_no_download_delay() -> None:
+    """``CONCURRENT_REQUESTS_PER_DOMAIN`` is how many requests a server gets at once, as the
+    README says, even with ``DOWNLOAD_DELAY = 0``, where Scrapy's own downloader (2.13 and later,
+    on the asyncio reactor) sends every queued request of a slot at once."""
+    slow = Reply(delay=0.1)
+    paths = [f"/p{n}" for n in range(12)]
+    for per_domain in (1, 2):
+        server = Server({path: slow for path in paths})
+        try:
+            crawl("ours", [server.base + p for p in paths], DOWNLOAD_DELAY=0, CONCURRENT_REQUESTS_PER_DOMAIN=per_domain)
+        finally:
+            server.close()
+        assert server.peak == per_domain, (per_domain, server.peak)
+        assert sorted(pages(server)) == sorted(paths)
+
+
 def assert_backed_off(hits: list[Any], base: float) -> int:
     """Each distress answer (503, or a dropped connection: status 0) holds its server for the
     back-off its streak calls for (``base`` doubled per answer in a row, ±10%), and an answer

@@ -641,7 +641,11 @@ class RobotsTxtMiddleware:
             return None
 
     def _pace(self, request: Any, key: str, interval: float) -> None:
-        floor = max(self._floors.get(key, 0.0), interval)
+        # At least a millisecond between a server's request starts: with no delay at all,
+        # Scrapy's downloader (2.13 and later, on the asyncio reactor) hands out every request
+        # queued for a slot in one turn, before any counts as in flight, so its concurrency
+        # (CONCURRENT_REQUESTS_PER_DOMAIN) is not kept. With a delay it takes one a turn.
+        floor = max(self._floors.get(key, 0.0), interval, _LEAST_DELAY)
         if len(self._floors) > 100_000:  # Forget the floors of slots Scrapy dropped.
             slots = self.crawler.engine.downloader.slots
             self._floors = {k: f for k, f in self._floors.items() if k in slots}
@@ -733,8 +737,11 @@ class RobotsTxtMiddleware:
         until = time.monotonic() + pause
         if self._paused_until.get(key, 0.0) >= until:
             return
-        if slot.latercall is not None:
-            slot.latercall.cancel()
+        latercall = slot.latercall
+        # Scrapy before 2.14 keeps a Twisted call it has made: cancelling it again would raise
+        # (AlreadyCalled), and the pause be lost.
+        if latercall is not None and getattr(latercall, "active", lambda: True)():
+            latercall.cancel()
         resume = getattr(downloader, "_latercall", None)
         if resume is None:  # Scrapy before 2.14.
 
@@ -858,6 +865,10 @@ def _origin_key(url: str) -> tuple[str, str, int]:
     parts = urlsplit(url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
     return (parts.scheme, (parts.hostname or "").lower(), port)
+
+
+# The least delay between two requests to one server (see `RobotsTxtMiddleware._pace`).
+_LEAST_DELAY = 0.001
 
 
 def _no_callback() -> Any:
