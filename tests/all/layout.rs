@@ -725,8 +725,9 @@ fn every_client_the_workspace_builds_connects_through_the_guarded_resolver() {
             }
         }
     }
+    // robots-fetch's, the middleware's, and an example's (the tool uses the middleware's).
     assert!(
-        builders >= 4,
+        builders >= 3,
         "the clients the workspace builds were found ({builders})"
     );
     assert!(

@@ -103,7 +103,7 @@ pub(super) async fn fetch(
     };
     let mut request = client.get(job.url().clone());
     if !keep_alive {
-        // Only HTTP/1.1 has the header; HTTP/2 shares one connection a site.
+        // (The tool's client speaks HTTP/1.1 only: reqwest without its `http2` feature.)
         request = request.header(http::header::CONNECTION, "close");
     }
     match request.send().await {

@@ -991,3 +991,70 @@ async fn a_dripping_robots_txt_is_given_up_at_the_timeout() {
     // The fetch's 2 s, and not the 2 s more the adaptive delay would add.
     assert!(took < Duration::from_millis(3500), "{took:?}");
 }
+
+/// Issue 71: a crawl of five live sites and a dead one (nothing listens on its port) ends
+/// about a minute after it starts, by the default `--hold-unreachable`: the live sites' pages
+/// are fetched at once, and the dead site's URLs wait for its robots.txt's next try, a minute
+/// on, and are given up then (`unreachable`, exit status 1). Before, its URLs were tried at
+/// +0, +60, +180 and +420 s.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dead_site_holds_a_crawl_about_a_minute_not_minutes() {
+    let mut live = Vec::new();
+    for _ in 0..5 {
+        live.push(
+            Site::start(|target, _| match target {
+                "/robots.txt" => Answer::ok("User-agent: *\nAllow: /\n"),
+                _ => Answer::ok("a page"),
+            })
+            .await,
+        );
+    }
+    let dead = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+        listener.local_addr().expect("its address")
+    };
+    let mut args: Vec<String> = [
+        "--user-agent",
+        UA,
+        "--min-delay",
+        "0",
+        // Each local site its own group: the dead one holds up no other.
+        "--politeness-key",
+        "origin",
+        "--format",
+        "json",
+    ]
+    .map(String::from)
+    .to_vec();
+    for n in 0..3 {
+        args.extend(live.iter().map(|site| site.url(&format!("/p{n}"))));
+        args.push(format!("http://{dead}/p{n}"));
+    }
+    let started = Instant::now();
+    let out = crawl_async(args).await;
+    let took = started.elapsed();
+    let lines = json_lines(&out);
+    for site in &live {
+        assert_eq!(site.pages().len(), 3);
+    }
+    let given_up: Vec<&Value> = lines
+        .iter()
+        .filter(|l| {
+            l["url"]
+                .as_str()
+                .is_some_and(|u| u.contains(&dead.to_string()))
+        })
+        .collect();
+    assert_eq!(given_up.len(), 3, "{lines:?}");
+    assert!(
+        given_up.iter().all(|l| l["outcome"] == "unreachable"),
+        "{given_up:?}"
+    );
+    assert_eq!(summary(&out)["fetched"], 15);
+    assert_eq!(out.status.code(), Some(1));
+    // Held for robots.txt's next try, a minute on; then given up, not held for the next.
+    assert!(
+        took >= Duration::from_secs(55) && took < Duration::from_secs(80),
+        "{took:?}"
+    );
+}

@@ -147,7 +147,7 @@ async fn an_origins_urls_come_out_in_the_order_given() {
 
 /// Two million lines robots.txt disallows: read as the crawl goes, never held whole. The peak
 /// resident memory stays under 100 MB (it was 1,176 MB: stdin was read whole first), and every
-/// line gets its result.
+/// line gets its result, in the order given.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_million_lines_are_crawled_in_bounded_memory() {
     let site = Site::start(|_, _| Answer::ok("User-agent: *\nDisallow: /\n")).await;
@@ -166,6 +166,16 @@ async fn two_million_lines_are_crawled_in_bounded_memory() {
     let summary: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     assert_eq!(summary["summary"]["disallowed"], 2_000_000, "{stderr}");
     assert_eq!(stdout.lines().count(), 2_000_001);
+    // In the order given, at any count (issue 71).
+    for (next, line) in (0u64..).zip(stdout.lines().take(2_000_000)) {
+        let at = line.find("/page/").expect("a page's line") + "/page/".len();
+        let number: u64 = line[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|n| n.parse().ok())
+            .expect("its number");
+        assert_eq!(number, next, "{line}");
+    }
     assert_eq!(code, Some(0), "{stderr}");
     eprintln!("2,000,000 lines: peak {peak:?} kB");
     match peak {

@@ -285,11 +285,13 @@ impl RobotsMiddleware {
         // on by the response before it).
         let base_overrides = crate::engine::overrides::Overrides::of(extensions);
         let mut overrides = base_overrides.clone();
+        // A crawl loop watching the URL asked for hears of the answer at its last hop.
+        let mut watched = None;
         loop {
             let url = request.url().clone();
             let origin =
                 Origin::from_url(&url).map_err(|e| Error::middleware(RobotsError::from(e)))?;
-            let admission = self
+            let mut admission = self
                 .gate
                 .admit(
                     &self.client,
@@ -300,6 +302,10 @@ impl RobotsMiddleware {
                 )
                 .await
                 .map_err(Error::middleware)?;
+            match &admission.watch {
+                Some(noted) => watched = Some(noted.clone()),
+                None => admission.watch = watched.clone(),
+            }
             self.gate.identify_url(&url, request.headers_mut());
             let replay = request.try_clone();
             // A copy to send again after a transient failure (none without retries, or for a

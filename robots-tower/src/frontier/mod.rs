@@ -157,6 +157,9 @@ struct State {
     stopped: bool,
     /// [`Feeding`] guards held: `Frontier::run` does not end while seeds may still come.
     feeding: usize,
+    /// URLs dropped at their turn whose listener is being told (outside the lock): a URL
+    /// pushed meanwhile is not dropped ahead of them.
+    hearing: usize,
 }
 
 /// Bytes an `attempts` entry is charged beyond its URL's text (its slot, and the map's spare).
@@ -205,6 +208,13 @@ impl Shared {
                 hear(dropped);
             }
         }
+    }
+
+    /// Whether a URL of `group` pushed now would end after others: its group has URLs queued
+    /// or under way, or URLs dropped at their turn are being told of.
+    fn busy(&self, group: &str) -> bool {
+        let state = self.lock();
+        state.hearing > 0 || state.queues.busy(group)
     }
 
     /// Tells whoever listens of a URL left without being handed out (outside the lock).
@@ -306,6 +316,7 @@ impl Frontier {
                     gave_up_sites: std::collections::VecDeque::new(),
                     stopped: false,
                     feeding: 0,
+                    hearing: 0,
                 }),
                 changed: Notify::new(),
                 room: Notify::new(),
@@ -397,6 +408,9 @@ impl Frontier {
                     }
                 });
                 state.counts.disallowed += dropped.len() as u64;
+                if !dropped.is_empty() {
+                    state.hearing += 1;
+                }
                 let empty = state.queues.len() == 0 && state.retries.is_empty() && due.is_empty();
                 let step = if let Some(handed) = handed {
                     state.counts.handed_out += 1;
@@ -438,6 +452,8 @@ impl Frontier {
             };
             if !dropped.is_empty() {
                 shared.hear(dropped);
+                let mut state = shared.lock();
+                state.hearing = state.hearing.saturating_sub(1);
             }
             if !due.is_empty() {
                 self.requeue(due);

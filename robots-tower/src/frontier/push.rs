@@ -27,7 +27,9 @@ impl Frontier {
     /// or dropped makes room). Its fragment is removed. Refused at once when the frontier is
     /// closed, the URL is no http(s) URL, its group is at its cap, or it alone is over the
     /// budget. A URL whose cached robots.txt disallows it is dropped
-    /// ([`Pushed::Disallowed`]); one pushed (or dropped as disallowed) before, with
+    /// ([`Pushed::Disallowed`]; while its group has URLs queued or under way, it is queued and
+    /// dropped at its turn instead, so that a group's URLs end in the order pushed); one pushed
+    /// (or dropped as disallowed) before, with
     /// de-duplication on, too ([`Pushed::Duplicate`]): each URL is refused and counted once.
     pub async fn push_with(&self, mut url: Url, priority: i32) -> Result<Pushed, PushError> {
         loop {
@@ -134,11 +136,15 @@ impl Frontier {
             self.shared.hear(vec![Dropped { url, error }]);
             return Ok(Pushed::AddressRefused);
         }
+        let group = self.shared.gate.group_now(&origin);
         // Known to be disallowed: dropped before it takes any room, and remembered (with
         // de-duplication on), so that a URL linked many times is refused, counted and told
-        // once; pushed again it is a duplicate.
+        // once; pushed again it is a duplicate. Not while its group has URLs queued or under
+        // way: it is queued behind them and dropped at its turn, so that a group's URLs end in
+        // the order pushed.
         if let Some(Err(error)) = self.shared.gate.cached_verdict(&url)
             && is_disallowed(&error)
+            && !self.shared.busy(group.as_str())
         {
             let mut state = self.shared.lock();
             if state.seen.contains(url.as_str()) {
@@ -151,7 +157,6 @@ impl Frontier {
             self.shared.hear(vec![Dropped { url, error }]);
             return Ok(Pushed::Disallowed);
         }
-        let group = self.shared.gate.group_now(&origin);
         let mut state = self.shared.lock();
         if state.closed {
             return Err(PushError::Closed(Box::new(url)));

@@ -152,6 +152,13 @@ impl Queues {
         self.urls
     }
 
+    /// Whether `key`'s group has URLs queued or handed out (a URL pushed now ends after them).
+    pub(super) fn busy(&self, key: &str) -> bool {
+        self.groups
+            .get(key)
+            .is_some_and(|group| group.len > 0 || group.active > 0)
+    }
+
     /// URLs queued in `key`'s group.
     pub(super) fn queued_in(&self, key: &str) -> usize {
         self.groups.get(key).map_or(0, |group| group.len)

@@ -332,3 +332,53 @@ async fn a_url_refused_for_an_unreachable_robots_txt_is_retried_and_fetched() {
     assert_eq!(site.count("/page"), 0);
     assert_eq!(site.count("/robots.txt"), 4);
 }
+
+/// Issue 71: a page the middleware reaches through a redirect, answered 429 at its last hop,
+/// is retried by the loop as well as one answered so directly: the loop watches the URL it
+/// handed out, and the middleware tells it the answer of the hop it ended at.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_distress_answer_at_a_redirects_target_is_retried_by_the_loop() {
+    let server = Site::start(|target, seen_before| match target {
+        "/robots.txt" => Answer::ok("User-agent: *\nAllow: /\n"),
+        "/old" => Answer::status("301 Moved Permanently", &["Location: /busy"]),
+        "/busy" if seen_before == 0 => Answer::status("429 Too Many Requests", &["Retry-After: 1"]),
+        _ => Answer::ok("a page"),
+    })
+    .await;
+    let robots = RobotsMiddleware::builder("FooBot/1.0")
+        .min_delay(Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let client = robots.client().unwrap();
+    let frontier = robots.frontier();
+    frontier
+        .push(server.url("/old").parse().unwrap())
+        .await
+        .unwrap();
+    let run = frontier.run(1, |job| {
+        let client = client.clone();
+        async move {
+            match client.get(job.url().clone()).send().await {
+                Ok(response) => {
+                    drop(response.bytes().await);
+                    Visit::Fetched(Vec::new())
+                }
+                Err(_) => Visit::Failed,
+            }
+        }
+    });
+    let stats = tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("the crawl did not end by itself");
+    let busy = server
+        .pages()
+        .iter()
+        .filter(|s| s.target == "/busy")
+        .count();
+    assert_eq!(busy, 2, "{:?}", server.pages());
+    assert_eq!(
+        (stats.distress, stats.retried, stats.fetched),
+        (1, 1, 1),
+        "{stats:?}"
+    );
+}
