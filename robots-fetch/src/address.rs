@@ -1,7 +1,9 @@
 //! Which addresses are internal (loopback, private, link-local, shared, unspecified): the one
 //! classification the address rule judges by, at the door by a URL's text and where the
-//! connection is made by the addresses a name resolves to.
+//! connection is made by the addresses a name resolves to; and the one form of a name that
+//! every comparison of names uses.
 
+use std::borrow::Cow;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use url::{Host, Url};
@@ -57,9 +59,39 @@ fn is_internal_v6(v6: Ipv6Addr) -> bool {
         || v6.to_ipv4().is_some_and(is_internal_v4)
 }
 
+/// A name in the one form every comparison uses: IDNA (punycode), lowercase, without a trailing
+/// dot. Borrowed when it is in that form already (a name from a parsed URL, bar the dot).
+pub fn normal_name(host: &str) -> Cow<'_, str> {
+    let trimmed = host.strip_suffix('.').unwrap_or(host);
+    // (A lowercase ASCII name, punycode labels included, is what IDNA would give back: the
+    // names of parsed URLs take this branch, without allocating, on every request.)
+    let plain = trimmed
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.');
+    if plain {
+        return Cow::Borrowed(trimmed);
+    }
+    match url::Host::parse(trimmed) {
+        Ok(url::Host::Domain(domain)) => Cow::Owned(domain),
+        // An address literal, or a name IDNA refuses: compared as given, lowercase.
+        _ => Cow::Owned(trimmed.to_ascii_lowercase()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_has_one_form_borrowed_when_it_is_in_it() {
+        assert_eq!(normal_name("Example.COM."), "example.com");
+        assert_eq!(normal_name("A.BÜCHER.DE."), "a.xn--bcher-kva.de");
+        assert!(matches!(normal_name("example.com"), Cow::Borrowed(_)));
+        assert!(matches!(
+            normal_name("a.xn--bcher-kva.de."),
+            Cow::Borrowed(_)
+        ));
+    }
 
     fn url(s: &str) -> Url {
         s.parse().unwrap()

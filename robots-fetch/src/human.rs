@@ -3,8 +3,6 @@
 use std::fmt;
 use std::time::Duration;
 
-use tokio::time::Instant;
-
 /// A duration for people: `250 ms`, `1.5 s`, `2 min`, `1 h 30 min`, `3 d 4 h` (rounded to what
 /// matters at that size).
 ///
@@ -55,13 +53,15 @@ impl fmt::Display for HumanDuration {
     }
 }
 
-/// An instant relative to now: `3 s ago`, `in 23 h 59 min`, `now`.
+/// An instant relative to now: `3 s ago`, `in 23 h 59 min`, `now` (tokio's clock, as the cache's).
+#[cfg(feature = "client")]
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Relative(pub(crate) Instant);
+pub(crate) struct Relative(pub(crate) tokio::time::Instant);
 
+#[cfg(feature = "client")]
 impl fmt::Display for Relative {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let now = Instant::now();
+        let now = tokio::time::Instant::now();
         if self.0 > now {
             write!(f, "in {}", HumanDuration(self.0 - now))
         } else if now - self.0 < Duration::from_millis(1) {

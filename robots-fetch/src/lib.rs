@@ -1,7 +1,8 @@
 #![doc = include_str!("../README.md")]
 //!
-//! It fetches with any [`FetchClient`]: `reqwest::Client` (feature `reqwest`), or a tower
-//! service through [`ServiceClient`].
+//! It fetches with any `FetchClient`: `reqwest::Client` (feature `reqwest`), or a tower
+//! service through `ServiceClient` (feature `client`, on by default; without it the crate is its
+//! sans-I/O rules only).
 //!
 //! Here with a tower service standing in for the network (so the example runs as a test); with
 //! reqwest, pass `robots_fetch::reqwest_client(cache.fetch_config())?` as the client instead:
@@ -32,46 +33,65 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+// Without feature `client` the crate is its sans-I/O rules only (origins, the status table,
+// redirects, lifetimes, headers, the address rule's classification): what a caller with its own
+// HTTP stack drives (the Python package), without tokio or a compression stack.
 mod address;
+#[cfg(feature = "client")]
 mod body;
+#[cfg(feature = "client")]
 mod cache;
+#[cfg(feature = "client")]
 mod client;
 mod distress;
+#[cfg(feature = "client")]
 mod fetch;
 mod headers;
 mod human;
 #[cfg(feature = "web-bot-auth")]
 pub mod identity;
+mod lifetime;
 mod origin;
 mod outcome;
 pub mod redirect;
 #[cfg(feature = "redis")]
 mod redis_store;
+#[cfg(feature = "client")]
 mod resolve;
 mod retrieval;
+#[cfg(feature = "client")]
 mod store;
+#[cfg(feature = "client")]
 pub mod telemetry;
+#[cfg(feature = "client")]
 mod time;
 mod validators;
 
+#[cfg(feature = "client")]
 pub use body::{BodyReader, body_reader};
+#[cfg(feature = "client")]
 pub use cache::{
-    CacheConfig, CacheStats, CachedRobots, CrawlerRecord, DEFAULT_HOLD_UNREACHABLE, Kept, KeptCopy,
-    MOST_UNREACHABLE_TRIES, Next, NextRules, ParsedRobots, RobotsCache, RobotsCacheBuilder, Rules,
-    Source, path_of_url, waits_for_robots,
+    CacheStats, CachedRobots, CrawlerRecord, ParsedRobots, RobotsCache, RobotsCacheBuilder, Rules,
+    Source, path_of_url,
 };
+#[cfg(feature = "client")]
 pub use client::{BoxError, FetchClient, FollowedByClient, IntoBytes, ServiceClient};
 pub use distress::{Backoff, DISTRESS_STATUSES, jittered};
+#[cfg(feature = "client")]
 pub use fetch::{FetchConfig, fetch, revalidate};
 pub use headers::{RateLimitPause, max_age, rate_limit_pause, retry_after};
 // Public because every crate's messages print durations one way (robots-tower's errors,
 // `RobotsInfo`'s Debug, the CLI), and users' own messages can match them.
-pub use address::{is_internal, is_internal_ip};
+pub use address::{is_internal, is_internal_ip, normal_name};
 pub use human::HumanDuration;
 #[cfg(feature = "web-bot-auth")]
 pub use identity::{
     KeyDirectory, KeyError, PublicKey, RequestSigner, SignError, SignatureAgentError, SigningKey,
     Verified, VerifyError, verify_request,
+};
+pub use lifetime::{
+    CacheConfig, DEFAULT_HOLD_UNREACHABLE, Kept, KeptCopy, MOST_UNREACHABLE_TRIES, Next, NextRules,
+    waits_for_robots,
 };
 pub use origin::{Origin, OriginError, OriginKey, OriginRef};
 pub use outcome::{
@@ -80,16 +100,18 @@ pub use outcome::{
 pub use redirect::{HopRule, RedirectChain, RedirectPolicy, RedirectRefusal};
 #[cfg(feature = "redis")]
 pub use redis_store::{FleetConnection, FleetError, RedisFleet, RedisStore};
+#[cfg(feature = "client")]
 pub use resolve::{
     ConnectRefused, NameNotResolved, OverrideOnOtherPort, ResolveOverrideError, Resolver,
-    normal_name,
 };
 pub use retrieval::{Answer, MAX_REDIRECTS, Retrieval};
+#[cfg(feature = "client")]
 pub use store::{
     InProcessStore, RobotsStore, StoreError, StoreFuture, StoredKind, StoredOutage, StoredRobots,
 };
 // Public because robots-tower computes its deadlines (pauses, a group's next start) by the same
 // saturating rule as the cache's: one rule for every instant fed from outside.
+#[cfg(feature = "client")]
 pub use time::later;
 pub use validators::{MAX_VALIDATOR_BYTES, Validators};
 

@@ -22,7 +22,7 @@ pub enum FetchOutcome {
         /// Its `ETag` and `Last-Modified`, for a conditional refresh.
         validators: Validators,
     },
-    /// `304 Not Modified` to a conditional refresh ([`crate::revalidate`]): the kept copy is
+    /// `304 Not Modified` to a conditional refresh (`revalidate`): the kept copy is
     /// still the file. A successful fetch: the copy's life starts again.
     NotModified {
         /// The 304's `Cache-Control: max-age`, when given.
@@ -141,7 +141,7 @@ pub enum NetworkErrorKind {
     /// into an internal address, by default).
     RedirectRefused,
     /// The connection was refused where it is made: the name resolved to internal addresses
-    /// only, and the caller's word did not make it internal-allowed ([`crate::ConnectRefused`]).
+    /// only, and the caller's word did not make it internal-allowed (`ConnectRefused`).
     AddressRefused,
     /// Anything else the client reported.
     Other,
@@ -201,7 +201,10 @@ impl NetworkError {
     pub fn classify(error: &(dyn std::error::Error + 'static)) -> NetworkError {
         let mut message = error.to_string();
         // The address rule's refusal at the connection comes as a resolver error: said as such.
+        #[cfg(feature = "client")]
         let mut kind = crate::ConnectRefused::find(error).map(|_| NetworkErrorKind::AddressRefused);
+        #[cfg(not(feature = "client"))]
+        let mut kind = None;
         let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
         while let Some(e) = source {
             if let Some(io) = e.downcast_ref::<std::io::Error>() {

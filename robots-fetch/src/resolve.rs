@@ -2,13 +2,14 @@
 //! resolver with per-host overrides (curl's `--resolve HOST:PORT:ADDR`). Sharing it means the
 //! address a request is paced by and judged by is the address it connects to.
 
-use std::borrow::Cow;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use quick_cache::Weighter;
 use tokio::time::Instant;
+
+use crate::address::normal_name;
 
 /// A caching DNS resolver with per-host overrides, shared by everything that needs an address:
 /// the reqwest client (it implements `reqwest::dns::Resolve`, and
@@ -459,25 +460,6 @@ impl Resolver {
     }
 }
 
-/// A name in the one form every comparison uses: IDNA (punycode), lowercase, without a trailing
-/// dot. Borrowed when it is in that form already (a name from a parsed URL, bar the dot).
-pub fn normal_name(host: &str) -> Cow<'_, str> {
-    let trimmed = host.strip_suffix('.').unwrap_or(host);
-    // (A lowercase ASCII name, punycode labels included, is what IDNA would give back: the
-    // names of parsed URLs take this branch, without allocating, on every request.)
-    let plain = trimmed
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.');
-    if plain {
-        return Cow::Borrowed(trimmed);
-    }
-    match url::Host::parse(trimmed) {
-        Ok(url::Host::Domain(domain)) => Cow::Owned(domain),
-        // An address literal, or a name IDNA refuses: compared as given, lowercase.
-        _ => Cow::Owned(trimmed.to_ascii_lowercase()),
-    }
-}
-
 /// A request to a port of a host that is overridden on another port only (see
 /// [`Resolver::connects_as_judged`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -645,12 +627,6 @@ mod tests {
                 "{name}"
             );
         }
-        assert_eq!(normal_name("Example.COM."), "example.com");
-        assert!(matches!(normal_name("example.com"), Cow::Borrowed(_)));
-        assert!(matches!(
-            normal_name("a.xn--bcher-kva.de."),
-            Cow::Borrowed(_)
-        ));
         // A name that does not resolve says so in a type of its own.
         let error = Resolver::new()
             .lookup("no-such-host.invalid", 80)

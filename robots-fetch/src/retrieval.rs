@@ -50,7 +50,7 @@ pub struct Retrieval {
 /// What an answer to [`Retrieval::url`] calls for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    /// A redirect to this URL. Judge it by the hop rule ([`Retrieval::judge_hop`], or
+    /// A redirect to this URL. Judge it by the hop rule (`Retrieval::judge_hop`, or
     /// [`Retrieval::judge_hop_addresses`] for a client that resolves names itself), then
     /// [`Retrieval::follow`] it. Loops, a sixth hop and unusable `Location`s are already
     /// outcomes.
@@ -141,6 +141,7 @@ impl Retrieval {
         }
     }
 
+    #[cfg(feature = "client")]
     /// Judges the redirect [`Retrieval::answer`] returned by the addresses its target's name
     /// resolves to through `resolver` (the one the request will connect with): `None` when it
     /// may be followed, else the outcome of its refusal (unreachable). A lookup that fails is
@@ -149,6 +150,7 @@ impl Retrieval {
         self.judge_hop_as(next, resolver, "").await
     }
 
+    #[cfg(feature = "client")]
     /// [`Retrieval::judge_hop`], its refusal saying `how` the hop was made.
     pub(crate) async fn judge_hop_as(
         &self,
@@ -160,7 +162,7 @@ impl Retrieval {
         Some(self.refusal(next, &refusal, how))
     }
 
-    /// [`Retrieval::judge_hop`] for a client that resolves names itself: `addresses` are the
+    /// `Retrieval::judge_hop` (feature `client`) for a client that resolves names itself: `addresses` are the
     /// ones the target's name resolved to (`0.0.0.0` for a lookup that failed).
     pub fn judge_hop_addresses(
         &self,

@@ -3,6 +3,9 @@
 //! and that 1,000 origins of 500 KB stay within the byte budget. This file is its own test
 //! binary with one test, so nothing else allocates while it counts.
 
+// The cache and its fetcher are feature `client`'s (on by default).
+#![cfg(feature = "client")]
+
 use robots_test_support::alloc::Counting;
 
 use robots_fetch::{CacheConfig, Origin, RobotsCache};

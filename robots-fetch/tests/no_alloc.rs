@@ -2,6 +2,9 @@
 //! core check, counted by a global allocator. This file is its own test binary, and its one test
 //! does all the counting, so no other test allocates at the same time.
 
+// The cache and its fetcher are feature `client`'s (on by default).
+#![cfg(feature = "client")]
+
 use robots_test_support::alloc::Counting;
 
 use robots_fetch::{Origin, RobotsCache, path_of_url};

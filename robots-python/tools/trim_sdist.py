@@ -1,13 +1,14 @@
 """Makes the source distribution that `maturin sdist` wrote build from the crates it needs:
 maturin copies the workspace crates' manifests whole, and `cargo metadata` (which a build runs
-first) downloads every crate they name, whether the build uses it or not: 239 crates for the 94
+first) downloads every crate they name, whether the build uses it or not: 239 crates for the 64
 the extension compiles. What no build from the sdist uses goes:
 
 - each `[dev-dependencies]` table, and the unpublished test-support crate (tests do not run from
   an sdist);
-- the optional dependencies (an HTTP client, Redis, signing keys: robots-fetch's features, which
-  the extension does not enable), and what features enable of them (the features stay, so that
-  the crates' code still names them; the extension's own, its stable ABI, are kept whole).
+- the optional dependencies (the cache and its HTTP client, Redis, signing keys: robots-fetch's
+  features, which the extension does not enable), and what features enable of them (the
+  features stay, so that the crates' code still names them; the extension's own, its stable
+  ABI, are kept whole).
 
 Crates for other platforms (Windows, macOS, WebAssembly) stay named, as an sdist builds there
 too. `python tools/trim_sdist.py DIST.tar.gz` rewrites it in place.

@@ -19,18 +19,14 @@
 mod builder;
 mod entry;
 mod evicted;
-mod hold;
-mod lifetime;
 mod shared;
 mod transition;
 
 use builder::Entries;
 use transition::log_entry;
 
-pub use builder::{CacheConfig, RobotsCacheBuilder};
+pub use builder::RobotsCacheBuilder;
 pub use entry::{CachedRobots, CrawlerRecord, ParsedRobots, Rules, Source, path_of_url};
-pub use hold::{DEFAULT_HOLD_UNREACHABLE, MOST_UNREACHABLE_TRIES, waits_for_robots};
-pub use lifetime::{Kept, KeptCopy, Next, NextRules};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -41,6 +37,7 @@ use tracing::{debug, trace};
 
 use crate::client::FetchClient;
 use crate::fetch::{FetchConfig, fetch_with};
+use crate::lifetime::CacheConfig;
 use crate::origin::{Origin, OriginKey};
 use crate::outcome::FetchOutcome;
 use crate::store::RobotsStore;

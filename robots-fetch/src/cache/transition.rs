@@ -11,8 +11,8 @@ use crate::origin::Origin;
 use crate::outcome::FetchOutcome;
 use crate::time::later;
 
-use super::lifetime::{Kept, KeptCopy, NextRules};
 use super::{CachedRobots, RobotsCache, Rules, Source};
+use crate::lifetime::{Kept, KeptCopy, NextRules};
 
 impl RobotsCache {
     /// The entry after a fetch, given the previous one: [`super::CacheConfig::next`]'s decision

@@ -106,7 +106,7 @@ impl Origin {
 
     /// The origin of a parsed URL without copying it when the URL's own text is the origin
     /// (the usual URL: no userinfo, no trailing dot): what a cache lookup from a URL needs, and
-    /// nothing more ([`crate::RobotsCache::cached_at`] takes it). The same errors as
+    /// nothing more (the cache's `RobotsCache::cached_at` takes it). The same errors as
     /// [`Origin::from_url`].
     ///
     /// ```

@@ -78,7 +78,8 @@ impl RedirectChain {
 
     /// Whether the hop to `to` may be followed, by the chain alone: not back to a URL this
     /// chain requested (a loop), and not past the policy's hop limit. The hop rule is
-    /// [`RedirectChain::check_resolved`]'s.
+    /// `RedirectChain::check_resolved`'s (feature `client`), or
+    /// [`RedirectChain::check_addresses`]'s.
     pub fn check(&self, to: &Url) -> Result<(), RedirectRefusal> {
         if self.visited.contains(to) {
             return Err(RedirectRefusal::Loop {
@@ -93,6 +94,7 @@ impl RedirectChain {
         Ok(())
     }
 
+    #[cfg(feature = "client")]
     /// [`RedirectChain::check`], then the policy's hop rule, judged on the addresses the
     /// target's name resolves to through `resolver` (the one the client connects with;
     /// [`super::HopRule::allows_resolved`]): a lookup that fails is refused, and a source the
@@ -150,6 +152,7 @@ impl RedirectChain {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(feature = "client")]
     use crate::HopRule;
 
     fn url(s: &str) -> Url {
@@ -195,6 +198,7 @@ mod tests {
         assert_eq!(chain.location(&headers), Some(url("file:///etc/passwd")));
     }
 
+    #[cfg(feature = "client")]
     #[tokio::test]
     async fn the_rule_is_judged_on_the_targets_addresses() {
         let resolver = crate::Resolver::new()
@@ -223,6 +227,7 @@ mod tests {
         assert_eq!(any.check_resolved(&rebound, &resolver).await, Ok(()));
     }
 
+    #[cfg(feature = "client")]
     /// A source the caller made internal-allowed redirects into internal literals: by its
     /// word, not refused by the URL's text.
     #[tokio::test]

@@ -71,7 +71,7 @@ impl HopRule {
     /// (`100.64/10`), unspecified and broadcast addresses, IPv4-mapped and IPv4-compatible IPv6 forms included. A hop from
     /// an internal host may go anywhere. The default rule.
     ///
-    /// [`HopRule::allows`] judges the URLs as written; [`HopRule::allows_resolved`], which the
+    /// [`HopRule::allows`] judges the URLs as written; `HopRule::allows_resolved`, which the
     /// fetcher and the middleware use, also judges the address the target's name resolves to,
     /// so a public name that resolves to an internal address (DNS rebinding) is refused too. The
     /// source is judged by its URL: a crawl of an internal network *by name* needs a rule of its
@@ -114,6 +114,7 @@ impl HopRule {
         }
     }
 
+    #[cfg(feature = "client")]
     /// [`HopRule::allows`], with the target's name resolved by `resolver` (the one the client
     /// connects with) for [`HopRule::not_into_internal_addresses`]: a public name resolving to
     /// an internal address is refused like an internal literal, and so is a name that does not
@@ -168,7 +169,7 @@ impl HopRule {
     }
 
     /// [`HopRule::allows`] for a source the caller's word made internal-allowed
-    /// ([`crate::Resolver::is_internal_allowed`]): [`HopRule::not_into_internal_addresses`] lets
+    /// (`Resolver::is_internal_allowed`): [`HopRule::not_into_internal_addresses`] lets
     /// it hand on anything; the other rules judge as [`HopRule::allows`] does.
     ///
     /// ```
@@ -192,8 +193,8 @@ impl HopRule {
     /// connects) for [`HopRule::not_into_internal_addresses`]: a public name with an internal
     /// address is refused like an internal literal. With none (a name that did not resolve), the
     /// target is judged by its text. For clients that resolve names themselves (the Python
-    /// package's Scrapy middleware, through Scrapy's resolver); [`HopRule::allows_resolved`]
-    /// resolves with a [`crate::Resolver`].
+    /// package's Scrapy middleware, through Scrapy's resolver); `HopRule::allows_resolved`
+    /// (feature `client`) resolves with a `Resolver`.
     ///
     /// ```
     /// use robots_fetch::HopRule;
@@ -238,6 +239,7 @@ impl HopRule {
 
     /// Whether judging `from` → `to` would read the target's addresses: a
     /// [`HopRule::not_into_internal_addresses`] in the rule, from a public host to another name.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     fn consults_addresses(&self, from: &Url, to: &Url) -> bool {
         match &*self.0 {
             Kind::NotIntoInternal => by_text(from, to).is_none(),
@@ -347,6 +349,7 @@ impl RedirectPolicy {
         self.max_hops > 0
     }
 
+    #[cfg(feature = "client")]
     /// [`RedirectPolicy::check`], judging the target by the addresses `resolver` gives too
     /// ([`HopRule::allows_resolved`]).
     pub async fn check_resolved(

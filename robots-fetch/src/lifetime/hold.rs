@@ -17,8 +17,7 @@ pub const MOST_UNREACHABLE_TRIES: u32 = 32;
 /// Whether a URL refused because its robots.txt is unreachable waits for robots.txt's next try
 /// (`true`) or is given up: it waits when that try comes within `hold` of the outage's start,
 /// so no URL is held longer than `hold`. `unreachable_for` is how long the outage has lasted
-/// ([`CachedRobots::unreachable_for`](super::CachedRobots::unreachable_for)), `next_try_in`
-/// when robots.txt is tried again.
+/// (the cache's `CachedRobots::unreachable_for`), `next_try_in` when robots.txt is tried again.
 ///
 /// ```
 /// use std::time::Duration;

@@ -1,13 +1,18 @@
 //! The cache's rules for one origin without a clock (spec section 7): given what was kept and a
 //! retrieval's outcome, whose rules apply next, how long until the next retrieval, and the
-//! failures in a row. [`super::RobotsCache`] applies them to its entries; a client with its own
-//! cache (the Python package's Scrapy middleware) applies the same ones.
+//! failures in a row. The robots.txt cache (`RobotsCache`, feature `client`) applies them to its
+//! entries; a client with its own cache (the Python package's Scrapy middleware) applies the same
+//! ones, without the crate's HTTP client.
 
 use std::time::Duration;
 
 use crate::outcome::{FetchOutcome, UnreachableCause};
 
-use super::CacheConfig;
+mod config;
+mod hold;
+
+pub use config::CacheConfig;
+pub use hold::{DEFAULT_HOLD_UNREACHABLE, MOST_UNREACHABLE_TRIES, waits_for_robots};
 
 /// What an origin's entry held before a retrieval, as [`CacheConfig::next`] needs it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -199,7 +204,7 @@ impl CacheConfig {
 }
 
 /// `retry_base × 2^(failures − 1)`, at most `retry_max`.
-pub(super) fn backoff(config: &CacheConfig, failures: u32) -> Duration {
+fn backoff(config: &CacheConfig, failures: u32) -> Duration {
     let factor = 2u32.saturating_pow(failures.saturating_sub(1).min(31));
     config
         .retry_base
